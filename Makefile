@@ -1,0 +1,38 @@
+# The front door. `make demo` installs and shows aria-mem on the embedded defaults;
+# `make test` runs the tests.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install test demo bench lint all clean
+
+install: $(STAMP)
+
+# torch is installed first and pinned: the CPU build 2.13.0 is what the in-process embedding
+# model needs, and pinning it keeps pip from pulling a multi-GB CUDA build.
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[local,dev]'
+	touch $(STAMP)
+
+test: install
+	$(BIN)/python -m pytest -q
+
+demo: install
+	$(BIN)/python scripts/demo.py
+
+bench: install
+	$(BIN)/python scripts/bench_import.py
+
+lint: install
+	$(BIN)/ruff check aria_mem tests scripts
+	$(BIN)/ruff format --check aria_mem tests scripts
+	$(BIN)/mypy
+
+all: lint test
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .demo

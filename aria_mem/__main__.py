@@ -1,0 +1,3 @@
+from aria_mem.cli.app import main
+
+main()

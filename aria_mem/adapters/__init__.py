@@ -1,0 +1,1 @@
+"""Adapters: the only place third-party clients are imported."""

@@ -1,0 +1,1 @@
+"""Embedding models: Ollama, LM Studio and an optional in-process sentence-transformers model."""

@@ -1,0 +1,64 @@
+"""What every embedder shares: batching, checking what came back, learning the dimension.
+
+An adapter implements only ``_embed_batch`` (one call to its model for a few texts).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from aria_mem.errors import EmbedderError
+
+PROBE_TEXT = "aria-mem dimension probe"
+
+
+class BaseEmbedder:
+    provider = "base"
+
+    def __init__(self, model: str, *, batch_size: int = 64) -> None:
+        self._model = model
+        self._batch_size = batch_size
+        self._dimension: int | None = None
+
+    @property
+    def model_name(self) -> str:
+        return f"{self.provider}/{self._model}"
+
+    def _embed_batch(self, texts: list[str]) -> list[list[float]]:
+        raise NotImplementedError
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), self._batch_size):
+            batch = list(texts[start : start + self._batch_size])
+            got = self._embed_batch(batch)
+            if len(got) != len(batch):
+                raise EmbedderError(
+                    f"The embedding model {self.model_name} returned {len(got)} vectors for "
+                    f"{len(batch)} texts"
+                )
+            vectors.extend(self._checked(v) for v in got)
+        return vectors
+
+    def _checked(self, vector: Sequence[float]) -> list[float]:
+        values = [float(x) for x in vector]
+        if not values:
+            raise EmbedderError(f"The embedding model {self.model_name} returned an empty vector")
+        if self._dimension is not None and len(values) != self._dimension:
+            raise EmbedderError(
+                f"The embedding model {self.model_name} returned a {len(values)}-dimensional "
+                f"vector after a {self._dimension}-dimensional one"
+            )
+        if not all(math.isfinite(x) for x in values):
+            raise EmbedderError(f"The embedding model {self.model_name} returned a vector with "
+                                "NaN or infinite values")
+        self._dimension = len(values)
+        return values
+
+    def dimension(self) -> int:
+        """The vector size, learned once from a test vector."""
+        if self._dimension is None:
+            self.embed([PROBE_TEXT])
+        assert self._dimension is not None
+        return self._dimension

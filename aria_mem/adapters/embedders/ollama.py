@@ -1,0 +1,41 @@
+"""Embeddings from an Ollama server through the official ``ollama`` client."""
+
+from __future__ import annotations
+
+import httpx
+import ollama
+
+from aria_mem.adapters.embedders.base import BaseEmbedder
+from aria_mem.errors import EmbedderError
+
+DEFAULT_HOST = "http://127.0.0.1:11434"
+
+
+class OllamaEmbedder(BaseEmbedder):
+    provider = "ollama"
+
+    def __init__(self, model: str, *, host: str = "", timeout: float = 30.0,
+                 batch_size: int = 64) -> None:
+        super().__init__(model, batch_size=batch_size)
+        self._host = host or DEFAULT_HOST
+        self._timeout = timeout
+        self._client: ollama.Client | None = None
+
+    def _embed_batch(self, texts: list[str]) -> list[list[float]]:
+        if self._client is None:
+            self._client = ollama.Client(host=self._host, timeout=self._timeout)
+        try:
+            response = self._client.embed(model=self._model, input=texts)
+        except ollama.ResponseError as exc:
+            if exc.status_code == 404:
+                raise EmbedderError(
+                    f"Ollama at {self._host} has no model '{self._model}' — run "
+                    f"`ollama pull {self._model}` or set [embedder] model in config.toml"
+                ) from exc
+            raise EmbedderError(f"Ollama at {self._host} failed to embed: {exc.error}") from exc
+        except (ConnectionError, httpx.HTTPError) as exc:
+            raise EmbedderError(
+                f"No embedding model answered at {self._host} — start Ollama or set "
+                f"[embedder] in config.toml ({exc})"
+            ) from exc
+        return [list(v) for v in response.embeddings]

@@ -1,0 +1,270 @@
+"""Sharing the embedded Qdrant Edge index between processes.
+
+A Qdrant Edge shard can be open in one process only. So the first process that needs the
+index takes an exclusive lock file, opens the shards and serves index calls to the others over
+a Unix socket beside them; every other process (a second chat, a CLI command while the daemon
+runs) becomes its client. When the owner exits its clients notice the closed socket, and one of
+them takes the lock and becomes the owner. The daemon, when it runs, is simply a long-lived
+owner. Calls are JSON lines; writes are idempotent (upsert and delete by id), so a call retried
+after the owner vanished mid-way does no harm.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import logging
+import os
+import socket
+import socketserver
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from aria_mem.adapters.qdrant_edge import EdgeIndex
+from aria_mem.domain.models import Hit, IndexPoint, SearchScope
+from aria_mem.errors import DimensionMismatchError, VectorIndexError
+
+log = logging.getLogger(__name__)
+
+_MAX_SOCKET_PATH = 100
+
+
+def socket_path_for(root: Path) -> Path:
+    """The socket beside the shards, or a short one in the temp dir when that path is too
+    long for a Unix socket."""
+    preferred = root / "index.sock"
+    if len(str(preferred)) <= _MAX_SOCKET_PATH:
+        return preferred
+    digest = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"aria-mem-{digest}.sock"
+
+
+def _encode_points(points: Sequence[IndexPoint]) -> list[dict[str, Any]]:
+    return [{"id": str(p.id), "vector": list(p.vector), "payload": p.payload} for p in points]
+
+
+def _decode_points(raw: list[dict[str, Any]]) -> list[IndexPoint]:
+    return [IndexPoint(uuid.UUID(p["id"]), p["vector"], p["payload"]) for p in raw]
+
+
+def _dispatch(index: EdgeIndex, request: dict[str, Any]) -> Any:
+    op = request["op"]
+    c = request.get("collection", "")
+    if op == "collection_size":
+        return index.collection_size(c)
+    if op == "ensure_collection":
+        return index.ensure_collection(c, int(request["size"]))
+    if op == "drop_collection":
+        return index.drop_collection(c)
+    if op == "upsert":
+        return index.upsert(c, _decode_points(request["points"]))
+    if op == "delete":
+        return index.delete(c, [uuid.UUID(i) for i in request["ids"]])
+    if op == "search":
+        hits = index.search(c, request["vector"], SearchScope(**request["scope"]),
+                            int(request["limit"]))
+        return [{"id": str(h.id), "score": h.score, "payload": h.payload} for h in hits]
+    if op == "count":
+        return index.count(c)
+    if op == "ids":
+        return [str(i) for i in index.ids(c)]
+    if op == "ping":
+        return os.getpid()
+    raise VectorIndexError(f"unknown index operation {op!r}")
+
+
+class _Handler(socketserver.StreamRequestHandler):
+    server: _Server
+
+    def handle(self) -> None:
+        for line in self.rfile:
+            try:
+                result: dict[str, Any] = {"ok": _dispatch(self.server.index, json.loads(line))}
+            except DimensionMismatchError as exc:
+                result = {"error": str(exc), "kind": "dimension",
+                          "args": [exc.collection, exc.collection_size, exc.model,
+                                   exc.model_size]}
+            except VectorIndexError as exc:
+                result = {"error": str(exc), "kind": "index"}
+            except (KeyError, ValueError, TypeError) as exc:
+                result = {"error": f"bad index request: {exc}", "kind": "index"}
+            self.wfile.write(json.dumps(result).encode() + b"\n")
+            self.wfile.flush()
+
+
+class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+
+    def __init__(self, path: Path, index: EdgeIndex) -> None:
+        self.index = index
+        super().__init__(str(path), _Handler)
+
+
+class SharedEdgeIndex:
+    """A VectorIndex over the Edge shards in ``root``, owned here or reached through the
+    process that owns them."""
+
+    def __init__(self, root: Path, *, wait_seconds: float = 10.0) -> None:
+        self._root = root
+        self._socket_path = socket_path_for(root)
+        self._wait = wait_seconds
+        self._owned: EdgeIndex | None = None
+        self._server: _Server | None = None
+        self._lock_file: IO[str] | None = None
+        self._conn: socket.socket | None = None
+        self._reader: IO[bytes] | None = None
+        self._mutex = threading.Lock()
+
+    @property
+    def is_owner(self) -> bool:
+        return self._owned is not None
+
+    # -- election -----------------------------------------------------------------------
+
+    def _try_own(self) -> bool:
+        self._root.mkdir(parents=True, exist_ok=True)
+        handle = open(self._root / "index.lock", "w")  # noqa: SIM115 - held while we own
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            return False
+        handle.write(str(os.getpid()))
+        handle.flush()
+        self._lock_file = handle
+        self._owned = EdgeIndex(self._root)
+        self._socket_path.unlink(missing_ok=True)
+        self._server = _Server(self._socket_path, self._owned)
+        threading.Thread(target=self._server.serve_forever, name="aria-mem-index",
+                         daemon=True).start()
+        log.debug("this process (%d) owns the index in %s", os.getpid(), self._root)
+        return True
+
+    def _try_connect(self) -> bool:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(30)
+        try:
+            sock.connect(str(self._socket_path))
+        except OSError:
+            sock.close()
+            return False
+        self._conn = sock
+        self._reader = sock.makefile("rb")
+        return True
+
+    def _elect(self) -> None:
+        deadline = time.monotonic() + self._wait
+        while True:
+            if self._try_connect() or self._try_own():
+                return
+            if time.monotonic() > deadline:
+                raise VectorIndexError(
+                    f"Another aria-mem process holds the index in {self._root} but does not "
+                    f"answer on {self._socket_path} — stop it, or remove that socket if no "
+                    "aria-mem process runs"
+                )
+            time.sleep(0.05)
+
+    def _drop_connection(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
+        if self._conn is not None:
+            self._conn.close()
+        self._conn = self._reader = None
+
+    def _call(self, local: Callable[[EdgeIndex], Any], request: dict[str, Any]) -> Any:
+        with self._mutex:
+            for attempt in range(3):
+                if self._owned is None and self._conn is None:
+                    self._elect()
+                if self._owned is not None:
+                    return local(self._owned)
+                assert self._conn is not None and self._reader is not None
+                try:
+                    self._conn.sendall(json.dumps(request).encode() + b"\n")
+                    line = self._reader.readline()
+                except OSError as exc:
+                    log.debug("index owner connection failed (%s); electing again", exc)
+                    line = b""
+                if not line:
+                    self._drop_connection()
+                    continue
+                reply = json.loads(line)
+                if "error" in reply:
+                    if reply.get("kind") == "dimension":
+                        c, size, model, model_size = reply["args"]
+                        raise DimensionMismatchError(c, size, model, model_size)
+                    raise VectorIndexError(reply["error"])
+                return reply["ok"]
+            raise VectorIndexError(f"The index owner for {self._root} kept going away (tried "
+                                   f"{attempt + 1} times)")
+
+    # -- VectorIndex --------------------------------------------------------------------
+
+    def collection_size(self, collection: str) -> int | None:
+        result = self._call(lambda i: i.collection_size(collection),
+                            {"op": "collection_size", "collection": collection})
+        return None if result is None else int(result)
+
+    def ensure_collection(self, collection: str, size: int) -> None:
+        self._call(lambda i: i.ensure_collection(collection, size),
+                   {"op": "ensure_collection", "collection": collection, "size": size})
+
+    def drop_collection(self, collection: str) -> None:
+        self._call(lambda i: i.drop_collection(collection),
+                   {"op": "drop_collection", "collection": collection})
+
+    def upsert(self, collection: str, points: Sequence[IndexPoint]) -> None:
+        self._call(lambda i: i.upsert(collection, points),
+                   {"op": "upsert", "collection": collection, "points": _encode_points(points)})
+
+    def delete(self, collection: str, ids: Sequence[uuid.UUID]) -> None:
+        self._call(lambda i: i.delete(collection, ids),
+                   {"op": "delete", "collection": collection, "ids": [str(x) for x in ids]})
+
+    def search(
+        self, collection: str, vector: Sequence[float], scope: SearchScope, limit: int
+    ) -> list[Hit]:
+        result = self._call(
+            lambda i: i.search(collection, vector, scope, limit),
+            {"op": "search", "collection": collection, "vector": list(vector),
+             "scope": {"user_id": scope.user_id, "companion_id": scope.companion_id,
+                       "embedding_model": scope.embedding_model},
+             "limit": limit},
+        )
+        if result and isinstance(result[0], Hit):
+            return list(result)
+        return [Hit(uuid.UUID(h["id"]), float(h["score"]), h["payload"]) for h in result]
+
+    def count(self, collection: str) -> int:
+        return int(self._call(lambda i: i.count(collection),
+                              {"op": "count", "collection": collection}))
+
+    def ids(self, collection: str) -> list[uuid.UUID]:
+        result = self._call(lambda i: i.ids(collection), {"op": "ids", "collection": collection})
+        return [x if isinstance(x, uuid.UUID) else uuid.UUID(x) for x in result]
+
+    def owner_pid(self) -> int:
+        return int(self._call(lambda i: os.getpid(), {"op": "ping"}))
+
+    def close(self) -> None:
+        with self._mutex:
+            self._drop_connection()
+            if self._server is not None:
+                self._server.shutdown()
+                self._server.server_close()
+                self._server = None
+                self._socket_path.unlink(missing_ok=True)
+            if self._owned is not None:
+                self._owned.close()
+                self._owned = None
+            if self._lock_file is not None:
+                fcntl.flock(self._lock_file, fcntl.LOCK_UN)
+                self._lock_file.close()
+                self._lock_file = None

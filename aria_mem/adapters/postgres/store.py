@@ -1,0 +1,457 @@
+"""The PostgreSQL memory store. Every statement is parameterised."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any
+
+import psycopg
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from aria_mem.adapters.postgres import migrations
+from aria_mem.domain.models import (
+    IndexState,
+    Memory,
+    MemoryStatus,
+    MemoryType,
+    NewMemory,
+    Stage,
+)
+from aria_mem.domain.validation import normalize_text
+from aria_mem.errors import NotFoundError, StoreError
+from aria_mem.ports import ImportResult, MemoryChanges, QueuedDeletion, SaveOutcome
+
+log = logging.getLogger(__name__)
+
+Row = dict[str, Any]
+
+_STAGE_RANK_SQL = "array_position(ARRAY['early','established','close'], {})"
+USABLE_SQL = (
+    "m.status = 'active' AND (m.expires_at IS NULL OR m.expires_at > now())"
+    " AND (m.held_until_stage IS NULL OR "
+    + _STAGE_RANK_SQL.format("coalesce(r.stage, 'early')")
+    + " >= "
+    + _STAGE_RANK_SQL.format("m.held_until_stage")
+    + ")"
+)
+"""SQL that is true when a memory may be used (needs ``memories m LEFT JOIN relationships r``)."""
+
+_JOIN_REL = (
+    "LEFT JOIN relationships r ON r.user_id = m.user_id AND r.companion_id = m.companion_id"
+)
+
+
+def _memory(row: Row) -> Memory:
+    held = row["held_until_stage"]
+    return Memory(
+        id=row["id"],
+        user_id=row["user_id"],
+        companion_id=row["companion_id"],
+        type=MemoryType(row["type"]),
+        text=row["text"],
+        importance=float(row["importance"]),
+        emotional_significance=float(row["emotional_significance"]),
+        confidence=float(row["confidence"]),
+        reason=row["reason"],
+        pinned=row["pinned"],
+        status=MemoryStatus(row["status"]),
+        held_until_stage=Stage(held) if held else None,
+        expires_at=row["expires_at"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        last_used_at=row["last_used_at"],
+        last_confirmed_at=row["last_confirmed_at"],
+        use_count=row["use_count"],
+        index_state=IndexState(row["index_state"]),
+        indexed_model=row["indexed_model"],
+        index_attempts=row["index_attempts"],
+        index_error=row["index_error"],
+    )
+
+
+class PostgresStore:
+    """The source of truth. Opening it connects nothing: the pool connects on first use."""
+
+    def __init__(self, dsn: str, *, connect_timeout: float = 5.0, max_size: int = 4) -> None:
+        self._dsn = dsn
+        self._timeout = connect_timeout
+        self._pool = ConnectionPool(
+            dsn,
+            min_size=0,
+            max_size=max_size,
+            kwargs={"connect_timeout": max(1, round(connect_timeout)), "autocommit": True},
+            timeout=connect_timeout,
+            open=False,
+            check=ConnectionPool.check_connection,
+        )
+        self._opened = False
+
+    def close(self) -> None:
+        if self._opened:
+            self._pool.close()
+            self._opened = False
+
+    @contextmanager
+    def _conn(self) -> Iterator[psycopg.Connection[Row]]:
+        try:
+            if not self._opened:
+                self._pool.open(wait=False)
+                self._opened = True
+            with self._pool.connection() as conn:
+                conn.row_factory = dict_row  # type: ignore[assignment]
+                yield conn  # type: ignore[misc]
+        except PoolTimeout as exc:
+            raise StoreError(
+                f"PostgreSQL did not answer within {self._timeout:g}s — is it running? "
+                "Check [postgres] dsn in config.toml"
+            ) from exc
+        except psycopg.OperationalError as exc:
+            raise StoreError(f"PostgreSQL failed: {exc}".strip()) from exc
+
+    # -- schema -------------------------------------------------------------------------
+
+    def migrate(self) -> list[str]:
+        with self._conn() as conn:
+            return migrations.apply(conn)
+
+    def ping(self) -> None:
+        with self._conn() as conn:
+            conn.execute("SELECT 1")
+
+    def schema_version(self) -> int:
+        with self._conn() as conn:
+            return migrations.current_version(conn)
+
+    # -- writes -------------------------------------------------------------------------
+
+    def save(self, new: NewMemory) -> SaveOutcome:
+        with self._conn() as conn:
+            row = conn.execute(
+                """
+                INSERT INTO memories (id, user_id, companion_id, type, text, normalized_text,
+                    importance, emotional_significance, confidence, reason, pinned,
+                    held_until_stage, expires_at)
+                VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+                ON CONFLICT (user_id, companion_id, md5(normalized_text))
+                DO UPDATE SET last_confirmed_at = now()
+                RETURNING *, (xmax = 0) AS inserted
+                """,
+                (
+                    new.id, new.user_id, new.companion_id, new.type.value, new.text,
+                    normalize_text(new.text), new.importance, new.emotional_significance,
+                    new.confidence, new.reason, new.pinned,
+                    new.held_until_stage.value if new.held_until_stage else None,
+                    new.expires_at,
+                ),
+            ).fetchone()
+        assert row is not None
+        return SaveOutcome(memory=_memory(row), created=bool(row["inserted"]))
+
+    def _update_one(self, memory_id: uuid.UUID, sql: str, params: Sequence[Any]) -> Memory:
+        with self._conn() as conn:
+            row = conn.execute(sql, (*params, memory_id)).fetchone()
+        if row is None:
+            raise NotFoundError(f"No memory with id {memory_id} — `aria-mem list` shows them")
+        return _memory(row)
+
+    def edit(self, memory_id: uuid.UUID, changes: MemoryChanges) -> Memory:
+        sets: list[str] = []
+        params: list[Any] = []
+        if changes.text is not None:
+            sets += ["text = %s", "normalized_text = %s"]
+            params += [changes.text, normalize_text(changes.text)]
+        for column in ("importance", "emotional_significance", "confidence", "reason"):
+            value = getattr(changes, column)
+            if value is not None:
+                sets.append(f"{column} = %s")
+                params.append(value)
+        if changes.clear_expiry:
+            sets.append("expires_at = NULL")
+        elif changes.expires_at is not None:
+            sets.append("expires_at = %s")
+            params.append(changes.expires_at)
+        if not sets:
+            return self.get(memory_id)
+        sets += ["updated_at = now()", "index_state = 'pending'", "index_attempts = 0"]
+        try:
+            return self._update_one(
+                memory_id,
+                f"UPDATE memories SET {', '.join(sets)} WHERE id = %s RETURNING *",
+                params,
+            )
+        except psycopg.errors.UniqueViolation as exc:
+            raise StoreError(
+                "Another memory of this user and companion already says that — "
+                "edit or forget that one instead"
+            ) from exc
+
+    def set_pinned(self, memory_id: uuid.UUID, pinned: bool) -> Memory:
+        return self._update_one(
+            memory_id,
+            "UPDATE memories SET pinned = %s, updated_at = now(), index_state = 'pending'"
+            " WHERE id = %s RETURNING *",
+            (pinned,),
+        )
+
+    def set_status(self, memory_id: uuid.UUID, status: MemoryStatus) -> Memory:
+        return self._update_one(
+            memory_id,
+            "UPDATE memories SET status = %s, updated_at = now(), index_state = 'pending'"
+            " WHERE id = %s RETURNING *",
+            (status.value,),
+        )
+
+    def confirm(self, memory_id: uuid.UUID) -> Memory:
+        return self._update_one(
+            memory_id,
+            "UPDATE memories SET last_confirmed_at = now() WHERE id = %s RETURNING *",
+            (),
+        )
+
+    def delete(self, memory_id: uuid.UUID, collection: str) -> Memory:
+        """Remove the memory for good and queue its vector's removal, in one transaction."""
+        with self._conn() as conn, conn.transaction():
+            row = conn.execute(
+                "DELETE FROM memories WHERE id = %s RETURNING *", (memory_id,)
+            ).fetchone()
+            if row is None:
+                raise NotFoundError(f"No memory with id {memory_id} — `aria-mem list` shows them")
+            conn.execute(
+                "INSERT INTO vector_deletions (collection, point_id) VALUES (%s, %s)",
+                (collection, memory_id),
+            )
+        return _memory(row)
+
+    # -- reads --------------------------------------------------------------------------
+
+    def get(self, memory_id: uuid.UUID) -> Memory:
+        with self._conn() as conn:
+            row = conn.execute("SELECT * FROM memories WHERE id = %s", (memory_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"No memory with id {memory_id} — `aria-mem list` shows them")
+        return _memory(row)
+
+    def find_prefix(self, prefix: str) -> Memory:
+        """The memory whose id starts with ``prefix`` (as `list` shows ids shortened)."""
+        clean = prefix.strip().lower()
+        try:
+            return self.get(uuid.UUID(clean))
+        except ValueError:
+            pass
+        if len(clean) < 4 or any(c not in "0123456789abcdef-" for c in clean):
+            raise NotFoundError(
+                f"{prefix!r} is not a memory id — give the id (or its first 8 characters) "
+                "that `aria-mem list` shows"
+            )
+        with self._conn() as conn:
+            rows = conn.execute(
+                "SELECT * FROM memories WHERE id::text LIKE %s LIMIT 2", (clean + "%",)
+            ).fetchall()
+        if not rows:
+            raise NotFoundError(f"No memory with an id starting {prefix!r} — "
+                                "`aria-mem list` shows them")
+        if len(rows) > 1:
+            raise NotFoundError(f"More than one memory id starts with {prefix!r} — give more of it")
+        return _memory(rows[0])
+
+    def list(
+        self,
+        *,
+        user_id: str | None,
+        companion_id: str | None,
+        status: MemoryStatus | None = None,
+        limit: int | None = None,
+    ) -> list[Memory]:
+        where, params = ["true"], []
+        for column, value in (("user_id", user_id), ("companion_id", companion_id)):
+            if value is not None:
+                where.append(f"{column} = %s")
+                params.append(value)
+        if status is not None:
+            where.append("status = %s")
+            params.append(status.value)
+        sql = f"SELECT * FROM memories WHERE {' AND '.join(where)} ORDER BY created_at, id"
+        if limit is not None:
+            sql += " LIMIT %s"
+            params.append(limit)
+        with self._conn() as conn:
+            return [_memory(r) for r in conn.execute(sql, params).fetchall()]
+
+    def iter_all(self, batch_size: int = 1000) -> Iterator[Memory]:
+        """Every memory, in id order, a batch at a time (keyset paging, no long transaction)."""
+        last: uuid.UUID | None = None
+        while True:
+            with self._conn() as conn:
+                if last is None:
+                    rows = conn.execute(
+                        "SELECT * FROM memories ORDER BY id LIMIT %s", (batch_size,)
+                    ).fetchall()
+                else:
+                    rows = conn.execute(
+                        "SELECT * FROM memories WHERE id > %s ORDER BY id LIMIT %s",
+                        (last, batch_size),
+                    ).fetchall()
+            if not rows:
+                return
+            for row in rows:
+                yield _memory(row)
+            last = rows[-1]["id"]
+
+    def stage(self, user_id: str, companion_id: str) -> Stage:
+        with self._conn() as conn:
+            row = conn.execute(
+                "SELECT stage FROM relationships WHERE user_id = %s AND companion_id = %s",
+                (user_id, companion_id),
+            ).fetchone()
+        return Stage(row["stage"]) if row else Stage.EARLY
+
+    # -- index bookkeeping --------------------------------------------------------------
+
+    def pending(self, limit: int) -> list[tuple[Memory, bool]]:
+        """Memories whose vector must be (re)written or removed, each with whether it may
+        be used (usable ones get a vector, the others lose theirs)."""
+        with self._conn() as conn:
+            rows = conn.execute(
+                f"SELECT m.*, ({USABLE_SQL}) AS usable FROM memories m {_JOIN_REL}"
+                " WHERE m.index_state = 'pending'"
+                " ORDER BY m.index_attempts, m.updated_at LIMIT %s",
+                (limit,),
+            ).fetchall()
+        return [(_memory(r), bool(r["usable"])) for r in rows]
+
+    def mark_indexed(
+        self, versions: Sequence[tuple[uuid.UUID, datetime]], model: str | None
+    ) -> int:
+        """Mark memories as agreeing with the index, unless they changed since they were read
+        (then they stay pending and the next pass writes the newer text)."""
+        if not versions:
+            return 0
+        ids = [v[0] for v in versions]
+        stamps = [v[1] for v in versions]
+        with self._conn() as conn:
+            cur = conn.execute(
+                """
+                UPDATE memories m SET index_state = 'indexed', indexed_model = %s,
+                    index_error = NULL, index_attempts = 0
+                FROM unnest(%s::uuid[], %s::timestamptz[]) AS v(id, updated_at)
+                WHERE m.id = v.id AND m.updated_at = v.updated_at
+                """,
+                (model, ids, stamps),
+            )
+            return cur.rowcount
+
+    def mark_index_failed(self, memory_ids: Sequence[uuid.UUID], error: str) -> None:
+        if not memory_ids:
+            return
+        with self._conn() as conn:
+            conn.execute(
+                "UPDATE memories SET index_attempts = index_attempts + 1, index_error = %s"
+                " WHERE id = ANY(%s) AND index_state = 'pending'",
+                (error[:1000], list(memory_ids)),
+            )
+
+    def queued_deletions(self, limit: int) -> list[QueuedDeletion]:
+        with self._conn() as conn:
+            rows = conn.execute(
+                "SELECT id, collection, point_id FROM vector_deletions"
+                " ORDER BY attempts, id LIMIT %s",
+                (limit,),
+            ).fetchall()
+        return [QueuedDeletion(r["id"], r["collection"], r["point_id"]) for r in rows]
+
+    def drop_queued_deletions(self, ids: Sequence[int]) -> None:
+        if ids:
+            with self._conn() as conn:
+                conn.execute("DELETE FROM vector_deletions WHERE id = ANY(%s)", (list(ids),))
+
+    def note_deletion_failure(self, ids: Sequence[int], error: str) -> None:
+        if ids:
+            with self._conn() as conn:
+                conn.execute(
+                    "UPDATE vector_deletions SET attempts = attempts + 1, last_error = %s"
+                    " WHERE id = ANY(%s)",
+                    (error[:1000], list(ids)),
+                )
+
+    def counts(self) -> dict[str, int]:
+        with self._conn() as conn:
+            row = conn.execute(
+                f"""
+                SELECT count(*) AS total,
+                    count(*) FILTER (WHERE m.status = 'active') AS active,
+                    count(*) FILTER (WHERE m.status = 'archived') AS archived,
+                    count(*) FILTER (WHERE m.expires_at IS NOT NULL
+                                     AND m.expires_at <= now()) AS expired,
+                    count(*) FILTER (WHERE m.status = 'active' AND NOT ({USABLE_SQL})
+                                     AND (m.expires_at IS NULL OR m.expires_at > now())) AS held,
+                    count(*) FILTER (WHERE m.index_state = 'pending') AS pending,
+                    count(*) FILTER (WHERE m.index_state = 'indexed') AS indexed,
+                    count(*) FILTER (WHERE m.index_error IS NOT NULL) AS index_errors
+                FROM memories m {_JOIN_REL}
+                """
+            ).fetchone()
+            queued = conn.execute("SELECT count(*) AS n FROM vector_deletions").fetchone()
+        assert row is not None and queued is not None
+        result = {k: int(v) for k, v in row.items()}
+        result["queued_deletions"] = int(queued["n"])
+        return result
+
+    # -- bulk ---------------------------------------------------------------------------
+
+    def import_memories(self, memories: Sequence[Memory]) -> ImportResult:
+        """Insert or update by id, in one transaction. A line whose fact another memory of the
+        same user and companion already states (different id) is merged into that one."""
+        columns = (
+            "id", "user_id", "companion_id", "type", "text", "normalized_text", "importance",
+            "emotional_significance", "confidence", "reason", "pinned", "status",
+            "held_until_stage", "expires_at", "created_at", "updated_at", "last_used_at",
+            "last_confirmed_at", "use_count",
+        )
+        with self._conn() as conn, conn.transaction():
+            conn.execute(
+                "CREATE TEMP TABLE incoming (LIKE memories INCLUDING DEFAULTS) ON COMMIT DROP"
+            )
+            with conn.cursor().copy(
+                f"COPY incoming ({', '.join(columns)}) FROM STDIN"
+            ) as copy:
+                for m in memories:
+                    copy.write_row((
+                        m.id, m.user_id, m.companion_id, m.type.value, m.text,
+                        normalize_text(m.text), m.importance, m.emotional_significance,
+                        m.confidence, m.reason, m.pinned, m.status.value,
+                        m.held_until_stage.value if m.held_until_stage else None,
+                        m.expires_at, m.created_at, m.updated_at, m.last_used_at,
+                        m.last_confirmed_at, m.use_count,
+                    ))
+            existing = conn.execute(
+                "SELECT count(*) AS n FROM incoming i JOIN memories m ON m.id = i.id"
+            ).fetchone()
+            updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in columns if c != "id")
+            cur = conn.execute(
+                f"""
+                INSERT INTO memories ({', '.join(columns)}, index_state)
+                SELECT DISTINCT ON (i.user_id, i.companion_id, md5(i.normalized_text))
+                    {', '.join('i.' + c for c in columns)}, 'pending'
+                FROM incoming i
+                WHERE NOT EXISTS (
+                    SELECT 1 FROM memories m
+                    WHERE m.user_id = i.user_id AND m.companion_id = i.companion_id
+                      AND md5(m.normalized_text) = md5(i.normalized_text) AND m.id <> i.id)
+                ORDER BY i.user_id, i.companion_id, md5(i.normalized_text), i.updated_at DESC
+                ON CONFLICT (id) DO UPDATE SET {updates}, index_state = 'pending',
+                    index_attempts = 0
+                """
+            )
+            written = cur.rowcount
+        assert existing is not None
+        updated = int(existing["n"])
+        return ImportResult(
+            inserted=written - updated if written >= updated else 0,
+            updated=min(updated, written),
+            merged_duplicates=len(memories) - written,
+        )

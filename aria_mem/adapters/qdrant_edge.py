@@ -1,0 +1,218 @@
+"""The embedded vector index: one Qdrant Edge shard per collection, in the data directory.
+
+A shard can be open in one process at a time (its write-ahead log is locked); see
+``index_sharing`` for how several processes share these shards.
+
+qdrant-edge-py 0.9.0 matches nothing with ``MatchValue(True)`` on a boolean payload field,
+while integer and keyword matches work. So this adapter stores boolean payload values as the
+integers 0 and 1 and turns them back into booleans when it reads them; the filter on ``active``
+matches the integer 1. ``tests/test_index_contract.py`` pins the upstream behaviour, so the
+day it is fixed a test says the workaround can go.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import threading
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import qdrant_edge as qe
+
+from aria_mem.domain.models import Hit, IndexPoint, SearchScope
+from aria_mem.errors import DimensionMismatchError, VectorIndexError
+
+log = logging.getLogger(__name__)
+
+VECTOR = "dense"
+BOOLEAN_FIELDS = ("active", "pinned")
+KEYWORD_FIELDS = ("user_id", "companion_id", "embedding_model", "type", "memory_id")
+INTEGER_FIELDS = BOOLEAN_FIELDS
+_META = "collections.json"
+
+
+def _to_edge(payload: dict[str, object]) -> dict[str, object]:
+    return {k: int(v) if k in BOOLEAN_FIELDS and isinstance(v, bool) else v
+            for k, v in payload.items()}
+
+
+def _from_edge(payload: dict[str, Any] | None) -> dict[str, object]:
+    return {k: bool(v) if k in BOOLEAN_FIELDS else v for k, v in (payload or {}).items()}
+
+
+class EdgeIndex:
+    """Qdrant Edge shards under ``root``: ``root/<collection>/`` and a small size register."""
+
+    def __init__(self, root: Path) -> None:
+        self._root = root
+        self._shards: dict[str, Any] = {}
+        self._lock = threading.RLock()
+
+    # -- collections --------------------------------------------------------------------
+
+    def _meta(self) -> dict[str, int]:
+        path = self._root / _META
+        if not path.exists():
+            return {}
+        try:
+            return {str(k): int(v) for k, v in json.loads(path.read_text()).items()}
+        except (OSError, ValueError) as exc:
+            raise VectorIndexError(f"The index register {path} is unreadable: {exc}") from exc
+
+    def _write_meta(self, meta: dict[str, int]) -> None:
+        self._root.mkdir(parents=True, exist_ok=True)
+        tmp = self._root / (_META + ".tmp")
+        tmp.write_text(json.dumps(meta))
+        tmp.replace(self._root / _META)
+
+    def collection_size(self, collection: str) -> int | None:
+        with self._lock:
+            if not (self._root / collection).exists():
+                return None
+            return self._meta().get(collection)
+
+    def ensure_collection(self, collection: str, size: int) -> None:
+        with self._lock:
+            existing = self.collection_size(collection)
+            if existing is not None:
+                if existing != size:
+                    raise DimensionMismatchError(collection, existing, "the current model", size)
+                return
+            path = self._root / collection
+            if path.exists():
+                shutil.rmtree(path)
+            config = qe.EdgeConfig(
+                vectors={VECTOR: qe.EdgeVectorParams(size=size, distance=qe.Distance.Cosine)}
+            )
+            try:
+                shard = qe.EdgeShard.create(str(path), config)
+                for name in KEYWORD_FIELDS:
+                    shard.update(qe.UpdateOperation.create_field_index(
+                        name, qe.PayloadSchemaType.Keyword))
+                for name in INTEGER_FIELDS:
+                    shard.update(qe.UpdateOperation.create_field_index(
+                        name, qe.PayloadSchemaType.Integer))
+            except Exception as exc:
+                raise VectorIndexError(f"Could not create the index shard {path}: {exc}") from exc
+            self._shards[collection] = shard
+            meta = self._meta()
+            meta[collection] = size
+            self._write_meta(meta)
+
+    def drop_collection(self, collection: str) -> None:
+        with self._lock:
+            shard = self._shards.pop(collection, None)
+            if shard is not None:
+                shard.close()
+            shutil.rmtree(self._root / collection, ignore_errors=True)
+            meta = self._meta()
+            if meta.pop(collection, None) is not None:
+                self._write_meta(meta)
+
+    def _shard(self, collection: str) -> Any:
+        shard = self._shards.get(collection)
+        if shard is not None:
+            return shard
+        path = self._root / collection
+        if not path.exists() or self.collection_size(collection) is None:
+            raise VectorIndexError(f"The index has no '{collection}' collection yet")
+        try:
+            shard = qe.EdgeShard.load(str(path))
+        except Exception as exc:
+            raise VectorIndexError(f"Could not open the index shard {path}: {exc}") from exc
+        self._shards[collection] = shard
+        return shard
+
+    # -- points -------------------------------------------------------------------------
+
+    def upsert(self, collection: str, points: Sequence[IndexPoint]) -> None:
+        if not points:
+            return
+        with self._lock:
+            shard = self._shard(collection)
+            size = self.collection_size(collection)
+            for point in points:
+                if len(point.vector) != size:
+                    raise DimensionMismatchError(
+                        collection, size or 0, str(point.payload.get("embedding_model")),
+                        len(point.vector))
+            try:
+                shard.update(qe.UpdateOperation.upsert_points([
+                    qe.Point(str(p.id), {VECTOR: list(p.vector)}, _to_edge(p.payload))
+                    for p in points
+                ]))
+                shard.flush()
+            except Exception as exc:
+                raise VectorIndexError(f"Upsert into '{collection}' failed: {exc}") from exc
+
+    def delete(self, collection: str, ids: Sequence[uuid.UUID]) -> None:
+        if not ids:
+            return
+        with self._lock:
+            if self.collection_size(collection) is None:
+                return
+            shard = self._shard(collection)
+            try:
+                shard.update(qe.UpdateOperation.delete_points([str(i) for i in ids]))
+                shard.flush()
+            except Exception as exc:
+                raise VectorIndexError(f"Delete from '{collection}' failed: {exc}") from exc
+
+    def search(
+        self, collection: str, vector: Sequence[float], scope: SearchScope, limit: int
+    ) -> list[Hit]:
+        with self._lock:
+            if self.collection_size(collection) is None:
+                return []
+            shard = self._shard(collection)
+            query_filter = qe.Filter(must=[
+                qe.FieldCondition("user_id", match=qe.MatchValue(scope.user_id)),
+                qe.FieldCondition("companion_id", match=qe.MatchValue(scope.companion_id)),
+                qe.FieldCondition("embedding_model", match=qe.MatchValue(scope.embedding_model)),
+                qe.FieldCondition("active", match=qe.MatchValue(1)),
+            ])
+            try:
+                found = shard.search(qe.SearchRequest(
+                    query=qe.Query.Nearest(list(vector), using=VECTOR),
+                    limit=limit,
+                    filter=query_filter,
+                    with_payload=True,
+                ))
+            except Exception as exc:
+                raise VectorIndexError(f"Search in '{collection}' failed: {exc}") from exc
+        return [Hit(uuid.UUID(str(p.id)), float(p.score), _from_edge(p.payload)) for p in found]
+
+    def count(self, collection: str) -> int:
+        with self._lock:
+            if self.collection_size(collection) is None:
+                return 0
+            return int(self._shard(collection).count(qe.CountRequest(exact=True)))
+
+    def ids(self, collection: str) -> list[uuid.UUID]:
+        """Every point id in a collection (for the orphan sweep)."""
+        with self._lock:
+            if self.collection_size(collection) is None:
+                return []
+            shard = self._shard(collection)
+            found: list[uuid.UUID] = []
+            offset: Any = None
+            while True:
+                records, offset = shard.scroll(qe.ScrollRequest(
+                    offset=offset, limit=1000, with_payload=False, with_vector=False))
+                found.extend(uuid.UUID(str(r.id)) for r in records)
+                if offset is None:
+                    return found
+
+    def close(self) -> None:
+        with self._lock:
+            for shard in self._shards.values():
+                try:
+                    shard.flush()
+                    shard.close()
+                except Exception as exc:  # closing must not hide the caller's own error
+                    log.warning("closing an index shard failed: %s", exc)
+            self._shards.clear()

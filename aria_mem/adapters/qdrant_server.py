@@ -1,0 +1,163 @@
+"""The vector index on a Qdrant server or cluster (qdrant-client); also its local mode
+(``local:PATH`` or ``:memory:``), which stands in for a server in tests."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from qdrant_client import QdrantClient, models
+from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+
+from aria_mem.domain.models import Hit, IndexPoint, SearchScope
+from aria_mem.errors import DimensionMismatchError, VectorIndexError
+
+VECTOR = "dense"
+_KEYWORDS = ("user_id", "companion_id", "embedding_model", "type", "memory_id")
+_BOOLS = ("active", "pinned")
+_FAILURES = (UnexpectedResponse, ResponseHandlingException, OSError, ValueError, RuntimeError)
+
+
+class QdrantServerIndex:
+    def __init__(self, url: str, *, api_key: str = "", timeout: float = 5.0) -> None:
+        self._url = url
+        self._api_key = api_key or None
+        self._timeout = timeout
+        self._client: QdrantClient | None = None
+        self._sizes: dict[str, int] = {}
+
+    def _qc(self) -> QdrantClient:
+        if self._client is None:
+            if self._url == ":memory:":
+                self._client = QdrantClient(location=":memory:")
+            elif self._url.startswith("local:"):
+                self._client = QdrantClient(path=self._url.removeprefix("local:"))
+            else:
+                self._client = QdrantClient(
+                    url=self._url, api_key=self._api_key, timeout=max(1, round(self._timeout))
+                )
+        return self._client
+
+    def _fail(self, what: str, exc: Exception) -> VectorIndexError:
+        return VectorIndexError(
+            f"Qdrant at {self._url} failed to {what}: {exc} — is it running? "
+            "Check [index] url in config.toml"
+        )
+
+    def collection_size(self, collection: str) -> int | None:
+        if collection in self._sizes:
+            return self._sizes[collection]
+        try:
+            if not self._qc().collection_exists(collection):
+                return None
+            vectors: Any = self._qc().get_collection(collection).config.params.vectors
+        except _FAILURES as exc:
+            raise self._fail(f"read collection '{collection}'", exc) from exc
+        self._sizes[collection] = int(vectors[VECTOR].size)
+        return self._sizes[collection]
+
+    def ensure_collection(self, collection: str, size: int) -> None:
+        existing = self.collection_size(collection)
+        if existing is not None:
+            if existing != size:
+                raise DimensionMismatchError(collection, existing, "the current model", size)
+            return
+        try:
+            self._qc().create_collection(
+                collection,
+                vectors_config={VECTOR: models.VectorParams(size=size,
+                                                            distance=models.Distance.COSINE)},
+            )
+            for name in _KEYWORDS:
+                self._qc().create_payload_index(collection, name, models.PayloadSchemaType.KEYWORD)
+            for name in _BOOLS:
+                self._qc().create_payload_index(collection, name, models.PayloadSchemaType.BOOL)
+        except _FAILURES as exc:
+            raise self._fail(f"create collection '{collection}'", exc) from exc
+
+    def drop_collection(self, collection: str) -> None:
+        self._sizes.pop(collection, None)
+        try:
+            self._qc().delete_collection(collection)
+        except _FAILURES as exc:
+            raise self._fail(f"drop collection '{collection}'", exc) from exc
+
+    def upsert(self, collection: str, points: Sequence[IndexPoint]) -> None:
+        if not points:
+            return
+        size = self.collection_size(collection)
+        if size is None:
+            raise VectorIndexError(f"The index has no '{collection}' collection yet")
+        for point in points:
+            if len(point.vector) != size:
+                raise DimensionMismatchError(collection, size,
+                                             str(point.payload.get("embedding_model")),
+                                             len(point.vector))
+        try:
+            self._qc().upsert(collection, points=[
+                models.PointStruct(id=str(p.id), vector={VECTOR: list(p.vector)},
+                                   payload=dict(p.payload))
+                for p in points
+            ], wait=True)
+        except _FAILURES as exc:
+            raise self._fail(f"upsert into '{collection}'", exc) from exc
+
+    def delete(self, collection: str, ids: Sequence[uuid.UUID]) -> None:
+        if not ids or self.collection_size(collection) is None:
+            return
+        try:
+            self._qc().delete(collection, points_selector=models.PointIdsList(
+                points=[str(i) for i in ids]), wait=True)
+        except _FAILURES as exc:
+            raise self._fail(f"delete from '{collection}'", exc) from exc
+
+    def search(
+        self, collection: str, vector: Sequence[float], scope: SearchScope, limit: int
+    ) -> list[Hit]:
+        if self.collection_size(collection) is None:
+            return []
+        query_filter = models.Filter(must=[
+            models.FieldCondition(key="user_id", match=models.MatchValue(value=scope.user_id)),
+            models.FieldCondition(key="companion_id",
+                                  match=models.MatchValue(value=scope.companion_id)),
+            models.FieldCondition(key="embedding_model",
+                                  match=models.MatchValue(value=scope.embedding_model)),
+            models.FieldCondition(key="active", match=models.MatchValue(value=True)),
+        ])
+        try:
+            found = self._qc().query_points(
+                collection, query=list(vector), using=VECTOR, query_filter=query_filter,
+                limit=limit, with_payload=True,
+            ).points
+        except _FAILURES as exc:
+            raise self._fail(f"search '{collection}'", exc) from exc
+        return [Hit(uuid.UUID(str(p.id)), float(p.score), dict(p.payload or {})) for p in found]
+
+    def count(self, collection: str) -> int:
+        if self.collection_size(collection) is None:
+            return 0
+        try:
+            return int(self._qc().count(collection, exact=True).count)
+        except _FAILURES as exc:
+            raise self._fail(f"count '{collection}'", exc) from exc
+
+    def ids(self, collection: str) -> list[uuid.UUID]:
+        if self.collection_size(collection) is None:
+            return []
+        found: list[uuid.UUID] = []
+        offset: Any = None
+        try:
+            while True:
+                records, offset = self._qc().scroll(
+                    collection, limit=1000, offset=offset, with_payload=False, with_vectors=False)
+                found.extend(uuid.UUID(str(r.id)) for r in records)
+                if offset is None:
+                    return found
+        except _FAILURES as exc:
+            raise self._fail(f"scroll '{collection}'", exc) from exc
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None

@@ -1,0 +1,1 @@
+"""The command-line interface: Typer commands, with Rich rendering kept in ``render``."""

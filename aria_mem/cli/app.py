@@ -1,0 +1,56 @@
+"""The `aria-mem` command."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from aria_mem.cli import admin, memories, transfer
+from aria_mem.cli.context import State
+from aria_mem.cli.render import err_console
+from aria_mem.errors import AriaMemError
+
+app = typer.Typer(
+    name="aria-mem",
+    help="The memory layer of a local AI companion: remembers facts about a user in "
+    "PostgreSQL and finds the right ones by meaning through Qdrant.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+@app.callback()
+def _root(
+    ctx: typer.Context,
+    config_path: Annotated[Path | None, typer.Option(
+        "--config", envvar="ARIA_MEM_CONFIG", help="Config file (default: the platform's "
+        "user config dir, or $ARIA_MEM_HOME/config.toml).", show_default=False)] = None,
+    verbose: Annotated[int, typer.Option("--verbose", "-v", count=True,
+                                         help="Log more (-v info, -vv debug); errors are always logged.")] = 0,
+) -> None:
+    level = logging.ERROR if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+                        stream=sys.stderr)
+    ctx.obj = State(config_path)
+    ctx.call_on_close(ctx.obj.close)
+
+
+memories.register(app)
+transfer.register(app)
+admin.register(app)
+
+
+def main() -> None:
+    try:
+        app()
+    except AriaMemError as exc:
+        err_console.print(f"[red]error:[/red] {exc}", highlight=False, markup=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        sys.exit(130)

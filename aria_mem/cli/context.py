@@ -1,0 +1,65 @@
+"""What every command shares: the loaded settings and lazily built services."""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from aria_mem import config
+from aria_mem.errors import UsageError
+from aria_mem.wiring import Services
+
+
+class State:
+    def __init__(self, config_path: Path | None) -> None:
+        self.config_path = config_path
+        self._services: Services | None = None
+
+    @property
+    def services(self) -> Services:
+        if self._services is None:
+            self._services = Services(config.load(self.config_path))
+        return self._services
+
+    def close(self) -> None:
+        if self._services is not None:
+            self._services.close()
+
+
+def state(ctx: typer.Context) -> State:
+    obj = ctx.find_root().obj
+    assert isinstance(obj, State)
+    return obj
+
+
+def services(ctx: typer.Context) -> Services:
+    return state(ctx).services
+
+
+def emit_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+
+
+_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def parse_when(value: str | None, *, now: datetime | None = None) -> datetime | None:
+    """An expiry: an ISO 8601 timestamp (UTC if no zone is given) or a span like ``30d``,
+    ``12h``, ``2w`` from now."""
+    if value is None:
+        return None
+    text = value.strip()
+    now = now or datetime.now(UTC)
+    if len(text) >= 2 and text[-1].lower() in _UNITS and text[:-1].isdigit():
+        return now + timedelta(**{_UNITS[text[-1].lower()]: int(text[:-1])})
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        raise UsageError(f"--expires takes an ISO date/time (2027-01-31, 2027-01-31T18:00+01:00)"
+                         f" or a span like 30d, 12h, 2w; got {value!r}") from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)

@@ -1,0 +1,221 @@
+"""Commands that create, show and change memories."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated
+
+import typer
+
+from aria_mem.cli import render
+from aria_mem.cli.context import emit_json, parse_when, services
+from aria_mem.domain import validation
+from aria_mem.domain.models import MemoryStatus, MemoryType, NewMemory
+from aria_mem.domain.validation import memory_to_record
+from aria_mem.ports import MemoryChanges
+from aria_mem.services.writer import WriteResult
+
+UserOpt = Annotated[str | None, typer.Option("--user", "-u", envvar="ARIA_MEM_USER",
+                                             help="User id (default: [identity] user).")]
+CompanionOpt = Annotated[str | None, typer.Option(
+    "--companion", "-c", envvar="ARIA_MEM_COMPANION",
+    help="Companion (persona) id (default: [identity] companion).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
+IdArg = Annotated[str, typer.Argument(help="Memory id, or its first characters as `list` shows.")]
+
+TYPES = ", ".join(t.value for t in MemoryType)
+
+
+def _result_json(result: WriteResult, action: str) -> dict[str, object]:
+    return {
+        "action": action,
+        "memory": memory_to_record(result.memory),
+        "index_state": result.memory.index_state.value,
+        "indexed": result.indexed,
+        "problem": result.problem,
+    }
+
+
+def _resolve(ctx: typer.Context, memory_id: str) -> uuid.UUID:
+    return services(ctx).store.find_prefix(memory_id).id
+
+
+def remember(
+    ctx: typer.Context,
+    text: Annotated[str, typer.Argument(help="The fact to remember, in one sentence.")],
+    type_: Annotated[str, typer.Option("--type", "-t", help=f"One of: {TYPES}.")]
+    = "EpisodicEvent",
+    importance: Annotated[float, typer.Option("--importance", "-i", help="0..1")] = 0.5,
+    emotion: Annotated[float, typer.Option("--emotion", "-e",
+                                           help="Emotional significance, 0..1.")] = 0.0,
+    confidence: Annotated[float, typer.Option(help="How sure we are, 0..1.")] = 0.8,
+    reason: Annotated[str, typer.Option(help="Why this is worth remembering.")] = "",
+    pin: Annotated[bool, typer.Option("--pin", help="Always include it in the profile.")] = False,
+    expires: Annotated[str | None, typer.Option(
+        help="When it stops being true: ISO date/time or a span (30d, 12h, 2w).")] = None,
+    hold_until: Annotated[str | None, typer.Option(
+        help="Keep it out of prompts until the relationship reaches this stage "
+             "(early, established, close).")] = None,
+    user: UserOpt = None,
+    companion: CompanionOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Remember a fact about the user.
+
+    Saved in PostgreSQL first, then embedded and indexed. If the embedding model or the index
+    is unreachable the memory is still saved (pending) and indexed later; the exit code is 0.
+    Remembering a fact that is already known confirms it instead of adding a duplicate.
+
+    Example: aria-mem remember "The user is allergic to peanuts." -t ProfileFact -i 0.9
+    """
+    svc = services(ctx)
+    identity = svc.settings.identity
+    new = NewMemory(
+        user_id=user or identity.user,
+        companion_id=companion or identity.companion,
+        text=text,
+        type=validation.memory_type(type_),
+        importance=importance,
+        emotional_significance=emotion,
+        confidence=confidence,
+        reason=reason,
+        pinned=pin,
+        held_until_stage=validation.stage(hold_until) if hold_until else None,
+        expires_at=parse_when(expires),
+    )
+    validation.new_memory(new)  # reject bad input before any service is started
+    result = svc.writer.remember(new)
+    action = "created" if result.created else "confirmed"
+    if as_json:
+        emit_json(_result_json(result, action))
+    else:
+        render.write_line("Remembered" if result.created else "Already known — confirmed",
+                          result)
+
+
+def list_(
+    ctx: typer.Context,
+    user: UserOpt = None,
+    companion: CompanionOpt = None,
+    all_: Annotated[bool, typer.Option("--all", help="Every user and companion.")] = False,
+    status: Annotated[str, typer.Option(help="active, archived or any.")] = "any",
+    limit: Annotated[int | None, typer.Option(min=1, help="At most this many.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """List memories, oldest first.
+
+    Example: aria-mem list --status active --json
+    """
+    svc = services(ctx)
+    identity = svc.settings.identity
+    wanted = None
+    if status != "any":
+        try:
+            wanted = MemoryStatus(status)
+        except ValueError:
+            raise typer.BadParameter("use active, archived or any", param_hint="--status") from None
+    memories = svc.store.list(
+        user_id=None if all_ else (user or identity.user),
+        companion_id=None if all_ else (companion or identity.companion),
+        status=wanted,
+        limit=limit,
+    )
+    if as_json:
+        emit_json([memory_to_record(m) | {"index_state": m.index_state.value} for m in memories])
+    elif not memories:
+        render.console.print("No memories yet — add one with `aria-mem remember \"...\"`")
+    else:
+        render.console.print(render.memory_table(memories))
+
+
+def show(ctx: typer.Context, memory_id: IdArg, as_json: JsonOpt = False) -> None:
+    """Show everything stored about one memory."""
+    memory = services(ctx).store.find_prefix(memory_id)
+    if as_json:
+        emit_json(memory_to_record(memory) | {
+            "index_state": memory.index_state.value, "indexed_model": memory.indexed_model,
+            "index_attempts": memory.index_attempts, "index_error": memory.index_error})
+    else:
+        render.console.print(render.memory_detail(memory))
+
+
+def edit(
+    ctx: typer.Context,
+    memory_id: IdArg,
+    text: Annotated[str | None, typer.Option(help="New text (re-embedded).")] = None,
+    importance: Annotated[float | None, typer.Option("--importance", "-i")] = None,
+    emotion: Annotated[float | None, typer.Option("--emotion", "-e")] = None,
+    confidence: Annotated[float | None, typer.Option()] = None,
+    reason: Annotated[str | None, typer.Option()] = None,
+    expires: Annotated[str | None, typer.Option(help="ISO date/time or a span (30d).")] = None,
+    no_expiry: Annotated[bool, typer.Option("--no-expiry", help="Remove the expiry.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Change a memory. It is marked pending so its vector is recomputed.
+
+    Example: aria-mem edit 3f2a9c1e --text "The user's sister loves ceramics."
+    """
+    changes = MemoryChanges(text=text, importance=importance, emotional_significance=emotion,
+                            confidence=confidence, reason=reason, expires_at=parse_when(expires),
+                            clear_expiry=no_expiry)
+    result = services(ctx).writer.edit(_resolve(ctx, memory_id), changes)
+    _report(result, "edited", "Edited", as_json)
+
+
+def _report(result: WriteResult, action: str, verb: str, as_json: bool) -> None:
+    if as_json:
+        emit_json(_result_json(result, action))
+    else:
+        render.write_line(verb, result)
+
+
+def _flag_command(action: str, verb: str, doc: str, apply: str, value: object) -> object:
+    def command(ctx: typer.Context, memory_id: IdArg, as_json: JsonOpt = False) -> None:
+        writer = services(ctx).writer
+        target = _resolve(ctx, memory_id)
+        result = getattr(writer, apply)(target, value) if value is not None \
+            else getattr(writer, apply)(target)
+        _report(result, action, verb, as_json)
+
+    command.__doc__ = doc
+    return command
+
+
+pin = _flag_command("pinned", "Pinned", "Pin a memory: it is always in the profile.",
+                    "set_pinned", True)
+unpin = _flag_command("unpinned", "Unpinned", "Unpin a memory.", "set_pinned", False)
+archive = _flag_command("archived", "Archived",
+                        "Archive a memory: kept, but never brought into a prompt.",
+                        "set_status", MemoryStatus.ARCHIVED)
+unarchive = _flag_command("unarchived", "Unarchived", "Bring an archived memory back.",
+                          "set_status", MemoryStatus.ACTIVE)
+confirm = _flag_command("confirmed", "Confirmed",
+                        "Record that the user said it again (refreshes its recency).",
+                        "confirm", None)
+
+
+def forget(
+    ctx: typer.Context,
+    memory_id: IdArg,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Forget a memory for good: its text is deleted from PostgreSQL and its vector removed
+    (queued durably if the index is down). This cannot be undone."""
+    svc = services(ctx)
+    memory = svc.store.find_prefix(memory_id)
+    if not yes and not typer.confirm(f"Forget for good: {memory.text!r}?"):
+        raise typer.Exit(1)
+    result = svc.writer.forget(memory.id)
+    _report(result, "forgotten", "Forgotten", as_json)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(remember)
+    app.command("list")(list_)
+    app.command()(show)
+    app.command()(edit)
+    for name, fn in (("pin", pin), ("unpin", unpin), ("archive", archive),
+                     ("unarchive", unarchive), ("confirm", confirm)):
+        app.command(name)(fn)  # type: ignore[arg-type]
+    app.command()(forget)

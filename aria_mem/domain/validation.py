@@ -1,0 +1,230 @@
+"""Checks on what people and files hand us, and the text normalisation that finds duplicates.
+
+Every check raises ``ValidationError`` with a message that names the field and the fix, so the
+CLI can print it as it is.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+import uuid
+from datetime import datetime
+from typing import Any
+
+from aria_mem.domain.models import (
+    IndexState,
+    Memory,
+    MemoryStatus,
+    MemoryType,
+    NewMemory,
+    Stage,
+)
+from aria_mem.errors import ValidationError
+
+MAX_TEXT_CHARS = 2000
+"""A memory is one fact; anything longer is a document and belongs in knowledge."""
+
+MAX_ID_CHARS = 200
+
+_SPACE = re.compile(r"\s+")
+
+
+def normalize_text(text: str) -> str:
+    """The key that says two texts state the same fact: case, spacing, width and a final
+    full stop do not matter."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return _SPACE.sub(" ", folded).strip().rstrip(".!").strip()
+
+
+def clean_text(text: str) -> str:
+    cleaned = text.strip()
+    if not cleaned:
+        raise ValidationError("The memory text is empty — give the fact to remember")
+    if len(cleaned) > MAX_TEXT_CHARS:
+        raise ValidationError(
+            f"The memory text is {len(cleaned)} characters; the limit is {MAX_TEXT_CHARS} — "
+            "split it into separate facts, or use `aria-mem learn` for documents"
+        )
+    return cleaned
+
+
+def unit_interval(name: str, value: Any) -> float:
+    """A score between 0 and 1 inclusive."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValidationError(f"{name} must be a number between 0 and 1, got {value!r}")
+    number = float(value)
+    if not 0.0 <= number <= 1.0:
+        raise ValidationError(f"{name} must be between 0 and 1, got {value}")
+    return number
+
+
+def identifier(name: str, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValidationError(f"{name} must be a non-empty string, got {value!r}")
+    if len(value) > MAX_ID_CHARS:
+        raise ValidationError(f"{name} is longer than {MAX_ID_CHARS} characters")
+    return value.strip()
+
+
+def memory_type(value: Any) -> MemoryType:
+    for member in MemoryType:
+        if isinstance(value, str) and value.strip().casefold() == member.value.casefold():
+            return member
+    known = ", ".join(m.value for m in MemoryType)
+    raise ValidationError(f"Unknown memory type {value!r} — use one of: {known}")
+
+
+def stage(value: Any) -> Stage:
+    try:
+        return Stage(str(value).strip().lower())
+    except ValueError:
+        known = ", ".join(s.value for s in Stage)
+        raise ValidationError(f"Unknown relationship stage {value!r} — use one of: {known}") from None
+
+
+def new_memory(candidate: NewMemory) -> NewMemory:
+    """Return ``candidate`` with its text cleaned, or raise on the first bad field."""
+    return NewMemory(
+        id=candidate.id,
+        user_id=identifier("user", candidate.user_id),
+        companion_id=identifier("companion", candidate.companion_id),
+        text=clean_text(candidate.text),
+        type=memory_type(candidate.type),
+        importance=unit_interval("importance", candidate.importance),
+        emotional_significance=unit_interval(
+            "emotional significance", candidate.emotional_significance
+        ),
+        confidence=unit_interval("confidence", candidate.confidence),
+        reason=candidate.reason.strip(),
+        pinned=candidate.pinned,
+        held_until_stage=candidate.held_until_stage,
+        expires_at=candidate.expires_at,
+    )
+
+
+def _timestamp(name: str, value: Any, *, required: bool) -> datetime | None:
+    if value is None:
+        if required:
+            raise ValidationError(f"{name} is missing")
+        return None
+    if not isinstance(value, str):
+        raise ValidationError(f"{name} must be an ISO 8601 timestamp string, got {value!r}")
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise ValidationError(f"{name} is not an ISO 8601 timestamp: {value!r}") from None
+    if parsed.tzinfo is None:
+        raise ValidationError(f"{name} needs a time zone (e.g. +00:00): {value!r}")
+    return parsed
+
+
+EXPORT_FIELDS = (
+    "id",
+    "user_id",
+    "companion_id",
+    "type",
+    "text",
+    "importance",
+    "emotional_significance",
+    "confidence",
+    "reason",
+    "pinned",
+    "status",
+    "held_until_stage",
+    "expires_at",
+    "created_at",
+    "updated_at",
+    "last_used_at",
+    "last_confirmed_at",
+    "use_count",
+)
+"""The fields of an export line. The index state is not exported: it belongs to one machine."""
+
+
+def memory_to_record(memory: Memory) -> dict[str, Any]:
+    def iso(value: datetime | None) -> str | None:
+        return value.isoformat() if value is not None else None
+
+    return {
+        "id": str(memory.id),
+        "user_id": memory.user_id,
+        "companion_id": memory.companion_id,
+        "type": memory.type.value,
+        "text": memory.text,
+        "importance": memory.importance,
+        "emotional_significance": memory.emotional_significance,
+        "confidence": memory.confidence,
+        "reason": memory.reason,
+        "pinned": memory.pinned,
+        "status": memory.status.value,
+        "held_until_stage": memory.held_until_stage.value if memory.held_until_stage else None,
+        "expires_at": iso(memory.expires_at),
+        "created_at": iso(memory.created_at),
+        "updated_at": iso(memory.updated_at),
+        "last_used_at": iso(memory.last_used_at),
+        "last_confirmed_at": iso(memory.last_confirmed_at),
+        "use_count": memory.use_count,
+    }
+
+
+def memory_from_record(record: Any) -> Memory:
+    """Validate one export line (already parsed from JSON) into a Memory marked pending."""
+    if not isinstance(record, dict):
+        raise ValidationError("each line must be a JSON object")
+    unknown = sorted(set(record) - set(EXPORT_FIELDS) - {"index_state", "indexed_model"})
+    if unknown:
+        raise ValidationError(f"unknown field(s): {', '.join(unknown)}")
+    missing = [f for f in ("id", "user_id", "companion_id", "type", "text") if f not in record]
+    if missing:
+        raise ValidationError(f"missing field(s): {', '.join(missing)}")
+    try:
+        memory_id = uuid.UUID(str(record["id"]))
+    except ValueError:
+        raise ValidationError(f"id is not a UUID: {record['id']!r}") from None
+    status_value = record.get("status", "active")
+    try:
+        status = MemoryStatus(status_value)
+    except ValueError:
+        raise ValidationError(f"status must be 'active' or 'archived', got {status_value!r}") from None
+    held = record.get("held_until_stage")
+    use_count = record.get("use_count", 0)
+    if isinstance(use_count, bool) or not isinstance(use_count, int) or use_count < 0:
+        raise ValidationError(f"use_count must be a whole number >= 0, got {use_count!r}")
+    pinned = record.get("pinned", False)
+    if not isinstance(pinned, bool):
+        raise ValidationError(f"pinned must be true or false, got {pinned!r}")
+    reason = record.get("reason", "") or ""
+    if not isinstance(reason, str):
+        raise ValidationError(f"reason must be a string, got {reason!r}")
+    created_at = _timestamp("created_at", record.get("created_at"), required=True)
+    assert created_at is not None
+    updated_at = _timestamp("updated_at", record.get("updated_at"), required=False) or created_at
+    return Memory(
+        id=memory_id,
+        user_id=identifier("user_id", record["user_id"]),
+        companion_id=identifier("companion_id", record["companion_id"]),
+        type=memory_type(record["type"]),
+        text=clean_text(record["text"]) if isinstance(record["text"], str) else clean_text(""),
+        importance=unit_interval("importance", record.get("importance", 0.5)),
+        emotional_significance=unit_interval(
+            "emotional_significance", record.get("emotional_significance", 0.0)
+        ),
+        confidence=unit_interval("confidence", record.get("confidence", 0.8)),
+        reason=reason,
+        pinned=pinned,
+        status=status,
+        held_until_stage=stage(held) if held is not None else None,
+        expires_at=_timestamp("expires_at", record.get("expires_at"), required=False),
+        created_at=created_at,
+        updated_at=updated_at,
+        last_used_at=_timestamp("last_used_at", record.get("last_used_at"), required=False),
+        last_confirmed_at=_timestamp(
+            "last_confirmed_at", record.get("last_confirmed_at"), required=False
+        ),
+        use_count=use_count,
+        index_state=IndexState.PENDING,
+        indexed_model=None,
+        index_attempts=0,
+        index_error=None,
+    )

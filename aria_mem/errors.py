@@ -1,0 +1,68 @@
+"""The aria-mem error tree.
+
+Every failure the CLI expects is one of these; anything else is a bug and gets a traceback.
+
+    AriaMemError                    base; ``exit_code`` tells the CLI how to exit
+    ├── UsageError                  the person asked for something invalid (exit 2)
+    │   ├── ConfigError             a config key, file or environment variable is wrong
+    │   └── ValidationError         a memory field or an import line is wrong
+    ├── NotFoundError               no memory with that id (exit 1)
+    └── ServiceError                a service we depend on failed (exit 1)
+        ├── StoreError              PostgreSQL
+        ├── VectorIndexError        Qdrant (Edge, local or server)
+        │   └── DimensionMismatchError  collection size differs from the model's vectors
+        └── EmbedderError           Ollama, LM Studio or the in-process model
+"""
+
+from __future__ import annotations
+
+
+class AriaMemError(Exception):
+    """Base of every error aria-mem raises on purpose."""
+
+    exit_code = 1
+
+
+class UsageError(AriaMemError):
+    exit_code = 2
+
+
+class ConfigError(UsageError):
+    pass
+
+
+class ValidationError(UsageError):
+    pass
+
+
+class NotFoundError(AriaMemError):
+    pass
+
+
+class ServiceError(AriaMemError):
+    pass
+
+
+class StoreError(ServiceError):
+    pass
+
+
+class VectorIndexError(ServiceError):
+    pass
+
+
+class DimensionMismatchError(VectorIndexError):
+    def __init__(self, collection: str, collection_size: int, model: str, model_size: int) -> None:
+        super().__init__(
+            f"The '{collection}' collection holds {collection_size}-dimensional vectors but "
+            f"the embedding model {model} makes {model_size}-dimensional ones — run "
+            f"`aria-mem reindex` to rebuild the index for this model"
+        )
+        self.collection = collection
+        self.collection_size = collection_size
+        self.model = model
+        self.model_size = model_size
+
+
+class EmbedderError(ServiceError):
+    pass

@@ -1,0 +1,1 @@
+"""Services: the product's operations, given their adapters as arguments."""

@@ -1,0 +1,114 @@
+"""`status`: is each service reachable, how fast, and do the index and the model agree?"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from aria_mem.domain.models import KNOWLEDGE_COLLECTION, MEMORIES_COLLECTION
+from aria_mem.errors import AriaMemError
+from aria_mem.ports import Embedder, MemoryStore, VectorIndex
+
+T = TypeVar("T")
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    target: str
+    latency_ms: float | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+
+
+@dataclass
+class StatusReport:
+    checks: list[Check]
+    counts: dict[str, int] | None
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.checks)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "checks": {
+                c.name: {"ok": c.ok, "target": c.target, "latency_ms": c.latency_ms,
+                         "error": c.error, **c.detail}
+                for c in self.checks
+            },
+            "memories": self.counts,
+        }
+
+
+def _timed(action: Callable[[], T]) -> tuple[T, float]:
+    start = time.perf_counter()
+    result = action()
+    return result, round((time.perf_counter() - start) * 1000, 2)
+
+
+def collect(
+    store: Callable[[], MemoryStore],
+    index: Callable[[], VectorIndex],
+    embedder: Callable[[], Embedder],
+    targets: dict[str, str],
+) -> StatusReport:
+    """Check each service in turn; one failing never stops the others being checked."""
+    checks: list[Check] = []
+    counts: dict[str, int] | None = None
+
+    pg = Check("postgres", False, targets["postgres"])
+    try:
+        s = store()
+        _, pg.latency_ms = _timed(s.ping)
+        counts = s.counts()
+        pg.ok = True
+    except AriaMemError as exc:
+        pg.error = str(exc)
+    checks.append(pg)
+
+    ix = Check("index", False, targets["index"])
+    sizes: dict[str, int | None] = {}
+    try:
+        i = index()
+        sizes, ix.latency_ms = _timed(lambda: {
+            c: i.collection_size(c) for c in (MEMORIES_COLLECTION, KNOWLEDGE_COLLECTION)})
+        ix.detail["collections"] = {
+            c: {"vector_size": size, "points": i.count(c) if size is not None else 0}
+            for c, size in sizes.items()
+        }
+        ix.ok = True
+    except AriaMemError as exc:
+        ix.error = str(exc)
+    checks.append(ix)
+
+    em = Check("embedder", False, targets["embedder"])
+    dimension: int | None = None
+    try:
+        e = embedder()
+        em.detail["model"] = e.model_name
+        dimension, em.latency_ms = _timed(e.dimension)
+        em.detail["dimension"] = dimension
+        em.ok = True
+    except AriaMemError as exc:
+        em.error = str(exc)
+    checks.append(em)
+
+    dim = Check("dimension", True, "index collections vs embedding model")
+    mismatches = []
+    for collection, size in sizes.items():
+        if size is not None and dimension is not None and size != dimension:
+            mismatches.append(f"'{collection}' holds {size}-dimensional vectors but the model "
+                              f"makes {dimension}-dimensional ones")
+    if mismatches:
+        dim.ok = False
+        dim.error = "; ".join(mismatches) + " — run `aria-mem reindex` to rebuild for this model"
+    elif dimension is None or not ix.ok:
+        dim.detail["checked"] = False
+    dim.detail["model_dimension"] = dimension
+    checks.append(dim)
+    return StatusReport(checks, counts)

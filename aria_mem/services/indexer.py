@@ -1,0 +1,118 @@
+"""Bringing the vector index in line with PostgreSQL for a set of memories.
+
+Usable memories get their vector (re)written; memories that may not be used (archived, expired,
+held) lose theirs; queued deletions of forgotten memories are carried out. A failure of the
+embedder or the index leaves the memories pending with the error noted, for a later pass.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from aria_mem.domain.models import MEMORIES_COLLECTION, IndexPoint, Memory, memory_payload
+from aria_mem.errors import ServiceError
+from aria_mem.ports import Embedder, MemoryStore, VectorIndex
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class SyncReport:
+    indexed: int = 0
+    removed: int = 0
+    failed: int = 0
+    deletions_done: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    def add(self, other: SyncReport) -> None:
+        self.indexed += other.indexed
+        self.removed += other.removed
+        self.failed += other.failed
+        self.deletions_done += other.deletions_done
+        self.errors.extend(e for e in other.errors if e not in self.errors)
+
+
+class Indexer:
+    def __init__(self, store: MemoryStore, index: VectorIndex, embedder: Embedder) -> None:
+        self._store = store
+        self._index = index
+        self._embedder = embedder
+
+    def sync(self, items: Sequence[tuple[Memory, bool]]) -> SyncReport:
+        """Write or remove the vectors of ``items`` (memory, usable) and mark them."""
+        report = SyncReport()
+        usable = [m for m, ok in items if ok]
+        unusable = [m for m, ok in items if not ok]
+        if unusable:
+            try:
+                self._index.delete(MEMORIES_COLLECTION, [m.id for m in unusable])
+                self._store.mark_indexed([(m.id, m.updated_at) for m in unusable], None)
+                report.removed += len(unusable)
+            except ServiceError as exc:
+                self._failed(report, unusable, exc)
+        if usable:
+            try:
+                vectors = self._embedder.embed([m.text for m in usable])
+                model = self._embedder.model_name
+                self._index.ensure_collection(MEMORIES_COLLECTION, len(vectors[0]))
+                self._index.upsert(MEMORIES_COLLECTION, [
+                    IndexPoint(m.id, v, memory_payload(m, model))
+                    for m, v in zip(usable, vectors, strict=True)
+                ])
+                self._store.mark_indexed([(m.id, m.updated_at) for m in usable], model)
+                report.indexed += len(usable)
+            except ServiceError as exc:
+                self._failed(report, usable, exc)
+        return report
+
+    def _failed(self, report: SyncReport, memories: Sequence[Memory], exc: ServiceError) -> None:
+        log.warning("could not index %d memories: %s", len(memories), exc)
+        report.failed += len(memories)
+        report.errors.append(str(exc))
+        try:
+            self._store.mark_index_failed([m.id for m in memories], str(exc))
+        except ServiceError as store_exc:
+            log.warning("could not record the indexing failure: %s", store_exc)
+
+    def run_deletions(self, limit: int = 1000) -> SyncReport:
+        report = SyncReport()
+        queued = self._store.queued_deletions(limit)
+        by_collection: dict[str, list[int]] = {}
+        for item in queued:
+            by_collection.setdefault(item.collection, []).append(item.id)
+        for collection, ids in by_collection.items():
+            points = [q.point_id for q in queued if q.collection == collection]
+            try:
+                self._index.delete(collection, points)
+                self._store.drop_queued_deletions(ids)
+                report.deletions_done += len(ids)
+            except ServiceError as exc:
+                report.errors.append(str(exc))
+                self._store.note_deletion_failure(ids, str(exc))
+        return report
+
+    def run_pending(
+        self,
+        *,
+        batch_size: int = 256,
+        max_batches: int | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> SyncReport:
+        """Work through pending memories a batch at a time; stop early once a whole batch
+        fails (the service is down: the next pass will retry)."""
+        report = self.run_deletions()
+        batches = 0
+        while max_batches is None or batches < max_batches:
+            items = self._store.pending(batch_size)
+            if not items:
+                break
+            result = self.sync(items)
+            report.add(result)
+            batches += 1
+            if progress is not None:
+                progress(result.indexed + result.removed)
+            if result.failed == len(items):
+                break
+        return report

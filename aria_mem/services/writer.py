@@ -1,0 +1,99 @@
+"""Saving and changing memories: PostgreSQL first, then the index.
+
+Every change is committed to PostgreSQL before the index hears of it. If the embedder or the
+index cannot be reached the memory stays pending (the result says why) and a later pass indexes
+it; nothing is lost.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from aria_mem.domain import validation
+from aria_mem.domain.models import MEMORIES_COLLECTION, Memory, MemoryStatus, NewMemory
+from aria_mem.errors import ServiceError, ValidationError
+from aria_mem.ports import MemoryChanges, MemoryStore
+from aria_mem.services.indexer import Indexer
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    memory: Memory
+    created: bool = True
+    indexed: bool = False
+    problem: str | None = None
+    """Why the index could not be updated now (the memory is saved and stays pending)."""
+
+
+class MemoryWriter:
+    def __init__(self, store: MemoryStore, indexer: Indexer | None) -> None:
+        """``indexer`` may be None to save without touching the index (e.g. bulk work)."""
+        self._store = store
+        self._indexer = indexer
+
+    def _sync(self, memory: Memory, created: bool = True) -> WriteResult:
+        if self._indexer is None:
+            return WriteResult(memory, created, False, "indexing skipped")
+        stage = self._store.stage(memory.user_id, memory.companion_id)
+        usable = memory.is_usable(stage, datetime.now(UTC))
+        try:
+            report = self._indexer.sync([(memory, usable)])
+        except ServiceError as exc:
+            return WriteResult(memory, created, False, str(exc))
+        fresh = self._store.get(memory.id)
+        if report.failed:
+            return WriteResult(fresh, created, False, "; ".join(report.errors))
+        return WriteResult(fresh, created, usable)
+
+    def remember(self, new: NewMemory) -> WriteResult:
+        outcome = self._store.save(validation.new_memory(new))
+        if outcome.created or outcome.memory.index_state.value == "pending":
+            return self._sync(outcome.memory, outcome.created)
+        return WriteResult(outcome.memory, created=False, indexed=True)
+
+    def edit(self, memory_id: uuid.UUID, changes: MemoryChanges) -> WriteResult:
+        checked = MemoryChanges(
+            text=validation.clean_text(changes.text) if changes.text is not None else None,
+            importance=_unit("importance", changes.importance),
+            emotional_significance=_unit("emotional significance",
+                                         changes.emotional_significance),
+            confidence=_unit("confidence", changes.confidence),
+            reason=changes.reason.strip() if changes.reason is not None else None,
+            expires_at=changes.expires_at,
+            clear_expiry=changes.clear_expiry,
+        )
+        if checked == MemoryChanges():
+            raise ValidationError("Nothing to change — give --text, --importance, --emotion, "
+                                  "--confidence, --reason, --expires or --no-expiry")
+        return self._sync(self._store.edit(memory_id, checked))
+
+    def set_pinned(self, memory_id: uuid.UUID, pinned: bool) -> WriteResult:
+        return self._sync(self._store.set_pinned(memory_id, pinned))
+
+    def set_status(self, memory_id: uuid.UUID, status: MemoryStatus) -> WriteResult:
+        return self._sync(self._store.set_status(memory_id, status))
+
+    def confirm(self, memory_id: uuid.UUID) -> WriteResult:
+        memory = self._store.confirm(memory_id)
+        return WriteResult(memory, created=False, indexed=memory.index_state.value == "indexed")
+
+    def forget(self, memory_id: uuid.UUID) -> WriteResult:
+        """Delete for good; the vector's removal is queued in the same transaction and
+        carried out now if the index answers, else by a later pass."""
+        memory = self._store.delete(memory_id, MEMORIES_COLLECTION)
+        if self._indexer is None:
+            return WriteResult(memory, False, False, "vector removal queued")
+        try:
+            report = self._indexer.run_deletions()
+        except ServiceError as exc:
+            return WriteResult(memory, False, False, f"vector removal queued: {exc}")
+        if report.errors:
+            return WriteResult(memory, False, False,
+                               "vector removal queued: " + "; ".join(report.errors))
+        return WriteResult(memory, False, True)
+
+
+def _unit(name: str, value: float | None) -> float | None:
+    return None if value is None else validation.unit_interval(name, value)
