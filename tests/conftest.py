@@ -1,0 +1,178 @@
+"""Shared fixtures: an isolated home per test, real PostgreSQL servers, real index engines and
+fake model servers that the real client libraries talk to over sockets."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from aria_mem.adapters.embedders.ollama import OllamaEmbedder
+from aria_mem.adapters.postgres import embedded
+from aria_mem.adapters.postgres.store import PostgresStore
+from tests.fakes.lmstudio_server import FakeLMStudio
+from tests.fakes.ollama_server import FakeOllama
+
+SERVER_DSN = os.environ.get("ARIA_MEM_TEST_DSN", "")
+ROOT = Path(__file__).resolve().parent.parent
+
+TABLES = "memories, relationships, vector_deletions, knowledge_items, knowledge_sources"
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own home and no aria-mem, Ollama or similarity settings from the
+    developer's shell."""
+    for key in list(os.environ):
+        if (key.startswith("ARIA_MEM_") and key != "ARIA_MEM_TEST_DSN") or key in (
+            "MEMORY_MIN_SIMILARITY", "OLLAMA_HOST"):
+            monkeypatch.delenv(key)
+    home = tmp_path / "home"
+    monkeypatch.setenv("ARIA_MEM_HOME", str(home))
+    return home
+
+
+# -- PostgreSQL --------------------------------------------------------------------------
+
+
+def _with_database(admin_dsn: str, name: str) -> str:
+    return psycopg.conninfo.make_conninfo(admin_dsn, dbname=name)
+
+
+@dataclass
+class PgServer:
+    kind: str
+    admin_dsn: str
+
+    def create_database(self) -> str:
+        name = f"aria_test_{uuid.uuid4().hex[:12]}"
+        with psycopg.connect(self.admin_dsn, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        return _with_database(self.admin_dsn, name)
+
+    def drop_database(self, dsn: str) -> None:
+        name = psycopg.conninfo.conninfo_to_dict(dsn)["dbname"]
+        with psycopg.connect(self.admin_dsn, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="session")
+def embedded_pg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PgServer]:
+    pgdata = tmp_path_factory.mktemp("embedded-pg") / "pgdata"
+    uri = embedded.ensure_running(pgdata)
+    yield PgServer("embedded", uri)
+    embedded.stop(pgdata)
+
+
+@pytest.fixture(scope="session")
+def server_pg() -> PgServer:
+    if not SERVER_DSN:
+        pytest.skip("ARIA_MEM_TEST_DSN is not set (e.g. postgresql://postgres@127.0.0.1/postgres)")
+    return PgServer("server", SERVER_DSN)
+
+
+@pytest.fixture(scope="session", params=["embedded", "server"])
+def pg(request: pytest.FixtureRequest) -> PgServer:
+    """Each PostgreSQL the suite runs against: the embedded one always, a server by DSN."""
+    fixture = "embedded_pg" if request.param == "embedded" else "server_pg"
+    server: PgServer = request.getfixturevalue(fixture)
+    return server
+
+
+@pytest.fixture(scope="session")
+def _session_databases(pg: PgServer) -> Iterator[str]:
+    dsn = pg.create_database()
+    yield dsn
+    pg.drop_database(dsn)
+
+
+@pytest.fixture
+def dsn(_session_databases: str) -> str:
+    """A migrated database with empty tables."""
+    store = PostgresStore(_session_databases)
+    store.migrate()
+    store.close()
+    with psycopg.connect(_session_databases, autocommit=True) as conn:
+        conn.execute(f"TRUNCATE {TABLES} CASCADE")
+    return _session_databases
+
+
+@pytest.fixture
+def store(dsn: str) -> Iterator[PostgresStore]:
+    s = PostgresStore(dsn)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def embedded_dsn(embedded_pg: PgServer) -> Iterator[str]:
+    """A fresh migrated database on the embedded server (for CLI tests)."""
+    dsn = embedded_pg.create_database()
+    store = PostgresStore(dsn)
+    store.migrate()
+    store.close()
+    yield dsn
+    embedded_pg.drop_database(dsn)
+
+
+# -- model servers -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def fake_ollama() -> Iterator[FakeOllama]:
+    with FakeOllama() as server:
+        yield server
+
+
+@pytest.fixture
+def fake_lmstudio() -> Iterator[FakeLMStudio]:
+    import lmstudio
+
+    lmstudio.set_sync_api_timeout(5)
+    with FakeLMStudio() as server:
+        yield server
+
+
+@pytest.fixture
+def ollama_embedder(fake_ollama: FakeOllama) -> OllamaEmbedder:
+    return OllamaEmbedder("mxbai-embed-large", host=fake_ollama.url, timeout=5)
+
+
+def closed_port() -> int:
+    """A local port with nothing listening."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+# -- the CLI as a person runs it ---------------------------------------------------------
+
+
+@dataclass
+class CliResult:
+    code: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def cli(isolated_env: Path) -> Callable[..., CliResult]:
+    """Run ``aria-mem`` in a child process with this test's environment."""
+
+    def run(*args: str, env: dict[str, str] | None = None, input: str | None = None,
+            timeout: float = 120) -> CliResult:
+        full_env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", **(env or {})}
+        done = subprocess.run([sys.executable, "-m", "aria_mem", *args], capture_output=True,
+                              text=True, env=full_env, input=input, timeout=timeout, cwd=ROOT)
+        return CliResult(done.returncode, done.stdout, done.stderr)
+
+    return run

@@ -1,0 +1,149 @@
+"""A small Ollama server for tests: real HTTP on a real socket, so the official ``ollama``
+client is exercised as it is against Ollama. Speaks /api/embed, /api/tags, /api/show and
+/api/chat (streamed NDJSON or one object), with the error shapes Ollama uses."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from tests.fakes import vectors
+
+
+@dataclass
+class FakeOllamaState:
+    dim: int = 64
+    models: set[str] = field(default_factory=lambda: {"mxbai-embed-large", "llama3.2"})
+    embed: Callable[[str, int], list[float]] = vectors.embed
+    embed_calls: list[list[str]] = field(default_factory=list)
+    chat_requests: list[dict[str, Any]] = field(default_factory=list)
+    chat_reply: str = "Hello from the fake model."
+    context_length: int = 8192
+    fail_embed_with: int | None = None
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name
+        return
+
+    def _send(self, status: int, body: Any) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _body(self) -> dict[str, Any]:
+        length = int(self.headers.get("Content-Length") or 0)
+        return json.loads(self.rfile.read(length) or b"{}")
+
+    def _model_or_404(self, name: str) -> bool:
+        state = self.server.state
+        if name.split(":")[0] not in state.models:
+            self._send(404, {"error": f"model '{name}' not found"})
+            return False
+        return True
+
+    def do_GET(self) -> None:
+        if self.path == "/api/tags":
+            self._send(200, {"models": [
+                {"name": f"{m}:latest", "model": f"{m}:latest", "modified_at":
+                 "2026-01-01T00:00:00Z", "size": 1, "digest": "0" * 64,
+                 "details": {"format": "gguf", "family": "fake"}}
+                for m in sorted(self.server.state.models)]})
+        else:
+            self._send(404, {"error": "not found"})
+
+    def do_POST(self) -> None:
+        body = self._body()
+        state = self.server.state
+        if self.path == "/api/embed":
+            if state.fail_embed_with is not None:
+                self._send(state.fail_embed_with, {"error": "fake failure"})
+                return
+            if not self._model_or_404(body.get("model", "")):
+                return
+            texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+            state.embed_calls.append(list(texts))
+            self._send(200, {"model": body["model"],
+                             "embeddings": [state.embed(t, state.dim) for t in texts],
+                             "total_duration": 1, "load_duration": 1, "prompt_eval_count": 1})
+        elif self.path == "/api/show":
+            if not self._model_or_404(body.get("model", "")):
+                return
+            self._send(200, {"modelfile": "", "parameters": "", "template": "",
+                             "details": {"family": "fake"},
+                             "model_info": {"general.architecture": "fake",
+                                            "fake.embedding_length": state.dim,
+                                            "fake.context_length": state.context_length}})
+        elif self.path == "/api/chat":
+            if not self._model_or_404(body.get("model", "")):
+                return
+            state.chat_requests.append(body)
+            self._chat(body)
+        else:
+            self._send(404, {"error": "not found"})
+
+    def _chat(self, body: dict[str, Any]) -> None:
+        state = self.server.state
+        reply = state.chat_reply
+        if not body.get("stream", True):
+            self._send(200, {"model": body["model"], "created_at": "2026-01-01T00:00:00Z",
+                             "message": {"role": "assistant", "content": reply},
+                             "done": True, "done_reason": "stop"})
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-ndjson")
+        self.end_headers()
+        for word in reply.split(" "):
+            chunk = {"model": body["model"], "created_at": "2026-01-01T00:00:00Z",
+                     "message": {"role": "assistant", "content": word + " "}, "done": False}
+            self.wfile.write(json.dumps(chunk).encode() + b"\n")
+            self.wfile.flush()
+        final = {"model": body["model"], "created_at": "2026-01-01T00:00:00Z",
+                 "message": {"role": "assistant", "content": ""}, "done": True,
+                 "done_reason": "stop", "eval_count": 1}
+        self.wfile.write(json.dumps(final).encode() + b"\n")
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, state: FakeOllamaState) -> None:
+        self.state = state
+        super().__init__(("127.0.0.1", 0), _Handler)
+
+
+class FakeOllama:
+    """Start with ``with FakeOllama() as fake:``; ``fake.url`` is the host to give clients."""
+
+    def __init__(self, state: FakeOllamaState | None = None) -> None:
+        self.state = state or FakeOllamaState()
+        self._server = _Server(self.state)
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def __enter__(self) -> FakeOllama:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+if __name__ == "__main__":
+    import sys
+    import time
+
+    with FakeOllama(FakeOllamaState(dim=int(sys.argv[1]) if len(sys.argv) > 1 else 64)) as f:
+        print(f.url, flush=True)
+        while True:
+            time.sleep(3600)

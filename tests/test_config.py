@@ -1,0 +1,93 @@
+"""Configuration: defaults < file < environment < flags, and errors that name the key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from aria_mem import config
+from aria_mem.errors import ConfigError
+
+
+def test_defaults_use_the_embedded_services_and_the_home_override(isolated_env: Path) -> None:
+    settings = config.load()
+    assert settings.embedded_postgres and settings.embedded_index
+    assert settings.config_path == isolated_env / "config.toml"
+    assert settings.data_dir == isolated_env / "data"
+    assert settings.retrieval.min_similarity == 0.45
+    assert settings.embedder.effective_model == "mxbai-embed-large"
+
+
+def test_file_then_environment_then_flags(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text('[retrieval]\nmin_similarity = 0.5\n[embedder]\nprovider = "lmstudio"\n'
+                    '[identity]\nuser = "sam"\n')
+    settings = config.load(path)
+    assert settings.retrieval.min_similarity == 0.5
+    assert settings.embedder.provider == "lmstudio"
+    assert settings.embedder.effective_model == "text-embedding-nomic-embed-text-v1.5"
+    monkeypatch.setenv("MEMORY_MIN_SIMILARITY", "0.6")
+    monkeypatch.setenv("ARIA_MEM_IDENTITY_USER", "alex")
+    settings = config.load(path)
+    assert settings.retrieval.min_similarity == 0.6
+    assert settings.identity.user == "alex"
+    flagged = config.with_overrides(settings, identity={"user": "kim", "companion": None})
+    assert flagged.identity.user == "kim" and flagged.identity.companion == "aria"
+
+
+def test_aria_mem_config_variable_picks_the_file(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "elsewhere.toml"
+    path.write_text('[identity]\ncompanion = "nova"\n')
+    monkeypatch.setenv("ARIA_MEM_CONFIG", str(path))
+    assert config.load().identity.companion == "nova"
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ("[retrieval]\nmin_similarity = 1.5\n", r"\[retrieval\] min_similarity .* between 0 and 1"),
+    ("[retrieval]\nmin_similarity = \"high\"\n", "must be a number"),
+    ("[embedder]\nprovider = \"openai\"\n", r"\[embedder\] provider .*must be one of"),
+    ("[embedder]\nbatch_size = 0\n", "batch_size .* at least 1"),
+    ("[index]\nurl = \"qdrant.example\"\n", r"\[index\] url"),
+    ("[retrieval]\nmin_sim = 0.5\n", r"Unknown key \[retrieval\] min_sim"),
+    ("[colour]\nx = 1\n", r"Unknown section \[colour\]"),
+    ("this is = = not toml", "not valid TOML"),
+])
+def test_invalid_config_names_the_key_and_the_file(tmp_path: Path, body: str,
+                                                   message: str) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(body)
+    with pytest.raises(ConfigError, match=message):
+        config.load(path)
+
+
+def test_invalid_environment_value_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMORY_MIN_SIMILARITY", "lots")
+    with pytest.raises(ConfigError, match=r"\$MEMORY_MIN_SIMILARITY"):
+        config.load()
+
+
+def test_missing_explicit_config_file_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="does not exist"):
+        config.load(tmp_path / "nope.toml")
+
+
+def test_save_keys_keeps_other_keys(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text('[identity]\nuser = "sam"\n')
+    config.save_keys(path, {"embedder": {"provider": "ollama", "model": "nomic-embed-text"}})
+    settings = config.load(path)
+    assert settings.identity.user == "sam"
+    assert settings.embedder.model == "nomic-embed-text"
+
+
+def test_example_config_documents_every_key_and_loads() -> None:
+    example = Path(__file__).resolve().parent.parent / "config.example.toml"
+    text = example.read_text()
+    for section, cls in config._SECTIONS.items():
+        assert f"[{section}]" in text
+        for field in cls.__dataclass_fields__:
+            assert f"\n{field} =" in text or f"\n# {field} =" in text, f"{section}.{field}"
+    config.load(example)

@@ -1,0 +1,51 @@
+"""Migrations: from a blank database, recorded, idempotent, safe to run concurrently."""
+
+from __future__ import annotations
+
+import threading
+
+import psycopg
+
+from aria_mem.adapters.postgres import migrations
+from aria_mem.adapters.postgres.store import PostgresStore
+from tests.conftest import PgServer
+
+
+def test_migrations_apply_from_blank_and_are_recorded(pg: PgServer) -> None:
+    dsn = pg.create_database()
+    try:
+        store = PostgresStore(dsn)
+        applied = store.migrate()
+        assert applied == [f"{m.version:03d}_{m.name}" for m in migrations.available()]
+        assert store.schema_version() == migrations.available()[-1].version
+        assert store.migrate() == []
+        store.close()
+        with psycopg.connect(dsn) as conn:
+            rows = conn.execute("SELECT version, name FROM schema_migrations").fetchall()
+        assert rows == [(m.version, m.name) for m in migrations.available()]
+    finally:
+        pg.drop_database(dsn)
+
+
+def test_concurrent_migrations_apply_once(pg: PgServer) -> None:
+    dsn = pg.create_database()
+    results: list[list[str]] = []
+    try:
+        def run() -> None:
+            s = PostgresStore(dsn)
+            results.append(s.migrate())
+            s.close()
+
+        threads = [threading.Thread(target=run) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(len(r) for r in results) == [0, 0, 0, len(migrations.available())]
+    finally:
+        pg.drop_database(dsn)
+
+
+def test_migration_files_are_numbered_without_gaps() -> None:
+    versions = [m.version for m in migrations.available()]
+    assert versions == list(range(1, len(versions) + 1))
