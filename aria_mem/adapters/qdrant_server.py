@@ -26,6 +26,7 @@ class QdrantServerIndex:
         self._timeout = timeout
         self._client: QdrantClient | None = None
         self._sizes: dict[str, int] = {}
+        self._is_local = url == ":memory:" or url.startswith("local:")
 
     def _qc(self) -> QdrantClient:
         if self._client is None:
@@ -35,7 +36,8 @@ class QdrantServerIndex:
                 self._client = QdrantClient(path=self._url.removeprefix("local:"))
             else:
                 self._client = QdrantClient(
-                    url=self._url, api_key=self._api_key, timeout=max(1, round(self._timeout))
+                    url=self._url, api_key=self._api_key, timeout=max(1, round(self._timeout)),
+                    check_compatibility=False,
                 )
         return self._client
 
@@ -69,6 +71,8 @@ class QdrantServerIndex:
                 vectors_config={VECTOR: models.VectorParams(size=size,
                                                             distance=models.Distance.COSINE)},
             )
+            if self._is_local:
+                return  # local mode has no payload indexes (and warns if asked for them)
             for name in _KEYWORDS:
                 self._qc().create_payload_index(collection, name, models.PayloadSchemaType.KEYWORD)
             for name in _BOOLS:

@@ -1,0 +1,32 @@
+"""A second process that uses the shared Edge index, for the two-process tests.
+
+    python -m tests.fakes.index_child ROOT USER COUNT [hold]
+
+Upserts COUNT points for USER, prints ``owner=<bool> pid=<owner pid>`` and, with ``hold``,
+keeps running (owning or using the index) until its stdin closes."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from aria_mem.adapters.index_sharing import SharedEdgeIndex
+from tests.test_index_contract import point
+
+
+def main() -> None:
+    root, user, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+    hold = len(sys.argv) > 4 and sys.argv[4] == "hold"
+    index = SharedEdgeIndex(root)
+    index.ensure_collection("memories", 16)
+    for start in range(0, count, 20):
+        index.upsert("memories", [point(f"{user} fact {i}", user=user)
+                                  for i in range(start, min(count, start + 20))])
+    print(f"owner={index.is_owner} pid={index.owner_pid()}", flush=True)
+    if hold:
+        sys.stdin.read()
+    index.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,150 @@
+"""One contract, every index engine: Qdrant Edge directly, Edge shared between processes,
+and qdrant-client's local mode standing in for a Qdrant server."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import qdrant_edge as qe
+
+from aria_mem.adapters.index_sharing import SharedEdgeIndex
+from aria_mem.adapters.qdrant_edge import EdgeIndex
+from aria_mem.adapters.qdrant_server import QdrantServerIndex
+from aria_mem.domain.models import IndexPoint, SearchScope
+from aria_mem.errors import DimensionMismatchError, VectorIndexError
+from aria_mem.ports import VectorIndex
+from tests.conftest import closed_port
+from tests.fakes.vectors import embed
+
+C = "memories"
+MODEL = "ollama/fake"
+
+
+@pytest.fixture(params=["edge", "shared-edge", "qdrant-local"])
+def index(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[VectorIndex]:
+    built: VectorIndex
+    if request.param == "edge":
+        built = EdgeIndex(tmp_path / "edge")
+    elif request.param == "shared-edge":
+        built = SharedEdgeIndex(tmp_path / "shared")
+    else:
+        built = QdrantServerIndex(":memory:")
+    yield built
+    built.close()
+
+
+def point(text: str, *, user: str = "u1", companion: str = "aria", model: str = MODEL,
+          active: bool = True, pinned: bool = False, dim: int = 16) -> IndexPoint:
+    pid = uuid.uuid4()
+    return IndexPoint(pid, embed(text, dim), {
+        "memory_id": str(pid), "user_id": user, "companion_id": companion,
+        "type": "ProfileFact", "importance": 0.5, "pinned": pinned, "active": active,
+        "created_at": "2026-01-01T00:00:00+00:00", "embedding_model": model})
+
+
+SCOPE = SearchScope("u1", "aria", MODEL)
+
+
+def test_missing_collection_has_no_size_and_searches_empty(index: VectorIndex) -> None:
+    assert index.collection_size(C) is None
+    assert index.search(C, embed("x", 16), SCOPE, 5) == []
+    assert index.count(C) == 0
+
+
+def test_upsert_search_ranks_by_cosine_and_returns_payload(index: VectorIndex) -> None:
+    index.ensure_collection(C, 16)
+    near = point("sister loves pottery")
+    far = point("weather forecast rain")
+    index.upsert(C, [near, far])
+    hits = index.search(C, embed("sister pottery", 16), SCOPE, 5)
+    assert [h.id for h in hits][0] == near.id
+    assert hits[0].score > hits[-1].score
+    assert hits[0].payload["active"] is True and hits[0].payload["pinned"] is False
+    assert hits[0].payload["user_id"] == "u1"
+    assert index.count(C) == 2
+
+
+def test_search_is_scoped_to_user_companion_model_and_active(index: VectorIndex) -> None:
+    index.ensure_collection(C, 16)
+    mine = point("pottery")
+    others = [point("pottery", user="u2"), point("pottery", companion="nova"),
+              point("pottery", model="ollama/other"), point("pottery", active=False)]
+    index.upsert(C, [mine, *others])
+    assert [h.id for h in index.search(C, embed("pottery", 16), SCOPE, 30)] == [mine.id]
+
+
+def test_upsert_replaces_by_id_and_delete_removes(index: VectorIndex) -> None:
+    index.ensure_collection(C, 16)
+    p = point("chess")
+    index.upsert(C, [p])
+    index.upsert(C, [IndexPoint(p.id, embed("violin", 16), p.payload)])
+    assert index.count(C) == 1
+    assert index.search(C, embed("violin", 16), SCOPE, 1)[0].score == pytest.approx(1.0, abs=1e-4)
+    index.delete(C, [p.id, uuid.uuid4()])
+    assert index.count(C) == 0
+    assert index.ids(C) == []
+
+
+def test_ids_lists_every_point(index: VectorIndex) -> None:
+    index.ensure_collection(C, 16)
+    points = [point(f"fact {i}") for i in range(25)]
+    index.upsert(C, points)
+    assert sorted(index.ids(C)) == sorted(p.id for p in points)
+
+
+def test_dimension_is_checked(index: VectorIndex) -> None:
+    index.ensure_collection(C, 16)
+    assert index.collection_size(C) == 16
+    with pytest.raises(DimensionMismatchError, match="16-dimensional.*8-dimensional"):
+        index.ensure_collection(C, 8)
+    with pytest.raises(DimensionMismatchError):
+        index.upsert(C, [point("x", dim=8)])
+    assert index.count(C) == 0
+
+
+def test_collections_are_separate_and_can_be_dropped(index: VectorIndex) -> None:
+    index.ensure_collection(C, 16)
+    index.ensure_collection("knowledge", 16)
+    index.upsert("knowledge", [point("pottery")])
+    assert index.search(C, embed("pottery", 16), SCOPE, 5) == []
+    index.drop_collection("knowledge")
+    assert index.collection_size("knowledge") is None
+    assert index.collection_size(C) == 16
+
+
+def test_edge_shards_survive_reopening(tmp_path: Path) -> None:
+    first = EdgeIndex(tmp_path / "edge")
+    first.ensure_collection(C, 16)
+    p = point("pottery")
+    first.upsert(C, [p])
+    first.close()
+    again = EdgeIndex(tmp_path / "edge")
+    assert again.search(C, embed("pottery", 16), SCOPE, 1)[0].id == p.id
+    again.close()
+
+
+def test_qdrant_edge_boolean_match_still_matches_nothing(tmp_path: Path) -> None:
+    """Pins the upstream bug our Edge adapter works around (booleans stored as 0/1). When this
+    fails, qdrant-edge-py matches booleans again and the workaround can be removed."""
+    shard = qe.EdgeShard.create(str(tmp_path / "raw"), qe.EdgeConfig(
+        vectors={"v": qe.EdgeVectorParams(size=2, distance=qe.Distance.Cosine)}))
+    shard.update(qe.UpdateOperation.upsert_points(
+        [qe.Point(1, {"v": [1.0, 0.0]}, {"flag": True, "flag_int": 1})]))
+
+    def found(condition: object) -> int:
+        return len(shard.search(qe.SearchRequest(
+            query=qe.Query.Nearest([1.0, 0.0], using="v"), limit=5,
+            filter=qe.Filter(must=[condition]))))
+
+    assert found(qe.FieldCondition("flag", match=qe.MatchValue(True))) == 0
+    assert found(qe.FieldCondition("flag_int", match=qe.MatchValue(1))) == 1
+    shard.close()
+
+
+def test_unreachable_qdrant_server_is_an_index_error() -> None:
+    dead = QdrantServerIndex(f"http://127.0.0.1:{closed_port()}", timeout=1)
+    with pytest.raises(VectorIndexError, match="is it running"):
+        dead.collection_size(C)

@@ -1,0 +1,99 @@
+"""Two real processes on one embedded index: the owner serves, the other is its client, and
+ownership passes on when the owner goes away."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import qdrant_edge as qe
+
+from aria_mem.adapters.index_sharing import SharedEdgeIndex, socket_path_for
+from aria_mem.adapters.qdrant_edge import EdgeIndex
+from aria_mem.domain.models import SearchScope
+from tests.conftest import ROOT
+from tests.fakes.vectors import embed
+
+
+def _child(root: Path, user: str, count: int, hold: bool = False) -> subprocess.Popen[str]:
+    args = [sys.executable, "-m", "tests.fakes.index_child", str(root), user, str(count)]
+    if hold:
+        args.append("hold")
+    return subprocess.Popen(args, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def _scope(user: str) -> SearchScope:
+    return SearchScope(user, "aria", "ollama/fake")
+
+
+def test_a_second_raw_open_of_a_shard_fails_which_is_why_we_share(tmp_path: Path) -> None:
+    owner = EdgeIndex(tmp_path)
+    owner.ensure_collection("memories", 16)
+    probe = subprocess.run(
+        [sys.executable, "-c", "import sys, qdrant_edge as qe; qe.EdgeShard.load(sys.argv[1])",
+         str(tmp_path / "memories")], capture_output=True, text=True)
+    owner.close()
+    assert probe.returncode != 0
+    assert "WouldBlock" in probe.stderr
+    assert qe.EdgeShard.load(str(tmp_path / "memories")) is not None
+
+
+def test_a_process_uses_the_index_through_the_owner(tmp_path: Path) -> None:
+    owner = _child(tmp_path, "alice", 30, hold=True)
+    try:
+        assert owner.stdout is not None
+        line = owner.stdout.readline()
+        assert line.startswith("owner=True"), line + (owner.stderr.read() if owner.stderr else "")
+        owner_pid = int(line.split("pid=")[1])
+        client = SharedEdgeIndex(tmp_path)
+        assert client.owner_pid() == owner_pid != os.getpid()
+        assert not client.is_owner
+        assert client.count("memories") == 30
+        hits = client.search("memories", embed("alice fact 3", 16), _scope("alice"), 5)
+        assert hits and hits[0].payload["user_id"] == "alice"
+        client.close()
+    finally:
+        owner.communicate("", timeout=30)
+    assert owner.returncode == 0
+
+
+def test_two_processes_writing_at_once_lose_nothing(tmp_path: Path) -> None:
+    children = [_child(tmp_path, user, 200) for user in ("alice", "bob")]
+    outputs = [c.communicate(timeout=120) for c in children]
+    assert [c.returncode for c in children] == [0, 0], outputs
+    owners = sorted(out.split()[0] for out, _ in outputs)
+    assert owners in (["owner=False", "owner=True"], ["owner=True", "owner=True"])
+    index = SharedEdgeIndex(tmp_path)
+    assert index.count("memories") == 400
+    for user in ("alice", "bob"):
+        hits = index.search("memories", embed(f"{user} fact 7", 16), _scope(user), 300)
+        assert len(hits) == 200 and {h.payload["user_id"] for h in hits} == {user}
+    index.close()
+
+
+def test_the_client_takes_over_when_the_owner_is_killed(tmp_path: Path) -> None:
+    owner = _child(tmp_path, "alice", 10, hold=True)
+    assert owner.stdout is not None and owner.stdout.readline().startswith("owner=True")
+    client = SharedEdgeIndex(tmp_path)
+    assert client.count("memories") == 10 and not client.is_owner
+    os.kill(owner.pid, signal.SIGKILL)
+    owner.wait(timeout=30)
+    assert client.count("memories") == 10
+    assert client.is_owner
+    assert socket_path_for(tmp_path).exists()
+    client.close()
+    assert not socket_path_for(tmp_path).exists()
+
+
+def test_long_roots_get_a_short_socket_path(tmp_path: Path) -> None:
+    deep = tmp_path / ("d" * 120)
+    path = socket_path_for(deep)
+    assert len(str(path)) <= 100 and path != deep / "index.sock"
+    index = SharedEdgeIndex(deep)
+    index.ensure_collection("memories", 4)
+    assert index.collection_size("memories") == 4
+    index.close()
