@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from aria_mem.cli import admin, memories, transfer
 from aria_mem.cli.context import State
@@ -20,6 +21,7 @@ app = typer.Typer(
     "PostgreSQL and finds the right ones by meaning through Qdrant.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -49,7 +51,7 @@ def main() -> None:
     try:
         app()
     except AriaMemError as exc:
-        err_console.print(f"[red]error:[/red] {exc}", highlight=False, markup=True)
+        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         err_console.print("interrupted")
