@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from aria_mem import config
 from aria_mem.cli import render
@@ -71,7 +72,7 @@ def sync(
                              f"unusable memories, carried out {report.deletions_done} queued "
                              f"removals, {report.failed} failed.")
         for error in report.errors:
-            render.err_console.print(f"[red]{error}[/red]")
+            render.err_console.print(f"[red]{escape(error)}[/red]")
     if report.failed or report.errors:
         raise typer.Exit(1)
 

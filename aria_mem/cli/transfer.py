@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from aria_mem.cli import render
@@ -15,6 +16,7 @@ from aria_mem.cli.context import emit_json, services
 from aria_mem.domain.models import Memory
 from aria_mem.domain.validation import memory_from_record, memory_to_record
 from aria_mem.errors import ValidationError
+from aria_mem.services.indexer import SyncReport
 
 BATCH = 5000
 
@@ -99,8 +101,10 @@ def import_(
         merged += result.merged_duplicates
     summary: dict[str, object] = {"inserted": inserted, "updated": updated,
                                   "merged_duplicates": merged, "invalid_lines": problems}
+    report_errors: list[str] = []
     if not no_index and memories:
         report = _index_with_progress(ctx, total=len(memories), quiet=as_json)
+        report_errors = report.errors
         summary.update(indexed=report.indexed, index_failed=report.failed,
                        index_errors=report.errors)
     if as_json:
@@ -109,14 +113,15 @@ def import_(
     render.console.print(f"Imported {len(memories)} memories: {inserted} new, {updated} updated, "
                          f"{merged} merged into facts already known.")
     for problem in problems:
-        render.err_console.print(f"[yellow]skipped[/yellow] {problem}")
+        render.err_console.print(f"[yellow]skipped[/yellow] {escape(problem)}")
     if "indexed" in summary and summary["index_failed"]:
+        errors = escape("; ".join(report_errors))
         render.console.print(f"[yellow]{summary['index_failed']} not indexed yet[/yellow] "
-                             f"({'; '.join(summary['index_errors'])}) — they stay pending; "  # type: ignore[arg-type]
+                             f"({errors}) — they stay pending; "
                              "run `aria-mem sync` when the service is back")
 
 
-def _index_with_progress(ctx: typer.Context, total: int, quiet: bool) -> object:
+def _index_with_progress(ctx: typer.Context, total: int, quiet: bool) -> SyncReport:
     indexer = services(ctx).indexer
     with Progress(TextColumn("indexing"), BarColumn(), MofNCompleteColumn(),
                   TimeRemainingColumn(), console=render.err_console, disable=quiet,

@@ -2,7 +2,7 @@
 
     python -m tests.fakes.index_child ROOT USER COUNT [hold]
 
-Upserts COUNT points for USER, prints ``owner=<bool> pid=<owner pid>`` and, with ``hold``,
+Upserts COUNT points for USER (a 16-dimensional collection; none when COUNT is 0), prints ``owner=<bool> pid=<owner pid>`` and, with ``hold``,
 keeps running (owning or using the index) until its stdin closes."""
 
 from __future__ import annotations
@@ -18,11 +18,13 @@ def main() -> None:
     root, user, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
     hold = len(sys.argv) > 4 and sys.argv[4] == "hold"
     index = SharedEdgeIndex(root)
-    index.ensure_collection("memories", 16)
+    if count:
+        index.ensure_collection("memories", 16)
     for start in range(0, count, 20):
         index.upsert("memories", [point(f"{user} fact {i}", user=user)
                                   for i in range(start, min(count, start + 20))])
-    print(f"owner={index.is_owner} pid={index.owner_pid()}", flush=True)
+    owner_pid = index.owner_pid()
+    print(f"owner={index.is_owner} pid={owner_pid}", flush=True)
     if hold:
         sys.stdin.read()
     index.close()
