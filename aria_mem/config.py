@@ -161,8 +161,11 @@ def _check(settings: Settings, sources: dict[tuple[str, str], str]) -> None:
         raise ConfigError(f"[{section}] {key} (from {source}) {message}")
 
     if settings.embedder.provider not in PROVIDERS:
-        fail("embedder", "provider", f"must be one of {', '.join(PROVIDERS)}, "
-             f"got {settings.embedder.provider!r}")
+        fail(
+            "embedder",
+            "provider",
+            f"must be one of {', '.join(PROVIDERS)}, got {settings.embedder.provider!r}",
+        )
     if not 0.0 <= settings.retrieval.min_similarity <= 1.0:
         fail("retrieval", "min_similarity", "must be between 0 and 1")
     if settings.embedder.batch_size < 1:
@@ -177,8 +180,12 @@ def _check(settings: Settings, sources: dict[tuple[str, str], str]) -> None:
             fail(section, key, "must be greater than 0")
     url = settings.index.url
     if url and not (url.startswith(("http://", "https://", "local:")) or url == ":memory:"):
-        fail("index", "url", "must be empty (embedded Qdrant Edge), http(s)://HOST:PORT "
-             "(Qdrant server), local:PATH or :memory: (qdrant-client local mode)")
+        fail(
+            "index",
+            "url",
+            "must be empty (embedded Qdrant Edge), http(s)://HOST:PORT "
+            "(Qdrant server), local:PATH or :memory: (qdrant-client local mode)",
+        )
     for key in ("user", "companion"):
         if not getattr(settings.identity, key).strip():
             fail("identity", key, "must not be empty")
@@ -197,22 +204,26 @@ def load(config_path: Path | None = None, *, environ: dict[str, str] | None = No
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"The config file {path} is not valid TOML: {exc}") from exc
     elif config_path is not None:
-        raise ConfigError(f"The config file {path} does not exist — create it from "
-                          "config.example.toml or drop --config")
+        raise ConfigError(
+            f"The config file {path} does not exist — create it from "
+            "config.example.toml or drop --config"
+        )
 
     values: dict[str, dict[str, Any]] = {name: {} for name in _SECTIONS}
     sources: dict[tuple[str, str], str] = {}
     for section, body in data.items():
         if section not in _SECTIONS:
-            raise ConfigError(f"Unknown section [{section}] in {path} — known sections: "
-                              f"{', '.join(_SECTIONS)}")
+            raise ConfigError(
+                f"Unknown section [{section}] in {path} — known sections: {', '.join(_SECTIONS)}"
+            )
         if not isinstance(body, dict):
             raise ConfigError(f"[{section}] in {path} must be a table")
         allowed = {f.name: f.type for f in fields(_SECTIONS[section])}
         for key, raw in body.items():
             if key not in allowed:
-                raise ConfigError(f"Unknown key [{section}] {key} in {path} — known keys: "
-                                  f"{', '.join(allowed)}")
+                raise ConfigError(
+                    f"Unknown key [{section}] {key} in {path} — known keys: {', '.join(allowed)}"
+                )
             values[section][key] = _coerce(section, key, raw, allowed[key], str(path))
             sources[(section, key)] = str(path)
 

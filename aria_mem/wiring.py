@@ -23,13 +23,15 @@ def build_embedder(settings: Settings) -> Embedder:
     if cfg.provider == "ollama":
         from aria_mem.adapters.embedders.ollama import OllamaEmbedder
 
-        return OllamaEmbedder(cfg.effective_model, host=cfg.host, timeout=cfg.timeout,
-                              batch_size=cfg.batch_size)
+        return OllamaEmbedder(
+            cfg.effective_model, host=cfg.host, timeout=cfg.timeout, batch_size=cfg.batch_size
+        )
     if cfg.provider == "lmstudio":
         from aria_mem.adapters.embedders.lmstudio import LMStudioEmbedder
 
-        return LMStudioEmbedder(cfg.effective_model, host=cfg.host, timeout=cfg.timeout,
-                                batch_size=cfg.batch_size)
+        return LMStudioEmbedder(
+            cfg.effective_model, host=cfg.host, timeout=cfg.timeout, batch_size=cfg.batch_size
+        )
     from aria_mem.adapters.embedders.local_model import SentenceTransformerEmbedder
 
     return SentenceTransformerEmbedder(cfg.effective_model, batch_size=cfg.batch_size)
@@ -66,8 +68,9 @@ class Services:
             return SharedEdgeIndex(self.settings.index_dir)
         from aria_mem.adapters.qdrant_server import QdrantServerIndex
 
-        return QdrantServerIndex(url, api_key=self.settings.index.api_key,
-                                 timeout=self.settings.index.timeout)
+        return QdrantServerIndex(
+            url, api_key=self.settings.index.api_key, timeout=self.settings.index.timeout
+        )
 
     @cached_property
     def embedder(self) -> Embedder:
@@ -87,7 +90,8 @@ class Services:
         if s.embedder.host:
             embedder += f" at {s.embedder.host}"
         return {
-            "postgres": f"embedded ({s.postgres_dir})" if s.embedded_postgres
+            "postgres": f"embedded ({s.postgres_dir})"
+            if s.embedded_postgres
             else redact(s.postgres.dsn),
             "index": f"Qdrant Edge ({s.index_dir})" if s.embedded_index else s.index.url,
             "embedder": embedder,

@@ -32,7 +32,9 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     developer's shell."""
     for key in list(os.environ):
         if (key.startswith("ARIA_MEM_") and key != "ARIA_MEM_TEST_DSN") or key in (
-            "MEMORY_MIN_SIMILARITY", "OLLAMA_HOST"):
+            "MEMORY_MIN_SIMILARITY",
+            "OLLAMA_HOST",
+        ):
             monkeypatch.delenv(key)
     home = tmp_path / "home"
     monkeypatch.setenv("ARIA_MEM_HOME", str(home))
@@ -168,11 +170,22 @@ class CliResult:
 def cli(isolated_env: Path) -> Callable[..., CliResult]:
     """Run ``aria-mem`` in a child process with this test's environment."""
 
-    def run(*args: str, env: dict[str, str] | None = None, input: str | None = None,
-            timeout: float = 120) -> CliResult:
+    def run(
+        *args: str,
+        env: dict[str, str] | None = None,
+        input: str | None = None,
+        timeout: float = 120,
+    ) -> CliResult:
         full_env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", **(env or {})}
-        done = subprocess.run([sys.executable, "-m", "aria_mem", *args], capture_output=True,
-                              text=True, env=full_env, input=input, timeout=timeout, cwd=ROOT)
+        done = subprocess.run(
+            [sys.executable, "-m", "aria_mem", *args],
+            capture_output=True,
+            text=True,
+            env=full_env,
+            input=input,
+            timeout=timeout,
+            cwd=ROOT,
+        )
         return CliResult(done.returncode, done.stdout, done.stderr)
 
     return run

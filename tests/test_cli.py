@@ -29,8 +29,16 @@ def _count(dsn: str) -> int:
 
 
 def test_remember_then_list_show_and_status(cli: Cli, env: dict[str, str]) -> None:
-    r = cli("remember", "The user is allergic to peanuts.", "--type", "ProfileFact",
-            "--importance", "0.9", "--json", env=env)
+    r = cli(
+        "remember",
+        "The user is allergic to peanuts.",
+        "--type",
+        "ProfileFact",
+        "--importance",
+        "0.9",
+        "--json",
+        env=env,
+    )
     assert r.code == 0, r.stderr
     made = json.loads(r.stdout)
     assert made["action"] == "created" and made["indexed"] is True
@@ -48,8 +56,7 @@ def test_remember_then_list_show_and_status(cli: Cli, env: dict[str, str]) -> No
     assert status.code == 0, status.stdout
     assert report["ok"] is True
     assert report["checks"]["embedder"]["dimension"] == 64
-    assert report["checks"]["index"]["collections"]["memories"] == {"vector_size": 64,
-                                                                    "points": 1}
+    assert report["checks"]["index"]["collections"]["memories"] == {"vector_size": 64, "points": 1}
     assert report["memories"]["indexed"] == 1
 
 
@@ -61,18 +68,23 @@ def test_remember_twice_confirms(cli: Cli, env: dict[str, str], embedded_dsn: st
 
 
 def test_memory_management_commands(cli: Cli, env: dict[str, str]) -> None:
-    mid = json.loads(cli("remember", "The user plays violin.", "--json", env=env).stdout)[
-        "memory"]["id"]
-    edited = json.loads(cli("edit", mid, "--text", "The user plays cello.", "--importance",
-                            "0.7", "--json", env=env).stdout)
+    mid = json.loads(cli("remember", "The user plays violin.", "--json", env=env).stdout)["memory"][
+        "id"
+    ]
+    edited = json.loads(
+        cli(
+            "edit", mid, "--text", "The user plays cello.", "--importance", "0.7", "--json", env=env
+        ).stdout
+    )
     assert edited["memory"]["text"] == "The user plays cello." and edited["indexed"]
     assert json.loads(cli("pin", mid, "--json", env=env).stdout)["memory"]["pinned"] is True
     assert json.loads(cli("unpin", mid, "--json", env=env).stdout)["memory"]["pinned"] is False
     archived = json.loads(cli("archive", mid, "--json", env=env).stdout)
     assert archived["memory"]["status"] == "archived"
     assert json.loads(cli("list", "--status", "active", "--json", env=env).stdout) == []
-    assert json.loads(cli("unarchive", mid, "--json", env=env).stdout)["memory"][
-        "status"] == "active"
+    assert (
+        json.loads(cli("unarchive", mid, "--json", env=env).stdout)["memory"]["status"] == "active"
+    )
     confirmed = json.loads(cli("confirm", mid, "--json", env=env).stdout)
     assert confirmed["memory"]["last_confirmed_at"] is not None
     gone = cli("forget", mid, "--yes", "--json", env=env)
@@ -89,19 +101,23 @@ def test_forget_asks_first(cli: Cli, env: dict[str, str], embedded_dsn: str) -> 
     assert accepted.code == 0 and _count(embedded_dsn) == 0
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["remember", ""], "empty"),
-    (["remember", "   "], "empty"),
-    (["remember", "x" * 2001], "2001 characters; the limit is 2000"),
-    (["remember", "fact", "--importance", "1.5"], "importance must be between 0 and 1"),
-    (["remember", "fact", "--emotion", "-0.2"], "emotional significance must be between"),
-    (["remember", "fact", "--type", "Gossip"], "Unknown memory type 'Gossip'"),
-    (["remember", "fact", "--expires", "someday"], "--expires takes"),
-    (["remember", "fact", "--hold-until", "married"], "Unknown relationship stage"),
-    (["remember", "fact", "--importance", "high"], "Invalid value for '--importance'"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["remember", ""], "empty"),
+        (["remember", "   "], "empty"),
+        (["remember", "x" * 2001], "2001 characters; the limit is 2000"),
+        (["remember", "fact", "--importance", "1.5"], "importance must be between 0 and 1"),
+        (["remember", "fact", "--emotion", "-0.2"], "emotional significance must be between"),
+        (["remember", "fact", "--type", "Gossip"], "Unknown memory type 'Gossip'"),
+        (["remember", "fact", "--expires", "someday"], "--expires takes"),
+        (["remember", "fact", "--hold-until", "married"], "Unknown relationship stage"),
+        (["remember", "fact", "--importance", "high"], "Invalid value for '--importance'"),
+    ],
+)
 def test_bad_input_is_refused_with_exit_2_and_nothing_stored(
-        cli: Cli, env: dict[str, str], embedded_dsn: str, args: list[str], message: str) -> None:
+    cli: Cli, env: dict[str, str], embedded_dsn: str, args: list[str], message: str
+) -> None:
     result = cli(*args, env=env)
     assert result.code == 2, result.stdout + result.stderr
     assert message in " ".join(result.stderr.split())
@@ -117,8 +133,9 @@ def test_unknown_memory_id_exits_1(cli: Cli, env: dict[str, str], command: str) 
     assert "No memory with id" in result.stderr and "Traceback" not in result.stderr
 
 
-def test_unreadable_config_is_refused(cli: Cli, env: dict[str, str], tmp_path: Path,
-                                      embedded_dsn: str) -> None:
+def test_unreadable_config_is_refused(
+    cli: Cli, env: dict[str, str], tmp_path: Path, embedded_dsn: str
+) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text("[retrieval\nmin_similarity = ")
     result = cli("--config", str(bad), "remember", "fact", env=env)
@@ -130,9 +147,11 @@ def test_unreadable_config_is_refused(cli: Cli, env: dict[str, str], tmp_path: P
 
 
 def test_embedder_down_saves_pending_and_says_so(cli: Cli, embedded_dsn: str) -> None:
-    env = {"ARIA_MEM_POSTGRES_DSN": embedded_dsn,
-           "ARIA_MEM_EMBEDDER_HOST": f"http://127.0.0.1:{closed_port()}",
-           "ARIA_MEM_EMBEDDER_TIMEOUT": "2"}
+    env = {
+        "ARIA_MEM_POSTGRES_DSN": embedded_dsn,
+        "ARIA_MEM_EMBEDDER_HOST": f"http://127.0.0.1:{closed_port()}",
+        "ARIA_MEM_EMBEDDER_TIMEOUT": "2",
+    }
     result = cli("remember", "The user swims.", env=env)
     assert result.code == 0
     assert "saved in PostgreSQL" in result.stdout and "pending" in result.stdout
@@ -146,8 +165,12 @@ def test_embedder_down_saves_pending_and_says_so(cli: Cli, embedded_dsn: str) ->
 
 
 def test_index_down_saves_pending(cli: Cli, embedded_dsn: str, fake_ollama: FakeOllama) -> None:
-    env = {"ARIA_MEM_POSTGRES_DSN": embedded_dsn, "ARIA_MEM_EMBEDDER_HOST": fake_ollama.url,
-           "ARIA_MEM_INDEX_URL": f"http://127.0.0.1:{closed_port()}", "ARIA_MEM_INDEX_TIMEOUT": "1"}
+    env = {
+        "ARIA_MEM_POSTGRES_DSN": embedded_dsn,
+        "ARIA_MEM_EMBEDDER_HOST": fake_ollama.url,
+        "ARIA_MEM_INDEX_URL": f"http://127.0.0.1:{closed_port()}",
+        "ARIA_MEM_INDEX_TIMEOUT": "1",
+    }
     result = cli("remember", "The user swims.", "--json", env=env)
     assert result.code == 0
     data = json.loads(result.stdout)
@@ -156,8 +179,9 @@ def test_index_down_saves_pending(cli: Cli, embedded_dsn: str, fake_ollama: Fake
     assert _count(embedded_dsn) == 1
 
 
-def test_status_reports_a_dimension_mismatch(cli: Cli, env: dict[str, str],
-                                             fake_ollama: FakeOllama) -> None:
+def test_status_reports_a_dimension_mismatch(
+    cli: Cli, env: dict[str, str], fake_ollama: FakeOllama
+) -> None:
     cli("remember", "The user swims.", env=env)
     fake_ollama.state.dim = 32
     result = cli("status", "--json", env=env)
@@ -171,11 +195,12 @@ def test_status_reports_a_dimension_mismatch(cli: Cli, env: dict[str, str],
     assert json.loads(written.stdout)["index_state"] == "pending"
 
 
-def test_sync_indexes_what_is_pending(cli: Cli, embedded_dsn: str,
-                                      fake_ollama: FakeOllama) -> None:
-    down = {"ARIA_MEM_POSTGRES_DSN": embedded_dsn,
-            "ARIA_MEM_EMBEDDER_HOST": f"http://127.0.0.1:{closed_port()}",
-            "ARIA_MEM_EMBEDDER_TIMEOUT": "2"}
+def test_sync_indexes_what_is_pending(cli: Cli, embedded_dsn: str, fake_ollama: FakeOllama) -> None:
+    down = {
+        "ARIA_MEM_POSTGRES_DSN": embedded_dsn,
+        "ARIA_MEM_EMBEDDER_HOST": f"http://127.0.0.1:{closed_port()}",
+        "ARIA_MEM_EMBEDDER_TIMEOUT": "2",
+    }
     for text in ("The user swims.", "The user cycles."):
         cli("remember", text, env=down)
     failed = cli("sync", env=down)

@@ -19,11 +19,12 @@ def test_defaults_use_the_embedded_services_and_the_home_override(isolated_env: 
     assert settings.embedder.effective_model == "mxbai-embed-large"
 
 
-def test_file_then_environment_then_flags(tmp_path: Path,
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_file_then_environment_then_flags(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "c.toml"
-    path.write_text('[retrieval]\nmin_similarity = 0.5\n[embedder]\nprovider = "lmstudio"\n'
-                    '[identity]\nuser = "sam"\n')
+    path.write_text(
+        '[retrieval]\nmin_similarity = 0.5\n[embedder]\nprovider = "lmstudio"\n'
+        '[identity]\nuser = "sam"\n'
+    )
     settings = config.load(path)
     assert settings.retrieval.min_similarity == 0.5
     assert settings.embedder.provider == "lmstudio"
@@ -37,26 +38,29 @@ def test_file_then_environment_then_flags(tmp_path: Path,
     assert flagged.identity.user == "kim" and flagged.identity.companion == "aria"
 
 
-def test_aria_mem_config_variable_picks_the_file(tmp_path: Path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_aria_mem_config_variable_picks_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "elsewhere.toml"
     path.write_text('[identity]\ncompanion = "nova"\n')
     monkeypatch.setenv("ARIA_MEM_CONFIG", str(path))
     assert config.load().identity.companion == "nova"
 
 
-@pytest.mark.parametrize(("body", "message"), [
-    ("[retrieval]\nmin_similarity = 1.5\n", r"\[retrieval\] min_similarity .* between 0 and 1"),
-    ("[retrieval]\nmin_similarity = \"high\"\n", "must be a number"),
-    ("[embedder]\nprovider = \"openai\"\n", r"\[embedder\] provider .*must be one of"),
-    ("[embedder]\nbatch_size = 0\n", "batch_size .* at least 1"),
-    ("[index]\nurl = \"qdrant.example\"\n", r"\[index\] url"),
-    ("[retrieval]\nmin_sim = 0.5\n", r"Unknown key \[retrieval\] min_sim"),
-    ("[colour]\nx = 1\n", r"Unknown section \[colour\]"),
-    ("this is = = not toml", "not valid TOML"),
-])
-def test_invalid_config_names_the_key_and_the_file(tmp_path: Path, body: str,
-                                                   message: str) -> None:
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("[retrieval]\nmin_similarity = 1.5\n", r"\[retrieval\] min_similarity .* between 0 and 1"),
+        ('[retrieval]\nmin_similarity = "high"\n', "must be a number"),
+        ('[embedder]\nprovider = "openai"\n', r"\[embedder\] provider .*must be one of"),
+        ("[embedder]\nbatch_size = 0\n", "batch_size .* at least 1"),
+        ('[index]\nurl = "qdrant.example"\n', r"\[index\] url"),
+        ("[retrieval]\nmin_sim = 0.5\n", r"Unknown key \[retrieval\] min_sim"),
+        ("[colour]\nx = 1\n", r"Unknown section \[colour\]"),
+        ("this is = = not toml", "not valid TOML"),
+    ],
+)
+def test_invalid_config_names_the_key_and_the_file(tmp_path: Path, body: str, message: str) -> None:
     path = tmp_path / "bad.toml"
     path.write_text(body)
     with pytest.raises(ConfigError, match=message):

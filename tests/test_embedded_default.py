@@ -30,7 +30,8 @@ def _postmaster_pid(pgdata: Path) -> int:
 
 
 def test_first_command_starts_embedded_postgres_and_later_ones_reuse_it(
-        cli: Cli, home_pg: Path, fake_ollama: FakeOllama) -> None:
+    cli: Cli, home_pg: Path, fake_ollama: FakeOllama
+) -> None:
     env = {"ARIA_MEM_EMBEDDER_HOST": fake_ollama.url}
     first = cli("remember", "The user is allergic to peanuts.", "--json", env=env)
     assert first.code == 0, first.stderr
@@ -48,16 +49,23 @@ def test_first_command_starts_embedded_postgres_and_later_ones_reuse_it(
 
 
 def test_cli_writes_through_a_process_that_owns_the_index(
-        cli: Cli, home_pg: Path, isolated_env: Path, fake_ollama: FakeOllama) -> None:
+    cli: Cli, home_pg: Path, isolated_env: Path, fake_ollama: FakeOllama
+) -> None:
     index_root = isolated_env / "data" / "index"
     owner = subprocess.Popen(
-        [sys.executable, "-m", "tests.fakes.index_child", str(index_root), "someone", "0",
-         "hold"], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        [sys.executable, "-m", "tests.fakes.index_child", str(index_root), "someone", "0", "hold"],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert owner.stdout is not None
         assert owner.stdout.readline().startswith("owner=True")
-        env = {"ARIA_MEM_EMBEDDER_HOST": fake_ollama.url, "ARIA_MEM_EMBEDDER_MODEL":
-               "mxbai-embed-large"}
+        env = {
+            "ARIA_MEM_EMBEDDER_HOST": fake_ollama.url,
+            "ARIA_MEM_EMBEDDER_MODEL": "mxbai-embed-large",
+        }
         for text in ("The user swims.", "The user cycles."):
             made = cli("remember", text, "--json", env=env)
             assert made.code == 0 and json.loads(made.stdout)["indexed"] is True, made.stderr

@@ -66,8 +66,9 @@ def test_wrong_number_or_size_of_vectors_is_caught(fake_ollama: FakeOllama) -> N
 
 
 def test_lmstudio_embeds_through_the_sdk(fake_lmstudio: FakeLMStudio) -> None:
-    embedder = LMStudioEmbedder("text-embedding-nomic-embed-text-v1.5",
-                                host=f"http://{fake_lmstudio.host}/", timeout=5)
+    embedder = LMStudioEmbedder(
+        "text-embedding-nomic-embed-text-v1.5", host=f"http://{fake_lmstudio.host}/", timeout=5
+    )
     vectors = embedder.embed(["sister pottery", "peanut allergy"])
     assert vectors == [embed("sister pottery", 48), embed("peanut allergy", 48)]
     assert embedder.dimension() == 48
@@ -92,11 +93,13 @@ def test_host_port_strips_schemes() -> None:
 def test_in_process_model_gives_real_semantic_vectors() -> None:
     pytest.importorskip("sentence_transformers")
     embedder = SentenceTransformerEmbedder()
-    sister, gift, weather = embedder.embed([
-        "The user's sister loves pottery.",
-        "I need to find a gift for my sister's wedding.",
-        "The stock market closed lower today.",
-    ])
+    sister, gift, weather = embedder.embed(
+        [
+            "The user's sister loves pottery.",
+            "I need to find a gift for my sister's wedding.",
+            "The stock market closed lower today.",
+        ]
+    )
     assert embedder.dimension() == 384
 
     def cos(a: list[float], b: list[float]) -> float:

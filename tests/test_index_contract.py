@@ -36,13 +36,32 @@ def index(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[VectorInde
     built.close()
 
 
-def point(text: str, *, user: str = "u1", companion: str = "aria", model: str = MODEL,
-          active: bool = True, pinned: bool = False, dim: int = 16) -> IndexPoint:
+def point(
+    text: str,
+    *,
+    user: str = "u1",
+    companion: str = "aria",
+    model: str = MODEL,
+    active: bool = True,
+    pinned: bool = False,
+    dim: int = 16,
+) -> IndexPoint:
     pid = uuid.uuid4()
-    return IndexPoint(pid, embed(text, dim), {
-        "memory_id": str(pid), "user_id": user, "companion_id": companion,
-        "type": "ProfileFact", "importance": 0.5, "pinned": pinned, "active": active,
-        "created_at": "2026-01-01T00:00:00+00:00", "embedding_model": model})
+    return IndexPoint(
+        pid,
+        embed(text, dim),
+        {
+            "memory_id": str(pid),
+            "user_id": user,
+            "companion_id": companion,
+            "type": "ProfileFact",
+            "importance": 0.5,
+            "pinned": pinned,
+            "active": active,
+            "created_at": "2026-01-01T00:00:00+00:00",
+            "embedding_model": model,
+        },
+    )
 
 
 SCOPE = SearchScope("u1", "aria", MODEL)
@@ -60,7 +79,7 @@ def test_upsert_search_ranks_by_cosine_and_returns_payload(index: VectorIndex) -
     far = point("weather forecast rain")
     index.upsert(C, [near, far])
     hits = index.search(C, embed("sister pottery", 16), SCOPE, 5)
-    assert [h.id for h in hits][0] == near.id
+    assert hits[0].id == near.id
     assert hits[0].score > hits[-1].score
     assert hits[0].payload["active"] is True and hits[0].payload["pinned"] is False
     assert hits[0].payload["user_id"] == "u1"
@@ -70,8 +89,12 @@ def test_upsert_search_ranks_by_cosine_and_returns_payload(index: VectorIndex) -
 def test_search_is_scoped_to_user_companion_model_and_active(index: VectorIndex) -> None:
     index.ensure_collection(C, 16)
     mine = point("pottery")
-    others = [point("pottery", user="u2"), point("pottery", companion="nova"),
-              point("pottery", model="ollama/other"), point("pottery", active=False)]
+    others = [
+        point("pottery", user="u2"),
+        point("pottery", companion="nova"),
+        point("pottery", model="ollama/other"),
+        point("pottery", active=False),
+    ]
     index.upsert(C, [mine, *others])
     assert [h.id for h in index.search(C, embed("pottery", 16), SCOPE, 30)] == [mine.id]
 
@@ -129,15 +152,26 @@ def test_edge_shards_survive_reopening(tmp_path: Path) -> None:
 def test_qdrant_edge_boolean_match_still_matches_nothing(tmp_path: Path) -> None:
     """Pins the upstream bug our Edge adapter works around (booleans stored as 0/1). When this
     fails, qdrant-edge-py matches booleans again and the workaround can be removed."""
-    shard = qe.EdgeShard.create(str(tmp_path / "raw"), qe.EdgeConfig(
-        vectors={"v": qe.EdgeVectorParams(size=2, distance=qe.Distance.Cosine)}))
-    shard.update(qe.UpdateOperation.upsert_points(
-        [qe.Point(1, {"v": [1.0, 0.0]}, {"flag": True, "flag_int": 1})]))
+    shard = qe.EdgeShard.create(
+        str(tmp_path / "raw"),
+        qe.EdgeConfig(vectors={"v": qe.EdgeVectorParams(size=2, distance=qe.Distance.Cosine)}),
+    )
+    shard.update(
+        qe.UpdateOperation.upsert_points(
+            [qe.Point(1, {"v": [1.0, 0.0]}, {"flag": True, "flag_int": 1})]
+        )
+    )
 
     def found(condition: object) -> int:
-        return len(shard.search(qe.SearchRequest(
-            query=qe.Query.Nearest([1.0, 0.0], using="v"), limit=5,
-            filter=qe.Filter(must=[condition]))))
+        return len(
+            shard.search(
+                qe.SearchRequest(
+                    query=qe.Query.Nearest([1.0, 0.0], using="v"),
+                    limit=5,
+                    filter=qe.Filter(must=[condition]),
+                )
+            )
+        )
 
     assert found(qe.FieldCondition("flag", match=qe.MatchValue(True))) == 0
     assert found(qe.FieldCondition("flag_int", match=qe.MatchValue(1))) == 1

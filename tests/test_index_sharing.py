@@ -22,8 +22,14 @@ def _child(root: Path, user: str, count: int, hold: bool = False) -> subprocess.
     args = [sys.executable, "-m", "tests.fakes.index_child", str(root), user, str(count)]
     if hold:
         args.append("hold")
-    return subprocess.Popen(args, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        args,
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _scope(user: str) -> SearchScope:
@@ -34,8 +40,15 @@ def test_a_second_raw_open_of_a_shard_fails_which_is_why_we_share(tmp_path: Path
     owner = EdgeIndex(tmp_path)
     owner.ensure_collection("memories", 16)
     probe = subprocess.run(
-        [sys.executable, "-c", "import sys, qdrant_edge as qe; qe.EdgeShard.load(sys.argv[1])",
-         str(tmp_path / "memories")], capture_output=True, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import sys, qdrant_edge as qe; qe.EdgeShard.load(sys.argv[1])",
+            str(tmp_path / "memories"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     owner.close()
     assert probe.returncode != 0
     assert "WouldBlock" in probe.stderr

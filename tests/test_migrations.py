@@ -31,6 +31,7 @@ def test_concurrent_migrations_apply_once(pg: PgServer) -> None:
     dsn = pg.create_database()
     results: list[list[str]] = []
     try:
+
         def run() -> None:
             s = PostgresStore(dsn)
             results.append(s.migrate())

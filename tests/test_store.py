@@ -24,19 +24,33 @@ from tests.conftest import closed_port
 
 
 def _new(text: str = "The user is allergic to peanuts.", **kw: object) -> NewMemory:
-    return NewMemory(user_id=str(kw.pop("user", "u1")), companion_id=str(kw.pop("comp", "aria")),
-                     text=text, **kw)  # type: ignore[arg-type]
+    return NewMemory(
+        user_id=str(kw.pop("user", "u1")), companion_id=str(kw.pop("comp", "aria")), text=text, **kw
+    )  # type: ignore[arg-type]
 
 
 def test_save_stores_every_field_and_starts_pending(store: PostgresStore) -> None:
     expires = datetime(2030, 1, 1, tzinfo=UTC)
-    outcome = store.save(_new(type=MemoryType.PROFILE_FACT, importance=0.9,
-                              emotional_significance=0.3, confidence=0.7, reason="said so",
-                              pinned=True, held_until_stage=Stage.CLOSE, expires_at=expires))
+    outcome = store.save(
+        _new(
+            type=MemoryType.PROFILE_FACT,
+            importance=0.9,
+            emotional_significance=0.3,
+            confidence=0.7,
+            reason="said so",
+            pinned=True,
+            held_until_stage=Stage.CLOSE,
+            expires_at=expires,
+        )
+    )
     m = store.get(outcome.memory.id)
     assert outcome.created
-    assert (m.type, m.importance, m.pinned, m.reason) == (MemoryType.PROFILE_FACT, 0.9, True,
-                                                          "said so")
+    assert (m.type, m.importance, m.pinned, m.reason) == (
+        MemoryType.PROFILE_FACT,
+        0.9,
+        True,
+        "said so",
+    )
     assert m.emotional_significance == pytest.approx(0.3)
     assert m.held_until_stage is Stage.CLOSE and m.expires_at == expires
     assert m.index_state is IndexState.PENDING and m.use_count == 0
@@ -48,15 +62,14 @@ def test_the_same_fact_again_confirms_instead_of_duplicating(store: PostgresStor
     assert not again.created and again.memory.id == first.memory.id
     assert again.memory.last_confirmed_at is not None
     assert again.memory.text == "The user is allergic to peanuts."
-    assert len(store.list(user_id="u1", companion_id="aria")) == 1
+    assert len(store.list_memories(user_id="u1", companion_id="aria")) == 1
 
 
-def test_the_same_text_for_another_user_or_companion_is_a_new_memory(
-        store: PostgresStore) -> None:
+def test_the_same_text_for_another_user_or_companion_is_a_new_memory(store: PostgresStore) -> None:
     store.save(_new())
     assert store.save(_new(user="u2")).created
     assert store.save(_new(comp="nova")).created
-    assert len(store.list(user_id=None, companion_id=None)) == 3
+    assert len(store.list_memories(user_id=None, companion_id=None)) == 3
 
 
 def test_edit_marks_pending_and_changes_updated_at(store: PostgresStore) -> None:
@@ -84,15 +97,17 @@ def test_mark_indexed_skips_memories_changed_since_they_were_read(store: Postgre
     assert store.get(m.id).index_state is IndexState.PENDING
 
 
-def test_delete_removes_the_text_and_queues_the_vector_removal(store: PostgresStore,
-                                                               dsn: str) -> None:
+def test_delete_removes_the_text_and_queues_the_vector_removal(
+    store: PostgresStore, dsn: str
+) -> None:
     m = store.save(_new("The user's secret is X.")).memory
     store.delete(m.id, MEMORIES_COLLECTION)
     with pytest.raises(NotFoundError):
         store.get(m.id)
     with psycopg.connect(dsn) as conn:
-        hits = conn.execute("SELECT count(*) FROM memories WHERE text LIKE %s",
-                            ("%secret%",)).fetchone()
+        hits = conn.execute(
+            "SELECT count(*) FROM memories WHERE text LIKE %s", ("%secret%",)
+        ).fetchone()
     assert hits == (0,)
     queued = store.queued_deletions(10)
     assert [(q.collection, q.point_id) for q in queued] == [(MEMORIES_COLLECTION, m.id)]
@@ -102,9 +117,12 @@ def test_delete_removes_the_text_and_queues_the_vector_removal(store: PostgresSt
 
 def test_unknown_ids_raise_not_found(store: PostgresStore) -> None:
     missing = uuid.uuid4()
-    for action in (lambda: store.get(missing), lambda: store.confirm(missing),
-                   lambda: store.set_pinned(missing, True),
-                   lambda: store.delete(missing, MEMORIES_COLLECTION)):
+    for action in (
+        lambda: store.get(missing),
+        lambda: store.confirm(missing),
+        lambda: store.set_pinned(missing, True),
+        lambda: store.delete(missing, MEMORIES_COLLECTION),
+    ):
         with pytest.raises(NotFoundError, match=str(missing)):
             action()
     assert store.queued_deletions(10) == []
@@ -125,11 +143,12 @@ def test_pending_knows_which_memories_may_be_used(store: PostgresStore, dsn: str
     expired = store.save(_new("expired", expires_at=datetime.now(UTC) - timedelta(days=1)))
     archived = store.set_status(store.save(_new("archived")).memory.id, MemoryStatus.ARCHIVED)
     flags = {m.id: ok for m, ok in store.pending(10)}
-    assert flags == {usable.id: True, held.id: False, expired.memory.id: False,
-                     archived.id: False}
+    assert flags == {usable.id: True, held.id: False, expired.memory.id: False, archived.id: False}
     with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute("INSERT INTO relationships (user_id, companion_id, stage) "
-                     "VALUES ('u1', 'aria', 'established')")
+        conn.execute(
+            "INSERT INTO relationships (user_id, companion_id, stage) "
+            "VALUES ('u1', 'aria', 'established')"
+        )
     assert dict((m.id, ok) for m, ok in store.pending(10))[held.id] is True
     assert store.stage("u1", "aria") is Stage.ESTABLISHED
     assert store.stage("u1", "other") is Stage.EARLY
@@ -156,7 +175,7 @@ def test_import_is_idempotent_by_id_and_merges_known_facts(store: PostgresStore)
     assert (first.inserted, first.updated, first.merged_duplicates) == (3, 0, 1)
     second = store.import_memories(memories)
     assert (second.inserted, second.updated) == (0, 3)
-    assert len(store.list(user_id="u1", companion_id="aria")) == 4
+    assert len(store.list_memories(user_id="u1", companion_id="aria")) == 4
     assert store.get(existing.id).text == "The user plays chess."
     restored = store.get(uuid.UUID(records[1]["id"]))
     assert memory_to_record(restored) == records[1]
@@ -164,8 +183,9 @@ def test_import_is_idempotent_by_id_and_merges_known_facts(store: PostgresStore)
 
 
 def test_unreachable_postgres_is_a_store_error() -> None:
-    dead = PostgresStore(f"postgresql://postgres@127.0.0.1:{closed_port()}/postgres",
-                         connect_timeout=1)
+    dead = PostgresStore(
+        f"postgresql://postgres@127.0.0.1:{closed_port()}/postgres", connect_timeout=1
+    )
     with pytest.raises(StoreError, match="PostgreSQL"):
         dead.ping()
     dead.close()

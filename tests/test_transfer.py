@@ -21,19 +21,43 @@ def env(embedded_dsn: str, fake_ollama: FakeOllama) -> dict[str, str]:
 
 
 def _seed(cli: Cli, env: dict[str, str]) -> None:
-    cli("remember", "The user is allergic to peanuts.", "-t", "ProfileFact", "-i", "0.9",
-        "--pin", env=env)
-    cli("remember", "The user's sister loves pottery.", "-t", "RelationshipFact",
-        "--reason", "said at dinner", "--expires", "2031-01-01", env=env)
-    cli("remember", "The user's father died last year.", "-e", "0.9", "--hold-until",
-        "established", env=env)
+    cli(
+        "remember",
+        "The user is allergic to peanuts.",
+        "-t",
+        "ProfileFact",
+        "-i",
+        "0.9",
+        "--pin",
+        env=env,
+    )
+    cli(
+        "remember",
+        "The user's sister loves pottery.",
+        "-t",
+        "RelationshipFact",
+        "--reason",
+        "said at dinner",
+        "--expires",
+        "2031-01-01",
+        env=env,
+    )
+    cli(
+        "remember",
+        "The user's father died last year.",
+        "-e",
+        "0.9",
+        "--hold-until",
+        "established",
+        env=env,
+    )
     mid = json.loads(cli("list", "--json", env=env).stdout)[0]["id"]
     cli("confirm", mid, env=env)
 
 
 def test_export_import_round_trip_to_another_machine(
-        cli: Cli, env: dict[str, str], embedded_pg: PgServer, fake_ollama: FakeOllama,
-        tmp_path: Path) -> None:
+    cli: Cli, env: dict[str, str], embedded_pg: PgServer, fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
     _seed(cli, env)
     out = tmp_path / "memories.jsonl"
     assert cli("export", "-o", str(out), env=env).code == 0
@@ -43,15 +67,20 @@ def test_export_import_round_trip_to_another_machine(
 
     other = embedded_pg.create_database()
     try:
-        other_env = {"ARIA_MEM_POSTGRES_DSN": other, "ARIA_MEM_EMBEDDER_HOST": fake_ollama.url,
-                     "ARIA_MEM_HOME": str(tmp_path / "machine2")}
+        other_env = {
+            "ARIA_MEM_POSTGRES_DSN": other,
+            "ARIA_MEM_EMBEDDER_HOST": fake_ollama.url,
+            "ARIA_MEM_HOME": str(tmp_path / "machine2"),
+        }
         done = cli("import", str(out), "--json", env=other_env)
         assert done.code == 0, done.stderr
         summary = json.loads(done.stdout)
         assert summary["inserted"] == 3 and summary["indexed"] == 2  # the held one gets no vector
         again = cli("export", env=other_env)
-        assert sorted((json.loads(x) for x in again.stdout.splitlines()),
-                      key=lambda r: r["id"]) == exported
+        assert (
+            sorted((json.loads(x) for x in again.stdout.splitlines()), key=lambda r: r["id"])
+            == exported
+        )
         twice = json.loads(cli("import", str(out), "--json", env=other_env).stdout)
         assert twice["inserted"] == 0 and twice["updated"] == 3
         assert len(json.loads(cli("list", "--json", env=other_env).stdout)) == 3
@@ -60,10 +89,16 @@ def test_export_import_round_trip_to_another_machine(
 
 
 def test_a_bad_line_rejects_the_whole_file_and_names_the_line(
-        cli: Cli, env: dict[str, str], embedded_dsn: str, tmp_path: Path) -> None:
-    good = {"id": "5f0c7a52-3b7e-4c1e-9d8a-2f7f0f1e2d3c", "user_id": "me", "companion_id": "aria",
-            "type": "Goal", "text": "The user wants to run a marathon.",
-            "created_at": "2026-01-01T00:00:00+00:00"}
+    cli: Cli, env: dict[str, str], embedded_dsn: str, tmp_path: Path
+) -> None:
+    good = {
+        "id": "5f0c7a52-3b7e-4c1e-9d8a-2f7f0f1e2d3c",
+        "user_id": "me",
+        "companion_id": "aria",
+        "type": "Goal",
+        "text": "The user wants to run a marathon.",
+        "created_at": "2026-01-01T00:00:00+00:00",
+    }
     bad_type = dict(good, id="6f0c7a52-3b7e-4c1e-9d8a-2f7f0f1e2d3c", type="Gossip")
     path = tmp_path / "in.jsonl"
     path.write_text("\n".join([json.dumps(good), "{not json", json.dumps(bad_type)]) + "\n")
@@ -81,21 +116,33 @@ def test_a_bad_line_rejects_the_whole_file_and_names_the_line(
     assert summary["inserted"] == 1 and len(summary["invalid_lines"]) == 2
     with psycopg.connect(embedded_dsn) as conn:
         assert conn.execute("SELECT text FROM memories").fetchall() == [
-            ("The user wants to run a marathon.",)]
+            ("The user wants to run a marathon.",)
+        ]
 
 
-def test_import_of_a_missing_file_is_a_usage_error(cli: Cli, env: dict[str, str],
-                                                   tmp_path: Path) -> None:
+def test_import_of_a_missing_file_is_a_usage_error(
+    cli: Cli, env: dict[str, str], tmp_path: Path
+) -> None:
     result = cli("import", str(tmp_path / "nope.jsonl"), env=env)
     assert result.code == 2 and "Cannot read" in result.stderr
 
 
 def test_import_without_indexing_leaves_memories_pending(
-        cli: Cli, env: dict[str, str], tmp_path: Path) -> None:
+    cli: Cli, env: dict[str, str], tmp_path: Path
+) -> None:
     path = tmp_path / "in.jsonl"
-    path.write_text(json.dumps({
-        "id": "7f0c7a52-3b7e-4c1e-9d8a-2f7f0f1e2d3c", "user_id": "me", "companion_id": "aria",
-        "type": "Goal", "text": "The user wants to learn Dutch.",
-        "created_at": "2026-01-01T00:00:00+00:00"}) + "\n")
+    path.write_text(
+        json.dumps(
+            {
+                "id": "7f0c7a52-3b7e-4c1e-9d8a-2f7f0f1e2d3c",
+                "user_id": "me",
+                "companion_id": "aria",
+                "type": "Goal",
+                "text": "The user wants to learn Dutch.",
+                "created_at": "2026-01-01T00:00:00+00:00",
+            }
+        )
+        + "\n"
+    )
     assert cli("import", str(path), "--no-index", env=env).code == 0
     assert json.loads(cli("list", "--json", env=env).stdout)[0]["index_state"] == "pending"

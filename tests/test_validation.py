@@ -16,13 +16,15 @@ from aria_mem.errors import ValidationError
 
 def test_normalize_ignores_case_spacing_width_and_final_stop() -> None:
     assert validation.normalize_text("  The user  is ALLERGIC\tto peanuts. ") == (
-        validation.normalize_text("the user is allergic to peanuts"))
-    assert validation.normalize_text("Ｆｕｌｌ width") == "full width"
+        validation.normalize_text("the user is allergic to peanuts")
+    )
+    assert validation.normalize_text("\uff26\uff55\uff4c\uff4c width") == "full width"
 
 
 def test_normalize_keeps_different_facts_apart() -> None:
     assert validation.normalize_text("The user likes tea") != (
-        validation.normalize_text("The user likes coffee"))
+        validation.normalize_text("The user likes coffee")
+    )
 
 
 @given(st.text())
@@ -69,15 +71,20 @@ def test_stage_order_and_holds() -> None:
 
 
 def test_new_memory_is_cleaned() -> None:
-    checked = validation.new_memory(NewMemory(user_id=" u ", companion_id="c",
-                                              text="  hello  ", reason=" r "))
+    checked = validation.new_memory(
+        NewMemory(user_id=" u ", companion_id="c", text="  hello  ", reason=" r ")
+    )
     assert (checked.user_id, checked.text, checked.reason) == ("u", "hello", "r")
 
 
 def _record(**overrides: object) -> dict[str, object]:
     base: dict[str, object] = {
-        "id": str(uuid.uuid4()), "user_id": "u", "companion_id": "c", "type": "ProfileFact",
-        "text": "The user is allergic to peanuts.", "importance": 0.9,
+        "id": str(uuid.uuid4()),
+        "user_id": "u",
+        "companion_id": "c",
+        "type": "ProfileFact",
+        "text": "The user is allergic to peanuts.",
+        "importance": 0.9,
         "created_at": "2026-01-01T00:00:00+00:00",
     }
     base.update(overrides)
@@ -85,29 +92,39 @@ def _record(**overrides: object) -> dict[str, object]:
 
 
 def test_record_round_trip_keeps_every_exported_field() -> None:
-    memory = validation.memory_from_record(_record(
-        pinned=True, status="archived", held_until_stage="close", use_count=3,
-        expires_at="2027-01-01T00:00:00+00:00", last_used_at="2026-02-01T00:00:00+00:00"))
+    memory = validation.memory_from_record(
+        _record(
+            pinned=True,
+            status="archived",
+            held_until_stage="close",
+            use_count=3,
+            expires_at="2027-01-01T00:00:00+00:00",
+            last_used_at="2026-02-01T00:00:00+00:00",
+        )
+    )
     again = validation.memory_to_record(memory)
     assert set(again) == set(validation.EXPORT_FIELDS)
     assert validation.memory_from_record(again) == memory
     assert memory.expires_at == datetime(2027, 1, 1, tzinfo=UTC)
 
 
-@pytest.mark.parametrize(("overrides", "message"), [
-    ({"id": "not-a-uuid"}, "id is not a UUID"),
-    ({"type": "Gossip"}, "Unknown memory type"),
-    ({"importance": 2}, "importance must be between 0 and 1"),
-    ({"text": ""}, "empty"),
-    ({"text": 5}, "empty"),
-    ({"status": "deleted"}, "status must be"),
-    ({"created_at": "yesterday"}, "not an ISO 8601"),
-    ({"created_at": "2026-01-01T00:00:00"}, "needs a time zone"),
-    ({"use_count": -1}, "use_count"),
-    ({"pinned": "yes"}, "pinned must be true or false"),
-    ({"colour": "red"}, "unknown field"),
-    ({"held_until_stage": "married"}, "Unknown relationship stage"),
-])
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"id": "not-a-uuid"}, "id is not a UUID"),
+        ({"type": "Gossip"}, "Unknown memory type"),
+        ({"importance": 2}, "importance must be between 0 and 1"),
+        ({"text": ""}, "empty"),
+        ({"text": 5}, "empty"),
+        ({"status": "deleted"}, "status must be"),
+        ({"created_at": "yesterday"}, "not an ISO 8601"),
+        ({"created_at": "2026-01-01T00:00:00"}, "needs a time zone"),
+        ({"use_count": -1}, "use_count"),
+        ({"pinned": "yes"}, "pinned must be true or false"),
+        ({"colour": "red"}, "unknown field"),
+        ({"held_until_stage": "married"}, "Unknown relationship stage"),
+    ],
+)
 def test_bad_records_name_the_problem(overrides: dict[str, object], message: str) -> None:
     with pytest.raises(ValidationError, match=message):
         validation.memory_from_record(_record(**overrides))

@@ -56,9 +56,11 @@ def found(index: VectorIndex, text: str) -> list[uuid.UUID]:
 
 
 def test_remember_saves_then_indexes_with_the_model_name(
-        store: PostgresStore, index: EdgeIndex, ollama_embedder: OllamaEmbedder) -> None:
+    store: PostgresStore, index: EdgeIndex, ollama_embedder: OllamaEmbedder
+) -> None:
     result = writer_for(store, index, ollama_embedder).remember(
-        _new("The user's sister loves pottery.", type=MemoryType.RELATIONSHIP_FACT))
+        _new("The user's sister loves pottery.", type=MemoryType.RELATIONSHIP_FACT)
+    )
     assert result.created and result.indexed and result.problem is None
     stored = store.get(result.memory.id)
     assert stored.index_state is IndexState.INDEXED and stored.indexed_model == MODEL
@@ -68,18 +70,24 @@ def test_remember_saves_then_indexes_with_the_model_name(
     assert hits[0].payload["type"] == "RelationshipFact"
 
 
-def test_bad_input_stores_nothing(store: PostgresStore, index: EdgeIndex,
-                                  ollama_embedder: OllamaEmbedder) -> None:
+def test_bad_input_stores_nothing(
+    store: PostgresStore, index: EdgeIndex, ollama_embedder: OllamaEmbedder
+) -> None:
     writer = writer_for(store, index, ollama_embedder)
-    for bad in (_new("   "), _new("x" * 2001), _new("ok", importance=1.5),
-                _new("ok", confidence=-0.1)):
+    for bad in (
+        _new("   "),
+        _new("x" * 2001),
+        _new("ok", importance=1.5),
+        _new("ok", confidence=-0.1),
+    ):
         with pytest.raises(ValidationError):
             writer.remember(bad)
     assert store.counts()["total"] == 0
 
 
 def test_index_unreachable_leaves_the_memory_pending_then_sync_catches_up(
-        store: PostgresStore, ollama_embedder: OllamaEmbedder, tmp_path: Path) -> None:
+    store: PostgresStore, ollama_embedder: OllamaEmbedder, tmp_path: Path
+) -> None:
     dead = QdrantServerIndex(f"http://127.0.0.1:{closed_port()}", timeout=1)
     result = writer_for(store, dead, ollama_embedder).remember(_new("The user plays chess."))
     assert result.created and not result.indexed
@@ -97,9 +105,9 @@ def test_index_unreachable_leaves_the_memory_pending_then_sync_catches_up(
 
 
 def test_embedder_unreachable_leaves_the_memory_pending_then_sync_catches_up(
-        store: PostgresStore, index: EdgeIndex) -> None:
-    down = OllamaEmbedder("mxbai-embed-large", host=f"http://127.0.0.1:{closed_port()}",
-                          timeout=2)
+    store: PostgresStore, index: EdgeIndex
+) -> None:
+    down = OllamaEmbedder("mxbai-embed-large", host=f"http://127.0.0.1:{closed_port()}", timeout=2)
     writer = writer_for(store, index, down)
     ids = [writer.remember(_new(f"fact number {i}")).memory.id for i in range(3)]
     assert store.counts()["pending"] == 3 and index.count(MEMORIES_COLLECTION) == 0
@@ -111,8 +119,9 @@ def test_embedder_unreachable_leaves_the_memory_pending_then_sync_catches_up(
     assert store.counts()["pending"] == 0
 
 
-def test_edit_recomputes_the_vector(store: PostgresStore, index: EdgeIndex,
-                                    ollama_embedder: OllamaEmbedder) -> None:
+def test_edit_recomputes_the_vector(
+    store: PostgresStore, index: EdgeIndex, ollama_embedder: OllamaEmbedder
+) -> None:
     writer = writer_for(store, index, ollama_embedder)
     m = writer.remember(_new("The user plays violin.")).memory
     assert found(index, "violin") == [m.id]
@@ -124,7 +133,8 @@ def test_edit_recomputes_the_vector(store: PostgresStore, index: EdgeIndex,
 
 
 def test_archive_removes_the_vector_and_unarchive_restores_it(
-        store: PostgresStore, index: EdgeIndex, ollama_embedder: OllamaEmbedder) -> None:
+    store: PostgresStore, index: EdgeIndex, ollama_embedder: OllamaEmbedder
+) -> None:
     writer = writer_for(store, index, ollama_embedder)
     m = writer.remember(_new("The user collects stamps.")).memory
     writer.set_status(m.id, MemoryStatus.ARCHIVED)
@@ -134,8 +144,9 @@ def test_archive_removes_the_vector_and_unarchive_restores_it(
     assert found(index, "stamps") == [m.id]
 
 
-def test_pin_updates_the_payload(store: PostgresStore, index: EdgeIndex,
-                                 ollama_embedder: OllamaEmbedder) -> None:
+def test_pin_updates_the_payload(
+    store: PostgresStore, index: EdgeIndex, ollama_embedder: OllamaEmbedder
+) -> None:
     writer = writer_for(store, index, ollama_embedder)
     m = writer.remember(_new("The user's name is Sam.")).memory
     writer.set_pinned(m.id, True)
@@ -143,22 +154,24 @@ def test_pin_updates_the_payload(store: PostgresStore, index: EdgeIndex,
     assert hit.payload["pinned"] is True and store.get(m.id).pinned
 
 
-def test_held_and_expired_memories_get_no_vector(store: PostgresStore, index: EdgeIndex,
-                                                 ollama_embedder: OllamaEmbedder) -> None:
+def test_held_and_expired_memories_get_no_vector(
+    store: PostgresStore, index: EdgeIndex, ollama_embedder: OllamaEmbedder
+) -> None:
     from aria_mem.domain.models import Stage
 
     writer = writer_for(store, index, ollama_embedder)
-    held = writer.remember(_new("The user's divorce was painful.",
-                                held_until_stage=Stage.CLOSE))
-    gone = writer.remember(_new("The user is in Paris this week.",
-                                expires_at=datetime.now(UTC) - timedelta(hours=1)))
+    held = writer.remember(_new("The user's divorce was painful.", held_until_stage=Stage.CLOSE))
+    gone = writer.remember(
+        _new("The user is in Paris this week.", expires_at=datetime.now(UTC) - timedelta(hours=1))
+    )
     assert not held.indexed and not gone.indexed
     assert index.count(MEMORIES_COLLECTION) == 0
     assert store.get(held.memory.id).index_state is IndexState.INDEXED  # in line: no vector
 
 
-def test_remembering_again_confirms(store: PostgresStore, index: EdgeIndex,
-                                    ollama_embedder: OllamaEmbedder) -> None:
+def test_remembering_again_confirms(
+    store: PostgresStore, index: EdgeIndex, ollama_embedder: OllamaEmbedder
+) -> None:
     writer = writer_for(store, index, ollama_embedder)
     first = writer.remember(_new("The user loves jazz."))
     again = writer.remember(_new("the user loves jazz"))
@@ -168,7 +181,8 @@ def test_remembering_again_confirms(store: PostgresStore, index: EdgeIndex,
 
 
 def test_forget_while_the_index_is_down_is_queued_durably(
-        store: PostgresStore, index: EdgeIndex, ollama_embedder: OllamaEmbedder) -> None:
+    store: PostgresStore, index: EdgeIndex, ollama_embedder: OllamaEmbedder
+) -> None:
     m = writer_for(store, index, ollama_embedder).remember(_new("The user's PIN is 1234.")).memory
     dead = QdrantServerIndex(f"http://127.0.0.1:{closed_port()}", timeout=1)
     result = writer_for(store, dead, ollama_embedder).forget(m.id)
@@ -183,7 +197,8 @@ def test_forget_while_the_index_is_down_is_queued_durably(
 
 
 def test_dimension_mismatch_keeps_memories_pending_and_writes_nothing(
-        store: PostgresStore, index: EdgeIndex, ollama_embedder: OllamaEmbedder) -> None:
+    store: PostgresStore, index: EdgeIndex, ollama_embedder: OllamaEmbedder
+) -> None:
     index.ensure_collection(MEMORIES_COLLECTION, 16)
     result = writer_for(store, index, ollama_embedder).remember(_new("The user runs."))
     assert not result.indexed and result.problem is not None

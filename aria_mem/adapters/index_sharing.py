@@ -67,8 +67,9 @@ def _dispatch(index: EdgeIndex, request: dict[str, Any]) -> Any:
     if op == "delete":
         return index.delete(c, [uuid.UUID(i) for i in request["ids"]])
     if op == "search":
-        hits = index.search(c, request["vector"], SearchScope(**request["scope"]),
-                            int(request["limit"]))
+        hits = index.search(
+            c, request["vector"], SearchScope(**request["scope"]), int(request["limit"])
+        )
         return [{"id": str(h.id), "score": h.score, "payload": h.payload} for h in hits]
     if op == "count":
         return index.count(c)
@@ -87,9 +88,11 @@ class _Handler(socketserver.StreamRequestHandler):
             try:
                 result: dict[str, Any] = {"ok": _dispatch(self.server.index, json.loads(line))}
             except DimensionMismatchError as exc:
-                result = {"error": str(exc), "kind": "dimension",
-                          "args": [exc.collection, exc.collection_size, exc.model,
-                                   exc.model_size]}
+                result = {
+                    "error": str(exc),
+                    "kind": "dimension",
+                    "args": [exc.collection, exc.collection_size, exc.model, exc.model_size],
+                }
             except VectorIndexError as exc:
                 result = {"error": str(exc), "kind": "index"}
             except (KeyError, ValueError, TypeError) as exc:
@@ -141,8 +144,9 @@ class SharedEdgeIndex:
         self._owned = EdgeIndex(self._root)
         self._socket_path.unlink(missing_ok=True)
         self._server = _Server(self._socket_path, self._owned)
-        threading.Thread(target=self._server.serve_forever, name="aria-mem-index",
-                         daemon=True).start()
+        threading.Thread(
+            target=self._server.serve_forever, name="aria-mem-index", daemon=True
+        ).start()
         log.debug("this process (%d) owns the index in %s", os.getpid(), self._root)
         return True
 
@@ -180,7 +184,7 @@ class SharedEdgeIndex:
 
     def _call(self, local: Callable[[EdgeIndex], Any], request: dict[str, Any]) -> Any:
         with self._mutex:
-            for attempt in range(3):
+            for _attempt in range(3):
                 if self._owned is None and self._conn is None:
                     self._elect()
                 if self._owned is not None:
@@ -202,49 +206,68 @@ class SharedEdgeIndex:
                         raise DimensionMismatchError(c, size, model, model_size)
                     raise VectorIndexError(reply["error"])
                 return reply["ok"]
-            raise VectorIndexError(f"The index owner for {self._root} kept going away (tried "
-                                   f"{attempt + 1} times)")
+            raise VectorIndexError(
+                f"The index owner for {self._root} kept going away (tried 3 times)"
+            )
 
     # -- VectorIndex --------------------------------------------------------------------
 
     def collection_size(self, collection: str) -> int | None:
-        result = self._call(lambda i: i.collection_size(collection),
-                            {"op": "collection_size", "collection": collection})
+        result = self._call(
+            lambda i: i.collection_size(collection),
+            {"op": "collection_size", "collection": collection},
+        )
         return None if result is None else int(result)
 
     def ensure_collection(self, collection: str, size: int) -> None:
-        self._call(lambda i: i.ensure_collection(collection, size),
-                   {"op": "ensure_collection", "collection": collection, "size": size})
+        self._call(
+            lambda i: i.ensure_collection(collection, size),
+            {"op": "ensure_collection", "collection": collection, "size": size},
+        )
 
     def drop_collection(self, collection: str) -> None:
-        self._call(lambda i: i.drop_collection(collection),
-                   {"op": "drop_collection", "collection": collection})
+        self._call(
+            lambda i: i.drop_collection(collection),
+            {"op": "drop_collection", "collection": collection},
+        )
 
     def upsert(self, collection: str, points: Sequence[IndexPoint]) -> None:
-        self._call(lambda i: i.upsert(collection, points),
-                   {"op": "upsert", "collection": collection, "points": _encode_points(points)})
+        self._call(
+            lambda i: i.upsert(collection, points),
+            {"op": "upsert", "collection": collection, "points": _encode_points(points)},
+        )
 
     def delete(self, collection: str, ids: Sequence[uuid.UUID]) -> None:
-        self._call(lambda i: i.delete(collection, ids),
-                   {"op": "delete", "collection": collection, "ids": [str(x) for x in ids]})
+        self._call(
+            lambda i: i.delete(collection, ids),
+            {"op": "delete", "collection": collection, "ids": [str(x) for x in ids]},
+        )
 
     def search(
         self, collection: str, vector: Sequence[float], scope: SearchScope, limit: int
     ) -> list[Hit]:
         result = self._call(
             lambda i: i.search(collection, vector, scope, limit),
-            {"op": "search", "collection": collection, "vector": list(vector),
-             "scope": {"user_id": scope.user_id, "companion_id": scope.companion_id,
-                       "embedding_model": scope.embedding_model},
-             "limit": limit},
+            {
+                "op": "search",
+                "collection": collection,
+                "vector": list(vector),
+                "scope": {
+                    "user_id": scope.user_id,
+                    "companion_id": scope.companion_id,
+                    "embedding_model": scope.embedding_model,
+                },
+                "limit": limit,
+            },
         )
         if result and isinstance(result[0], Hit):
             return list(result)
         return [Hit(uuid.UUID(h["id"]), float(h["score"]), h["payload"]) for h in result]
 
     def count(self, collection: str) -> int:
-        return int(self._call(lambda i: i.count(collection),
-                              {"op": "count", "collection": collection}))
+        return int(
+            self._call(lambda i: i.count(collection), {"op": "count", "collection": collection})
+        )
 
     def ids(self, collection: str) -> list[uuid.UUID]:
         result = self._call(lambda i: i.ids(collection), {"op": "ids", "collection": collection})

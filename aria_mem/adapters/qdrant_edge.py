@@ -36,8 +36,9 @@ _META = "collections.json"
 
 
 def _to_edge(payload: dict[str, object]) -> dict[str, object]:
-    return {k: int(v) if k in BOOLEAN_FIELDS and isinstance(v, bool) else v
-            for k, v in payload.items()}
+    return {
+        k: int(v) if k in BOOLEAN_FIELDS and isinstance(v, bool) else v for k, v in payload.items()
+    }
 
 
 def _from_edge(payload: dict[str, Any] | None) -> dict[str, object]:
@@ -91,11 +92,13 @@ class EdgeIndex:
             try:
                 shard = qe.EdgeShard.create(str(path), config)
                 for name in KEYWORD_FIELDS:
-                    shard.update(qe.UpdateOperation.create_field_index(
-                        name, qe.PayloadSchemaType.Keyword))
+                    shard.update(
+                        qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Keyword)
+                    )
                 for name in INTEGER_FIELDS:
-                    shard.update(qe.UpdateOperation.create_field_index(
-                        name, qe.PayloadSchemaType.Integer))
+                    shard.update(
+                        qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Integer)
+                    )
             except Exception as exc:
                 raise VectorIndexError(f"Could not create the index shard {path}: {exc}") from exc
             self._shards[collection] = shard
@@ -138,13 +141,20 @@ class EdgeIndex:
             for point in points:
                 if len(point.vector) != size:
                     raise DimensionMismatchError(
-                        collection, size or 0, str(point.payload.get("embedding_model")),
-                        len(point.vector))
+                        collection,
+                        size or 0,
+                        str(point.payload.get("embedding_model")),
+                        len(point.vector),
+                    )
             try:
-                shard.update(qe.UpdateOperation.upsert_points([
-                    qe.Point(str(p.id), {VECTOR: list(p.vector)}, _to_edge(p.payload))
-                    for p in points
-                ]))
+                shard.update(
+                    qe.UpdateOperation.upsert_points(
+                        [
+                            qe.Point(str(p.id), {VECTOR: list(p.vector)}, _to_edge(p.payload))
+                            for p in points
+                        ]
+                    )
+                )
                 shard.flush()
             except Exception as exc:
                 raise VectorIndexError(f"Upsert into '{collection}' failed: {exc}") from exc
@@ -169,19 +179,25 @@ class EdgeIndex:
             if self.collection_size(collection) is None:
                 return []
             shard = self._shard(collection)
-            query_filter = qe.Filter(must=[
-                qe.FieldCondition("user_id", match=qe.MatchValue(scope.user_id)),
-                qe.FieldCondition("companion_id", match=qe.MatchValue(scope.companion_id)),
-                qe.FieldCondition("embedding_model", match=qe.MatchValue(scope.embedding_model)),
-                qe.FieldCondition("active", match=qe.MatchValue(1)),
-            ])
+            query_filter = qe.Filter(
+                must=[
+                    qe.FieldCondition("user_id", match=qe.MatchValue(scope.user_id)),
+                    qe.FieldCondition("companion_id", match=qe.MatchValue(scope.companion_id)),
+                    qe.FieldCondition(
+                        "embedding_model", match=qe.MatchValue(scope.embedding_model)
+                    ),
+                    qe.FieldCondition("active", match=qe.MatchValue(1)),
+                ]
+            )
             try:
-                found = shard.search(qe.SearchRequest(
-                    query=qe.Query.Nearest(list(vector), using=VECTOR),
-                    limit=limit,
-                    filter=query_filter,
-                    with_payload=True,
-                ))
+                found = shard.search(
+                    qe.SearchRequest(
+                        query=qe.Query.Nearest(list(vector), using=VECTOR),
+                        limit=limit,
+                        filter=query_filter,
+                        with_payload=True,
+                    )
+                )
             except Exception as exc:
                 raise VectorIndexError(f"Search in '{collection}' failed: {exc}") from exc
         return [Hit(uuid.UUID(str(p.id)), float(p.score), _from_edge(p.payload)) for p in found]
@@ -201,8 +217,11 @@ class EdgeIndex:
             found: list[uuid.UUID] = []
             offset: Any = None
             while True:
-                records, offset = shard.scroll(qe.ScrollRequest(
-                    offset=offset, limit=1000, with_payload=False, with_vector=False))
+                records, offset = shard.scroll(
+                    qe.ScrollRequest(
+                        offset=offset, limit=1000, with_payload=False, with_vector=False
+                    )
+                )
                 found.extend(uuid.UUID(str(r.id)) for r in records)
                 if offset is None:
                     return found

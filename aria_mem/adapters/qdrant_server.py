@@ -36,7 +36,9 @@ class QdrantServerIndex:
                 self._client = QdrantClient(path=self._url.removeprefix("local:"))
             else:
                 self._client = QdrantClient(
-                    url=self._url, api_key=self._api_key, timeout=max(1, round(self._timeout)),
+                    url=self._url,
+                    api_key=self._api_key,
+                    timeout=max(1, round(self._timeout)),
                     check_compatibility=False,
                 )
         return self._client
@@ -68,8 +70,9 @@ class QdrantServerIndex:
         try:
             self._qc().create_collection(
                 collection,
-                vectors_config={VECTOR: models.VectorParams(size=size,
-                                                            distance=models.Distance.COSINE)},
+                vectors_config={
+                    VECTOR: models.VectorParams(size=size, distance=models.Distance.COSINE)
+                },
             )
             if self._is_local:
                 return  # local mode has no payload indexes (and warns if asked for them)
@@ -95,15 +98,20 @@ class QdrantServerIndex:
             raise VectorIndexError(f"The index has no '{collection}' collection yet")
         for point in points:
             if len(point.vector) != size:
-                raise DimensionMismatchError(collection, size,
-                                             str(point.payload.get("embedding_model")),
-                                             len(point.vector))
+                raise DimensionMismatchError(
+                    collection, size, str(point.payload.get("embedding_model")), len(point.vector)
+                )
         try:
-            self._qc().upsert(collection, points=[
-                models.PointStruct(id=str(p.id), vector={VECTOR: list(p.vector)},
-                                   payload=dict(p.payload))
-                for p in points
-            ], wait=True)
+            self._qc().upsert(
+                collection,
+                points=[
+                    models.PointStruct(
+                        id=str(p.id), vector={VECTOR: list(p.vector)}, payload=dict(p.payload)
+                    )
+                    for p in points
+                ],
+                wait=True,
+            )
         except _FAILURES as exc:
             raise self._fail(f"upsert into '{collection}'", exc) from exc
 
@@ -111,8 +119,11 @@ class QdrantServerIndex:
         if not ids or self.collection_size(collection) is None:
             return
         try:
-            self._qc().delete(collection, points_selector=models.PointIdsList(
-                points=[str(i) for i in ids]), wait=True)
+            self._qc().delete(
+                collection,
+                points_selector=models.PointIdsList(points=[str(i) for i in ids]),
+                wait=True,
+            )
         except _FAILURES as exc:
             raise self._fail(f"delete from '{collection}'", exc) from exc
 
@@ -121,19 +132,31 @@ class QdrantServerIndex:
     ) -> list[Hit]:
         if self.collection_size(collection) is None:
             return []
-        query_filter = models.Filter(must=[
-            models.FieldCondition(key="user_id", match=models.MatchValue(value=scope.user_id)),
-            models.FieldCondition(key="companion_id",
-                                  match=models.MatchValue(value=scope.companion_id)),
-            models.FieldCondition(key="embedding_model",
-                                  match=models.MatchValue(value=scope.embedding_model)),
-            models.FieldCondition(key="active", match=models.MatchValue(value=True)),
-        ])
+        query_filter = models.Filter(
+            must=[
+                models.FieldCondition(key="user_id", match=models.MatchValue(value=scope.user_id)),
+                models.FieldCondition(
+                    key="companion_id", match=models.MatchValue(value=scope.companion_id)
+                ),
+                models.FieldCondition(
+                    key="embedding_model", match=models.MatchValue(value=scope.embedding_model)
+                ),
+                models.FieldCondition(key="active", match=models.MatchValue(value=True)),
+            ]
+        )
         try:
-            found = self._qc().query_points(
-                collection, query=list(vector), using=VECTOR, query_filter=query_filter,
-                limit=limit, with_payload=True,
-            ).points
+            found = (
+                self._qc()
+                .query_points(
+                    collection,
+                    query=list(vector),
+                    using=VECTOR,
+                    query_filter=query_filter,
+                    limit=limit,
+                    with_payload=True,
+                )
+                .points
+            )
         except _FAILURES as exc:
             raise self._fail(f"search '{collection}'", exc) from exc
         return [Hit(uuid.UUID(str(p.id)), float(p.score), dict(p.payload or {})) for p in found]
@@ -154,7 +177,8 @@ class QdrantServerIndex:
         try:
             while True:
                 records, offset = self._qc().scroll(
-                    collection, limit=1000, offset=offset, with_payload=False, with_vectors=False)
+                    collection, limit=1000, offset=offset, with_payload=False, with_vectors=False
+                )
                 found.extend(uuid.UUID(str(r.id)) for r in records)
                 if offset is None:
                     return found

@@ -12,7 +12,6 @@ from aria_mem.cli import render
 from aria_mem.cli.context import emit_json, services, state
 from aria_mem.errors import EmbedderError
 from aria_mem.services import health
-from aria_mem.wiring import build_embedder
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 
@@ -25,8 +24,9 @@ def status(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     status and index state. Exits 1 when something is broken.
     """
     svc = services(ctx)
-    report = health.collect(lambda: svc.store, lambda: svc.index, lambda: svc.embedder,
-                            svc.targets())
+    report = health.collect(
+        lambda: svc.store, lambda: svc.index, lambda: svc.embedder, svc.targets()
+    )
     if as_json:
         emit_json(report.as_dict())
     else:
@@ -64,13 +64,21 @@ def sync(
     svc = services(ctx)
     report = svc.indexer.run_pending()
     if as_json:
-        emit_json({"indexed": report.indexed, "removed": report.removed,
-                   "failed": report.failed, "deletions_done": report.deletions_done,
-                   "errors": report.errors})
+        emit_json(
+            {
+                "indexed": report.indexed,
+                "removed": report.removed,
+                "failed": report.failed,
+                "deletions_done": report.deletions_done,
+                "errors": report.errors,
+            }
+        )
     else:
-        render.console.print(f"Indexed {report.indexed}, removed {report.removed} vectors of "
-                             f"unusable memories, carried out {report.deletions_done} queued "
-                             f"removals, {report.failed} failed.")
+        render.console.print(
+            f"Indexed {report.indexed}, removed {report.removed} vectors of "
+            f"unusable memories, carried out {report.deletions_done} queued "
+            f"removals, {report.failed} failed."
+        )
         for error in report.errors:
             render.err_console.print(f"[red]{escape(error)}[/red]")
     if report.failed or report.errors:
@@ -83,8 +91,10 @@ def _detect_provider() -> tuple[str, str]:
     from aria_mem.adapters.embedders.lmstudio import LMStudioEmbedder
     from aria_mem.adapters.embedders.ollama import OllamaEmbedder
 
-    for candidate in (OllamaEmbedder(defaults["ollama"], timeout=2.0),
-                      LMStudioEmbedder(defaults["lmstudio"], timeout=2.0)):
+    for candidate in (
+        OllamaEmbedder(defaults["ollama"], timeout=2.0),
+        LMStudioEmbedder(defaults["lmstudio"], timeout=2.0),
+    ):
         try:
             candidate.dimension()
             return candidate.provider, defaults[candidate.provider]
@@ -95,9 +105,12 @@ def _detect_provider() -> tuple[str, str]:
 
 def init(
     ctx: typer.Context,
-    provider: Annotated[str | None, typer.Option(
-        help="ollama, lmstudio or sentence-transformers (default: the first that answers).")]
-    = None,
+    provider: Annotated[
+        str | None,
+        typer.Option(
+            help="ollama, lmstudio or sentence-transformers (default: the first that answers)."
+        ),
+    ] = None,
     model: Annotated[str | None, typer.Option(help="Embedding model name.")] = None,
     user: Annotated[str | None, typer.Option(help="Your user id.")] = None,
     companion: Annotated[str | None, typer.Option(help="The companion's id.")] = None,
@@ -116,11 +129,15 @@ def init(
     else:
         chosen = provider or _detect_provider()[0]
         if chosen not in config.PROVIDERS:
-            raise typer.BadParameter(f"use one of {', '.join(config.PROVIDERS)}",
-                                     param_hint="--provider")
+            raise typer.BadParameter(
+                f"use one of {', '.join(config.PROVIDERS)}", param_hint="--provider"
+            )
         updates: dict[str, dict[str, object]] = {
-            "embedder": {"provider": chosen, "model": model or config.DEFAULT_MODELS[chosen]}}
-        identity = {k: v for k, v in (("user", user), ("companion", companion)) if v}
+            "embedder": {"provider": chosen, "model": model or config.DEFAULT_MODELS[chosen]}
+        }
+        identity: dict[str, object] = {
+            k: v for k, v in (("user", user), ("companion", companion)) if v
+        }
         if identity:
             updates["identity"] = identity
         config.save_keys(path, updates)
@@ -129,8 +146,9 @@ def init(
     svc.store.ping()
     render.console.print(f"PostgreSQL ready: {svc.targets()['postgres']}")
     dimension = svc.embedder.dimension()
-    render.console.print(f"Embedding model {svc.embedder.model_name} answers "
-                         f"({dimension} dimensions)")
+    render.console.print(
+        f"Embedding model {svc.embedder.model_name} answers ({dimension} dimensions)"
+    )
 
 
 def register(app: typer.Typer) -> None:

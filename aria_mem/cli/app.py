@@ -29,15 +29,30 @@ app = typer.Typer(
 @app.callback()
 def _root(
     ctx: typer.Context,
-    config_path: Annotated[Path | None, typer.Option(
-        "--config", envvar="ARIA_MEM_CONFIG", help="Config file (default: the platform's "
-        "user config dir, or $ARIA_MEM_HOME/config.toml).", show_default=False)] = None,
-    verbose: Annotated[int, typer.Option("--verbose", "-v", count=True,
-                                         help="Log more (-v info, -vv debug); errors are always logged.")] = 0,
+    config_path: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            envvar="ARIA_MEM_CONFIG",
+            help="Config file (default: the platform's "
+            "user config dir, or $ARIA_MEM_HOME/config.toml).",
+            show_default=False,
+        ),
+    ] = None,
+    verbose: Annotated[
+        int,
+        typer.Option(
+            "--verbose",
+            "-v",
+            count=True,
+            help="Log more (-v info, -vv debug); errors are always logged.",
+        ),
+    ] = 0,
 ) -> None:
     level = logging.ERROR if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
-    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-                        stream=sys.stderr)
+    logging.basicConfig(
+        level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr
+    )
     ctx.obj = State(config_path)
     ctx.call_on_close(ctx.obj.close)
 

@@ -60,6 +60,8 @@ def parse_when(value: str | None, *, now: datetime | None = None) -> datetime | 
     try:
         parsed = datetime.fromisoformat(text)
     except ValueError:
-        raise UsageError(f"--expires takes an ISO date/time (2027-01-31, 2027-01-31T18:00+01:00)"
-                         f" or a span like 30d, 12h, 2w; got {value!r}") from None
+        raise UsageError(
+            f"--expires takes an ISO date/time (2027-01-31, 2027-01-31T18:00+01:00)"
+            f" or a span like 30d, 12h, 2w; got {value!r}"
+        ) from None
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from typing import Annotated
 
 import typer
@@ -15,11 +16,21 @@ from aria_mem.domain.validation import memory_to_record
 from aria_mem.ports import MemoryChanges
 from aria_mem.services.writer import WriteResult
 
-UserOpt = Annotated[str | None, typer.Option("--user", "-u", envvar="ARIA_MEM_USER",
-                                             help="User id (default: [identity] user).")]
-CompanionOpt = Annotated[str | None, typer.Option(
-    "--companion", "-c", envvar="ARIA_MEM_COMPANION",
-    help="Companion (persona) id (default: [identity] companion).")]
+UserOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--user", "-u", envvar="ARIA_MEM_USER", help="User id (default: [identity] user)."
+    ),
+]
+CompanionOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--companion",
+        "-c",
+        envvar="ARIA_MEM_COMPANION",
+        help="Companion (persona) id (default: [identity] companion).",
+    ),
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 IdArg = Annotated[str, typer.Argument(help="Memory id, or its first characters as `list` shows.")]
 
@@ -43,19 +54,25 @@ def _resolve(ctx: typer.Context, memory_id: str) -> uuid.UUID:
 def remember(
     ctx: typer.Context,
     text: Annotated[str, typer.Argument(help="The fact to remember, in one sentence.")],
-    type_: Annotated[str, typer.Option("--type", "-t", help=f"One of: {TYPES}.")]
-    = "EpisodicEvent",
+    type_: Annotated[str, typer.Option("--type", "-t", help=f"One of: {TYPES}.")] = "EpisodicEvent",
     importance: Annotated[float, typer.Option("--importance", "-i", help="0..1")] = 0.5,
-    emotion: Annotated[float, typer.Option("--emotion", "-e",
-                                           help="Emotional significance, 0..1.")] = 0.0,
+    emotion: Annotated[
+        float, typer.Option("--emotion", "-e", help="Emotional significance, 0..1.")
+    ] = 0.0,
     confidence: Annotated[float, typer.Option(help="How sure we are, 0..1.")] = 0.8,
     reason: Annotated[str, typer.Option(help="Why this is worth remembering.")] = "",
     pin: Annotated[bool, typer.Option("--pin", help="Always include it in the profile.")] = False,
-    expires: Annotated[str | None, typer.Option(
-        help="When it stops being true: ISO date/time or a span (30d, 12h, 2w).")] = None,
-    hold_until: Annotated[str | None, typer.Option(
-        help="Keep it out of prompts until the relationship reaches this stage "
-             "(early, established, close).")] = None,
+    expires: Annotated[
+        str | None,
+        typer.Option(help="When it stops being true: ISO date/time or a span (30d, 12h, 2w)."),
+    ] = None,
+    hold_until: Annotated[
+        str | None,
+        typer.Option(
+            help="Keep it out of prompts until the relationship reaches this stage "
+            "(early, established, close)."
+        ),
+    ] = None,
     user: UserOpt = None,
     companion: CompanionOpt = None,
     as_json: JsonOpt = False,
@@ -89,8 +106,7 @@ def remember(
     if as_json:
         emit_json(_result_json(result, action))
     else:
-        render.write_line("Remembered" if result.created else "Already known — confirmed",
-                          result)
+        render.write_line("Remembered" if result.created else "Already known — confirmed", result)
 
 
 def list_(
@@ -114,7 +130,7 @@ def list_(
             wanted = MemoryStatus(status)
         except ValueError:
             raise typer.BadParameter("use active, archived or any", param_hint="--status") from None
-    memories = svc.store.list(
+    memories = svc.store.list_memories(
         user_id=None if all_ else (user or identity.user),
         companion_id=None if all_ else (companion or identity.companion),
         status=wanted,
@@ -123,7 +139,7 @@ def list_(
     if as_json:
         emit_json([memory_to_record(m) | {"index_state": m.index_state.value} for m in memories])
     elif not memories:
-        render.console.print("No memories yet — add one with `aria-mem remember \"...\"`")
+        render.console.print('No memories yet — add one with `aria-mem remember "..."`')
     else:
         render.console.print(render.memory_table(memories))
 
@@ -132,9 +148,15 @@ def show(ctx: typer.Context, memory_id: IdArg, as_json: JsonOpt = False) -> None
     """Show everything stored about one memory."""
     memory = services(ctx).store.find_prefix(memory_id)
     if as_json:
-        emit_json(memory_to_record(memory) | {
-            "index_state": memory.index_state.value, "indexed_model": memory.indexed_model,
-            "index_attempts": memory.index_attempts, "index_error": memory.index_error})
+        emit_json(
+            memory_to_record(memory)
+            | {
+                "index_state": memory.index_state.value,
+                "indexed_model": memory.indexed_model,
+                "index_attempts": memory.index_attempts,
+                "index_error": memory.index_error,
+            }
+        )
     else:
         render.console.print(render.memory_detail(memory))
 
@@ -155,9 +177,15 @@ def edit(
 
     Example: aria-mem edit 3f2a9c1e --text "The user's sister loves ceramics."
     """
-    changes = MemoryChanges(text=text, importance=importance, emotional_significance=emotion,
-                            confidence=confidence, reason=reason, expires_at=parse_when(expires),
-                            clear_expiry=no_expiry)
+    changes = MemoryChanges(
+        text=text,
+        importance=importance,
+        emotional_significance=emotion,
+        confidence=confidence,
+        reason=reason,
+        expires_at=parse_when(expires),
+        clear_expiry=no_expiry,
+    )
     result = services(ctx).writer.edit(_resolve(ctx, memory_id), changes)
     _report(result, "edited", "Edited", as_json)
 
@@ -169,29 +197,44 @@ def _report(result: WriteResult, action: str, verb: str, as_json: bool) -> None:
         render.write_line(verb, result)
 
 
-def _flag_command(action: str, verb: str, doc: str, apply: str, value: object) -> object:
+def _flag_command(
+    action: str, verb: str, doc: str, apply: str, value: object
+) -> Callable[[typer.Context, str, bool], None]:
     def command(ctx: typer.Context, memory_id: IdArg, as_json: JsonOpt = False) -> None:
         writer = services(ctx).writer
         target = _resolve(ctx, memory_id)
-        result = getattr(writer, apply)(target, value) if value is not None \
+        result = (
+            getattr(writer, apply)(target, value)
+            if value is not None
             else getattr(writer, apply)(target)
+        )
         _report(result, action, verb, as_json)
 
     command.__doc__ = doc
     return command
 
 
-pin = _flag_command("pinned", "Pinned", "Pin a memory: it is always in the profile.",
-                    "set_pinned", True)
+pin = _flag_command(
+    "pinned", "Pinned", "Pin a memory: it is always in the profile.", "set_pinned", True
+)
 unpin = _flag_command("unpinned", "Unpinned", "Unpin a memory.", "set_pinned", False)
-archive = _flag_command("archived", "Archived",
-                        "Archive a memory: kept, but never brought into a prompt.",
-                        "set_status", MemoryStatus.ARCHIVED)
-unarchive = _flag_command("unarchived", "Unarchived", "Bring an archived memory back.",
-                          "set_status", MemoryStatus.ACTIVE)
-confirm = _flag_command("confirmed", "Confirmed",
-                        "Record that the user said it again (refreshes its recency).",
-                        "confirm", None)
+archive = _flag_command(
+    "archived",
+    "Archived",
+    "Archive a memory: kept, but never brought into a prompt.",
+    "set_status",
+    MemoryStatus.ARCHIVED,
+)
+unarchive = _flag_command(
+    "unarchived", "Unarchived", "Bring an archived memory back.", "set_status", MemoryStatus.ACTIVE
+)
+confirm = _flag_command(
+    "confirmed",
+    "Confirmed",
+    "Record that the user said it again (refreshes its recency).",
+    "confirm",
+    None,
+)
 
 
 def forget(
@@ -215,7 +258,12 @@ def register(app: typer.Typer) -> None:
     app.command("list")(list_)
     app.command()(show)
     app.command()(edit)
-    for name, fn in (("pin", pin), ("unpin", unpin), ("archive", archive),
-                     ("unarchive", unarchive), ("confirm", confirm)):
-        app.command(name)(fn)  # type: ignore[arg-type]
+    for name, fn in (
+        ("pin", pin),
+        ("unpin", unpin),
+        ("archive", archive),
+        ("unarchive", unarchive),
+        ("confirm", confirm),
+    ):
+        app.command(name)(fn)
     app.command()(forget)

@@ -34,8 +34,14 @@ def memory_table(memories: Sequence[Memory]) -> Table:
         status = m.status.value + (" pinned" if m.pinned else "")
         if m.held_until_stage:
             status += f" held→{m.held_until_stage.value}"
-        table.add_row(str(m.id)[:8], m.type.value, Text(m.text), f"{m.importance:.2f}", status,
-                      m.index_state.value)
+        table.add_row(
+            str(m.id)[:8],
+            m.type.value,
+            Text(m.text),
+            f"{m.importance:.2f}",
+            status,
+            m.index_state.value,
+        )
     return table
 
 
@@ -44,16 +50,23 @@ def memory_detail(m: Memory) -> Table:
     table.add_column(style="bold")
     table.add_column(overflow="fold")
     rows = [
-        ("id", str(m.id)), ("user / companion", f"{m.user_id} / {m.companion_id}"),
-        ("type", m.type.value), ("text", m.text),
+        ("id", str(m.id)),
+        ("user / companion", f"{m.user_id} / {m.companion_id}"),
+        ("type", m.type.value),
+        ("text", m.text),
         ("importance", f"{m.importance:.2f}"),
         ("emotional significance", f"{m.emotional_significance:.2f}"),
-        ("confidence", f"{m.confidence:.2f}"), ("reason", m.reason or "—"),
-        ("pinned", "yes" if m.pinned else "no"), ("status", m.status.value),
+        ("confidence", f"{m.confidence:.2f}"),
+        ("reason", m.reason or "—"),
+        ("pinned", "yes" if m.pinned else "no"),
+        ("status", m.status.value),
         ("held until stage", m.held_until_stage.value if m.held_until_stage else "—"),
-        ("expires", _when(m.expires_at)), ("created", _when(m.created_at)),
-        ("updated", _when(m.updated_at)), ("last used", _when(m.last_used_at)),
-        ("last confirmed", _when(m.last_confirmed_at)), ("uses", str(m.use_count)),
+        ("expires", _when(m.expires_at)),
+        ("created", _when(m.created_at)),
+        ("updated", _when(m.updated_at)),
+        ("last used", _when(m.last_used_at)),
+        ("last confirmed", _when(m.last_confirmed_at)),
+        ("uses", str(m.use_count)),
         ("index", m.index_state.value + (f" ({m.indexed_model})" if m.indexed_model else "")),
     ]
     if m.index_error:
@@ -66,8 +79,10 @@ def memory_detail(m: Memory) -> Table:
 def write_line(verb: str, result: WriteResult) -> None:
     short = str(result.memory.id)[:8]
     if result.problem and not result.indexed:
-        console.print(f"{verb} [cyan]{short}[/cyan] — saved in PostgreSQL; "
-                      f"[yellow]index update pending[/yellow]: {escape(result.problem)}")
+        console.print(
+            f"{verb} [cyan]{short}[/cyan] — saved in PostgreSQL; "
+            f"[yellow]index update pending[/yellow]: {escape(result.problem)}"
+        )
     else:
         console.print(f"{verb} [cyan]{short}[/cyan]")
 
@@ -87,8 +102,11 @@ def status_report(report: StatusReport) -> None:
             parts = []
             for name, info in check.detail.get("collections", {}).items():
                 size = info["vector_size"]
-                parts.append(f"{name}: {info['points']} vectors of {size}" if size
-                             else f"{name}: not created yet")
+                parts.append(
+                    f"{name}: {info['points']} vectors of {size}"
+                    if size
+                    else f"{name}: not created yet"
+                )
             detail += " — " + ", ".join(parts)
         if check.name == "dimension" and check.ok and check.detail.get("checked") is False:
             detail += " — not checked (a service is down)"

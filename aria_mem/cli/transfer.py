@@ -23,8 +23,9 @@ BATCH = 5000
 
 def export(
     ctx: typer.Context,
-    output: Annotated[Path | None, typer.Option("--output", "-o",
-                                                help="File to write (default: stdout).")] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="File to write (default: stdout).")
+    ] = None,
 ) -> None:
     """Write every memory, every field, as JSON Lines (one memory per line).
 
@@ -78,10 +79,15 @@ def parse_lines(path: Path, *, skip_invalid: bool) -> tuple[list[Memory], list[s
 def import_(
     ctx: typer.Context,
     file: Annotated[Path, typer.Argument(help="A JSON Lines file as `export` writes it.")],
-    skip_invalid: Annotated[bool, typer.Option(
-        "--skip-invalid", help="Import the valid lines and report the others.")] = False,
-    no_index: Annotated[bool, typer.Option(
-        "--no-index", help="Only store; leave indexing to the daemon or `aria-mem sync`.")] = False,
+    skip_invalid: Annotated[
+        bool, typer.Option("--skip-invalid", help="Import the valid lines and report the others.")
+    ] = False,
+    no_index: Annotated[
+        bool,
+        typer.Option(
+            "--no-index", help="Only store; leave indexing to the daemon or `aria-mem sync`."
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
 ) -> None:
     """Import memories from JSON Lines, idempotently by memory id.
@@ -99,33 +105,48 @@ def import_(
         inserted += result.inserted
         updated += result.updated
         merged += result.merged_duplicates
-    summary: dict[str, object] = {"inserted": inserted, "updated": updated,
-                                  "merged_duplicates": merged, "invalid_lines": problems}
+    summary: dict[str, object] = {
+        "inserted": inserted,
+        "updated": updated,
+        "merged_duplicates": merged,
+        "invalid_lines": problems,
+    }
     report_errors: list[str] = []
     if not no_index and memories:
         report = _index_with_progress(ctx, total=len(memories), quiet=as_json)
         report_errors = report.errors
-        summary.update(indexed=report.indexed, index_failed=report.failed,
-                       index_errors=report.errors)
+        summary.update(
+            indexed=report.indexed, index_failed=report.failed, index_errors=report.errors
+        )
     if as_json:
         emit_json(summary)
         return
-    render.console.print(f"Imported {len(memories)} memories: {inserted} new, {updated} updated, "
-                         f"{merged} merged into facts already known.")
+    render.console.print(
+        f"Imported {len(memories)} memories: {inserted} new, {updated} updated, "
+        f"{merged} merged into facts already known."
+    )
     for problem in problems:
         render.err_console.print(f"[yellow]skipped[/yellow] {escape(problem)}")
     if "indexed" in summary and summary["index_failed"]:
         errors = escape("; ".join(report_errors))
-        render.console.print(f"[yellow]{summary['index_failed']} not indexed yet[/yellow] "
-                             f"({errors}) — they stay pending; "
-                             "run `aria-mem sync` when the service is back")
+        render.console.print(
+            f"[yellow]{summary['index_failed']} not indexed yet[/yellow] "
+            f"({errors}) — they stay pending; "
+            "run `aria-mem sync` when the service is back"
+        )
 
 
 def _index_with_progress(ctx: typer.Context, total: int, quiet: bool) -> SyncReport:
     indexer = services(ctx).indexer
-    with Progress(TextColumn("indexing"), BarColumn(), MofNCompleteColumn(),
-                  TimeRemainingColumn(), console=render.err_console, disable=quiet,
-                  transient=True) as bar:
+    with Progress(
+        TextColumn("indexing"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=render.err_console,
+        disable=quiet,
+        transient=True,
+    ) as bar:
         task = bar.add_task("index", total=total)
         return indexer.run_pending(progress=lambda n: bar.advance(task, n))
 

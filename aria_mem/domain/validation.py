@@ -80,7 +80,9 @@ def stage(value: Any) -> Stage:
         return Stage(str(value).strip().lower())
     except ValueError:
         known = ", ".join(s.value for s in Stage)
-        raise ValidationError(f"Unknown relationship stage {value!r} — use one of: {known}") from None
+        raise ValidationError(
+            f"Unknown relationship stage {value!r} — use one of: {known}"
+        ) from None
 
 
 def new_memory(candidate: NewMemory) -> NewMemory:
@@ -186,7 +188,9 @@ def memory_from_record(record: Any) -> Memory:
     try:
         status = MemoryStatus(status_value)
     except ValueError:
-        raise ValidationError(f"status must be 'active' or 'archived', got {status_value!r}") from None
+        raise ValidationError(
+            f"status must be 'active' or 'archived', got {status_value!r}"
+        ) from None
     held = record.get("held_until_stage")
     use_count = record.get("use_count", 0)
     if isinstance(use_count, bool) or not isinstance(use_count, int) or use_count < 0:

@@ -37,8 +37,13 @@ class StatusReport:
         return {
             "ok": self.ok,
             "checks": {
-                c.name: {"ok": c.ok, "target": c.target, "latency_ms": c.latency_ms,
-                         "error": c.error, **c.detail}
+                c.name: {
+                    "ok": c.ok,
+                    "target": c.target,
+                    "latency_ms": c.latency_ms,
+                    "error": c.error,
+                    **c.detail,
+                }
                 for c in self.checks
             },
             "memories": self.counts,
@@ -75,8 +80,9 @@ def collect(
     sizes: dict[str, int | None] = {}
     try:
         i = index()
-        sizes, ix.latency_ms = _timed(lambda: {
-            c: i.collection_size(c) for c in (MEMORIES_COLLECTION, KNOWLEDGE_COLLECTION)})
+        sizes, ix.latency_ms = _timed(
+            lambda: {c: i.collection_size(c) for c in (MEMORIES_COLLECTION, KNOWLEDGE_COLLECTION)}
+        )
         ix.detail["collections"] = {
             c: {"vector_size": size, "points": i.count(c) if size is not None else 0}
             for c, size in sizes.items()
@@ -102,8 +108,10 @@ def collect(
     mismatches = []
     for collection, size in sizes.items():
         if size is not None and dimension is not None and size != dimension:
-            mismatches.append(f"'{collection}' holds {size}-dimensional vectors but the model "
-                              f"makes {dimension}-dimensional ones")
+            mismatches.append(
+                f"'{collection}' holds {size}-dimensional vectors but the model "
+                f"makes {dimension}-dimensional ones"
+            )
     if mismatches:
         dim.ok = False
         dim.error = "; ".join(mismatches) + " — run `aria-mem reindex` to rebuild for this model"

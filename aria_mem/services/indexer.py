@@ -57,10 +57,13 @@ class Indexer:
                 vectors = self._embedder.embed([m.text for m in usable])
                 model = self._embedder.model_name
                 self._index.ensure_collection(MEMORIES_COLLECTION, len(vectors[0]))
-                self._index.upsert(MEMORIES_COLLECTION, [
-                    IndexPoint(m.id, v, memory_payload(m, model))
-                    for m, v in zip(usable, vectors, strict=True)
-                ])
+                self._index.upsert(
+                    MEMORIES_COLLECTION,
+                    [
+                        IndexPoint(m.id, v, memory_payload(m, model))
+                        for m, v in zip(usable, vectors, strict=True)
+                    ],
+                )
                 self._store.mark_indexed([(m.id, m.updated_at) for m in usable], model)
                 report.indexed += len(usable)
             except ServiceError as exc:

@@ -57,16 +57,17 @@ class MemoryWriter:
         checked = MemoryChanges(
             text=validation.clean_text(changes.text) if changes.text is not None else None,
             importance=_unit("importance", changes.importance),
-            emotional_significance=_unit("emotional significance",
-                                         changes.emotional_significance),
+            emotional_significance=_unit("emotional significance", changes.emotional_significance),
             confidence=_unit("confidence", changes.confidence),
             reason=changes.reason.strip() if changes.reason is not None else None,
             expires_at=changes.expires_at,
             clear_expiry=changes.clear_expiry,
         )
         if checked == MemoryChanges():
-            raise ValidationError("Nothing to change — give --text, --importance, --emotion, "
-                                  "--confidence, --reason, --expires or --no-expiry")
+            raise ValidationError(
+                "Nothing to change — give --text, --importance, --emotion, "
+                "--confidence, --reason, --expires or --no-expiry"
+            )
         return self._sync(self._store.edit(memory_id, checked))
 
     def set_pinned(self, memory_id: uuid.UUID, pinned: bool) -> WriteResult:
@@ -90,8 +91,9 @@ class MemoryWriter:
         except ServiceError as exc:
             return WriteResult(memory, False, False, f"vector removal queued: {exc}")
         if report.errors:
-            return WriteResult(memory, False, False,
-                               "vector removal queued: " + "; ".join(report.errors))
+            return WriteResult(
+                memory, False, False, "vector removal queued: " + "; ".join(report.errors)
+            )
         return WriteResult(memory, False, True)
 
 

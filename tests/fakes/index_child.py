@@ -2,7 +2,8 @@
 
     python -m tests.fakes.index_child ROOT USER COUNT [hold]
 
-Upserts COUNT points for USER (a 16-dimensional collection; none when COUNT is 0), prints ``owner=<bool> pid=<owner pid>`` and, with ``hold``,
+Upserts COUNT points for USER (into a 16-dimensional collection; none when COUNT is
+0), prints ``owner=<bool> pid=<owner pid>`` and, with ``hold``,
 keeps running (owning or using the index) until its stdin closes."""
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ def main() -> None:
     if count:
         index.ensure_collection("memories", 16)
     for start in range(0, count, 20):
-        index.upsert("memories", [point(f"{user} fact {i}", user=user)
-                                  for i in range(start, min(count, start + 20))])
+        index.upsert(
+            "memories",
+            [point(f"{user} fact {i}", user=user) for i in range(start, min(count, start + 20))],
+        )
     owner_pid = index.owner_pid()
     print(f"owner={index.is_owner} pid={owner_pid}", flush=True)
     if hold:

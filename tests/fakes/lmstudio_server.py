@@ -29,20 +29,30 @@ class FakeLMStudioState:
 
 
 def _not_found(model: str) -> dict[str, Any]:
-    return {"title": f"No model found that fits the query {model!r}",
-            "cause": "not loaded", "suggestion": "load it",
-            "displayData": {"code": "generic.noModelMatchingQuery"}}
+    return {
+        "title": f"No model found that fits the query {model!r}",
+        "cause": "not loaded",
+        "suggestion": "load it",
+        "displayData": {"code": "generic.noModelMatchingQuery"},
+    }
 
 
 def _model_info(key: str, state: FakeLMStudioState) -> dict[str, Any]:
-    return {"identifier": key, "instanceReference": f"ref-{key}", "path": f"fake/{key}",
-            "modelKey": key, "type": "embedding", "contextLength": state.context_length}
+    return {
+        "identifier": key,
+        "instanceReference": f"ref-{key}",
+        "path": f"fake/{key}",
+        "modelKey": key,
+        "type": "embedding",
+        "contextLength": state.context_length,
+    }
 
 
 def _key_of(spec: dict[str, Any]) -> str:
     if spec.get("type") == "query":
-        return str(spec.get("query", {}).get("identifier") or spec.get("query", {}).get(
-            "modelKey") or "")
+        return str(
+            spec.get("query", {}).get("identifier") or spec.get("query", {}).get("modelKey") or ""
+        )
     if spec.get("type") == "instanceReference":
         return str(spec.get("instanceReference", "")).removeprefix("ref-")
     return ""
@@ -68,9 +78,12 @@ class FakeLMStudio:
     def _http(connection: ServerConnection, request: Request) -> Response | None:
         if request.path == "/lmstudio-greeting":
             body = json.dumps({"lmstudio": True}).encode()
-            return Response(HTTPStatus.OK, "OK",
-                            Headers([("Content-Type", "application/json"),
-                                     ("Content-Length", str(len(body)))]), body)
+            return Response(
+                HTTPStatus.OK,
+                "OK",
+                Headers([("Content-Type", "application/json"), ("Content-Length", str(len(body)))]),
+                body,
+            )
         return None
 
     def _session(self, ws: ServerConnection) -> None:
@@ -98,16 +111,25 @@ class FakeLMStudio:
             if key not in state.models:
                 return {"type": "rpcError", "callId": call_id, "error": _not_found(key)}
             state.embedded.append(param["inputString"])
-            return {"type": "rpcResult", "callId": call_id,
-                    "result": {"embedding": state.embed(param["inputString"], state.dim)}}
+            return {
+                "type": "rpcResult",
+                "callId": call_id,
+                "result": {"embedding": state.embed(param["inputString"], state.dim)},
+            }
         if endpoint == "getModelInfo":
             key = _key_of(param.get("specifier", {}))
             return {"type": "rpcResult", "callId": call_id, "result": _model_info(key, state)}
         if endpoint == "listLoaded":
-            return {"type": "rpcResult", "callId": call_id,
-                    "result": [_model_info(k, state) for k in sorted(state.models)]}
-        return {"type": "rpcError", "callId": call_id,
-                "error": {"title": f"unknown endpoint {endpoint}"}}
+            return {
+                "type": "rpcResult",
+                "callId": call_id,
+                "result": [_model_info(k, state) for k in sorted(state.models)],
+            }
+        return {
+            "type": "rpcError",
+            "callId": call_id,
+            "error": {"title": f"unknown endpoint {endpoint}"},
+        }
 
     def _channel(self, message: dict[str, Any]) -> list[dict[str, Any]]:
         channel = message["channelId"]
@@ -116,9 +138,17 @@ class FakeLMStudio:
             if key not in self.state.models:
                 return [{"type": "channelError", "channelId": channel, "error": _not_found(key)}]
             return [
-                {"type": "channelSend", "channelId": channel,
-                 "message": {"type": "alreadyLoaded", "info": _model_info(key, self.state)}},
+                {
+                    "type": "channelSend",
+                    "channelId": channel,
+                    "message": {"type": "alreadyLoaded", "info": _model_info(key, self.state)},
+                },
                 {"type": "channelClose", "channelId": channel},
             ]
-        return [{"type": "channelError", "channelId": channel,
-                 "error": {"title": f"unknown channel endpoint {message['endpoint']}"}}]
+        return [
+            {
+                "type": "channelError",
+                "channelId": channel,
+                "error": {"title": f"unknown channel endpoint {message['endpoint']}"},
+            }
+        ]

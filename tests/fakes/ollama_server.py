@@ -29,7 +29,7 @@ class FakeOllamaState:
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name
+    def log_message(self, format: str, *args: Any) -> None:
         return
 
     def _send(self, status: int, body: Any) -> None:
@@ -53,11 +53,22 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         if self.path == "/api/tags":
-            self._send(200, {"models": [
-                {"name": f"{m}:latest", "model": f"{m}:latest", "modified_at":
-                 "2026-01-01T00:00:00Z", "size": 1, "digest": "0" * 64,
-                 "details": {"format": "gguf", "family": "fake"}}
-                for m in sorted(self.server.state.models)]})
+            self._send(
+                200,
+                {
+                    "models": [
+                        {
+                            "name": f"{m}:latest",
+                            "model": f"{m}:latest",
+                            "modified_at": "2026-01-01T00:00:00Z",
+                            "size": 1,
+                            "digest": "0" * 64,
+                            "details": {"format": "gguf", "family": "fake"},
+                        }
+                        for m in sorted(self.server.state.models)
+                    ]
+                },
+            )
         else:
             self._send(404, {"error": "not found"})
 
@@ -72,17 +83,33 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
             state.embed_calls.append(list(texts))
-            self._send(200, {"model": body["model"],
-                             "embeddings": [state.embed(t, state.dim) for t in texts],
-                             "total_duration": 1, "load_duration": 1, "prompt_eval_count": 1})
+            self._send(
+                200,
+                {
+                    "model": body["model"],
+                    "embeddings": [state.embed(t, state.dim) for t in texts],
+                    "total_duration": 1,
+                    "load_duration": 1,
+                    "prompt_eval_count": 1,
+                },
+            )
         elif self.path == "/api/show":
             if not self._model_or_404(body.get("model", "")):
                 return
-            self._send(200, {"modelfile": "", "parameters": "", "template": "",
-                             "details": {"family": "fake"},
-                             "model_info": {"general.architecture": "fake",
-                                            "fake.embedding_length": state.dim,
-                                            "fake.context_length": state.context_length}})
+            self._send(
+                200,
+                {
+                    "modelfile": "",
+                    "parameters": "",
+                    "template": "",
+                    "details": {"family": "fake"},
+                    "model_info": {
+                        "general.architecture": "fake",
+                        "fake.embedding_length": state.dim,
+                        "fake.context_length": state.context_length,
+                    },
+                },
+            )
         elif self.path == "/api/chat":
             if not self._model_or_404(body.get("model", "")):
                 return
@@ -95,21 +122,37 @@ class _Handler(BaseHTTPRequestHandler):
         state = self.server.state
         reply = state.chat_reply
         if not body.get("stream", True):
-            self._send(200, {"model": body["model"], "created_at": "2026-01-01T00:00:00Z",
-                             "message": {"role": "assistant", "content": reply},
-                             "done": True, "done_reason": "stop"})
+            self._send(
+                200,
+                {
+                    "model": body["model"],
+                    "created_at": "2026-01-01T00:00:00Z",
+                    "message": {"role": "assistant", "content": reply},
+                    "done": True,
+                    "done_reason": "stop",
+                },
+            )
             return
         self.send_response(200)
         self.send_header("Content-Type", "application/x-ndjson")
         self.end_headers()
         for word in reply.split(" "):
-            chunk = {"model": body["model"], "created_at": "2026-01-01T00:00:00Z",
-                     "message": {"role": "assistant", "content": word + " "}, "done": False}
+            chunk = {
+                "model": body["model"],
+                "created_at": "2026-01-01T00:00:00Z",
+                "message": {"role": "assistant", "content": word + " "},
+                "done": False,
+            }
             self.wfile.write(json.dumps(chunk).encode() + b"\n")
             self.wfile.flush()
-        final = {"model": body["model"], "created_at": "2026-01-01T00:00:00Z",
-                 "message": {"role": "assistant", "content": ""}, "done": True,
-                 "done_reason": "stop", "eval_count": 1}
+        final = {
+            "model": body["model"],
+            "created_at": "2026-01-01T00:00:00Z",
+            "message": {"role": "assistant", "content": ""},
+            "done": True,
+            "done_reason": "stop",
+            "eval_count": 1,
+        }
         self.wfile.write(json.dumps(final).encode() + b"\n")
 
 

@@ -9,8 +9,30 @@ import math
 import re
 
 _WORD = re.compile(r"[a-z0-9']+")
-_STOP = {"the", "a", "an", "is", "to", "of", "and", "in", "on", "my", "i", "user", "user's",
-         "s", "for", "with", "at", "it", "was", "has", "be", "are"}
+_STOP = {
+    "the",
+    "a",
+    "an",
+    "is",
+    "to",
+    "of",
+    "and",
+    "in",
+    "on",
+    "my",
+    "i",
+    "user",
+    "user's",
+    "s",
+    "for",
+    "with",
+    "at",
+    "it",
+    "was",
+    "has",
+    "be",
+    "are",
+}
 
 
 def words(text: str) -> list[str]:

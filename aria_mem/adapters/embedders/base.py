@@ -51,8 +51,10 @@ class BaseEmbedder:
                 f"vector after a {self._dimension}-dimensional one"
             )
         if not all(math.isfinite(x) for x in values):
-            raise EmbedderError(f"The embedding model {self.model_name} returned a vector with "
-                                "NaN or infinite values")
+            raise EmbedderError(
+                f"The embedding model {self.model_name} returned a vector with "
+                "NaN or infinite values"
+            )
         self._dimension = len(values)
         return values
 

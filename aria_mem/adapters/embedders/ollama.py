@@ -14,8 +14,9 @@ DEFAULT_HOST = "http://127.0.0.1:11434"
 class OllamaEmbedder(BaseEmbedder):
     provider = "ollama"
 
-    def __init__(self, model: str, *, host: str = "", timeout: float = 30.0,
-                 batch_size: int = 64) -> None:
+    def __init__(
+        self, model: str, *, host: str = "", timeout: float = 30.0, batch_size: int = 64
+    ) -> None:
         super().__init__(model, batch_size=batch_size)
         self._host = host or DEFAULT_HOST
         self._timeout = timeout

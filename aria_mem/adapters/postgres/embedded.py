@@ -31,7 +31,7 @@ def _import_quietly() -> Any:
 
 
 def _uri_if_running(pgdata: Path) -> str | None:
-    PostmasterInfo = _import_quietly().utils.PostmasterInfo  # noqa: N806
+    PostmasterInfo = _import_quietly().utils.PostmasterInfo
 
     info = PostmasterInfo.read_from_pgdata(pgdata)
     if info is not None and info.is_running() and info.status == "ready":

@@ -44,9 +44,11 @@ def apply(conn: psycopg.Connection[Any]) -> list[str]:
             " version integer PRIMARY KEY, name text NOT NULL,"
             " applied_at timestamptz NOT NULL DEFAULT now())"
         )
-        rows = conn.cursor(row_factory=tuple_row).execute(
-            "SELECT version FROM schema_migrations"
-        ).fetchall()
+        rows = (
+            conn.cursor(row_factory=tuple_row)
+            .execute("SELECT version FROM schema_migrations")
+            .fetchall()
+        )
         done = {int(str(r[0])) for r in rows}
         for migration in available():
             if migration.version in done:
@@ -61,7 +63,9 @@ def apply(conn: psycopg.Connection[Any]) -> list[str]:
 
 
 def current_version(conn: psycopg.Connection[Any]) -> int:
-    row = conn.cursor(row_factory=tuple_row).execute(
-        "SELECT coalesce(max(version), 0) FROM schema_migrations"
-    ).fetchone()
+    row = (
+        conn.cursor(row_factory=tuple_row)
+        .execute("SELECT coalesce(max(version), 0) FROM schema_migrations")
+        .fetchone()
+    )
     return int(str(row[0])) if row else 0

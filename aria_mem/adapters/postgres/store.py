@@ -41,9 +41,7 @@ USABLE_SQL = (
 )
 """SQL that is true when a memory may be used (needs ``memories m LEFT JOIN relationships r``)."""
 
-_JOIN_REL = (
-    "LEFT JOIN relationships r ON r.user_id = m.user_id AND r.companion_id = m.companion_id"
-)
+_JOIN_REL = "LEFT JOIN relationships r ON r.user_id = m.user_id AND r.companion_id = m.companion_id"
 
 
 def _memory(row: Row) -> Memory:
@@ -142,9 +140,17 @@ class PostgresStore:
                 RETURNING *, (xmax = 0) AS inserted
                 """,
                 (
-                    new.id, new.user_id, new.companion_id, new.type.value, new.text,
-                    normalize_text(new.text), new.importance, new.emotional_significance,
-                    new.confidence, new.reason, new.pinned,
+                    new.id,
+                    new.user_id,
+                    new.companion_id,
+                    new.type.value,
+                    new.text,
+                    normalize_text(new.text),
+                    new.importance,
+                    new.emotional_significance,
+                    new.confidence,
+                    new.reason,
+                    new.pinned,
                     new.held_until_stage.value if new.held_until_stage else None,
                     new.expires_at,
                 ),
@@ -253,13 +259,14 @@ class PostgresStore:
                 "SELECT * FROM memories WHERE id::text LIKE %s LIMIT 2", (clean + "%",)
             ).fetchall()
         if not rows:
-            raise NotFoundError(f"No memory with an id starting {prefix!r} — "
-                                "`aria-mem list` shows them")
+            raise NotFoundError(
+                f"No memory with an id starting {prefix!r} — `aria-mem list` shows them"
+            )
         if len(rows) > 1:
             raise NotFoundError(f"More than one memory id starts with {prefix!r} — give more of it")
         return _memory(rows[0])
 
-    def list(
+    def list_memories(
         self,
         *,
         user_id: str | None,
@@ -267,7 +274,8 @@ class PostgresStore:
         status: MemoryStatus | None = None,
         limit: int | None = None,
     ) -> list[Memory]:
-        where, params = ["true"], []
+        where: list[str] = ["true"]
+        params: list[Any] = []
         for column, value in (("user_id", user_id), ("companion_id", companion_id)):
             if value is not None:
                 where.append(f"{column} = %s")
@@ -407,36 +415,64 @@ class PostgresStore:
         """Insert or update by id, in one transaction. A line whose fact another memory of the
         same user and companion already states (different id) is merged into that one."""
         columns = (
-            "id", "user_id", "companion_id", "type", "text", "normalized_text", "importance",
-            "emotional_significance", "confidence", "reason", "pinned", "status",
-            "held_until_stage", "expires_at", "created_at", "updated_at", "last_used_at",
-            "last_confirmed_at", "use_count",
+            "id",
+            "user_id",
+            "companion_id",
+            "type",
+            "text",
+            "normalized_text",
+            "importance",
+            "emotional_significance",
+            "confidence",
+            "reason",
+            "pinned",
+            "status",
+            "held_until_stage",
+            "expires_at",
+            "created_at",
+            "updated_at",
+            "last_used_at",
+            "last_confirmed_at",
+            "use_count",
         )
         with self._conn() as conn, conn.transaction():
             conn.execute(
                 "CREATE TEMP TABLE incoming (LIKE memories INCLUDING DEFAULTS) ON COMMIT DROP"
             )
-            with conn.cursor().copy(
-                f"COPY incoming ({', '.join(columns)}) FROM STDIN"
-            ) as copy:
+            with conn.cursor().copy(f"COPY incoming ({', '.join(columns)}) FROM STDIN") as copy:
                 for m in memories:
-                    copy.write_row((
-                        m.id, m.user_id, m.companion_id, m.type.value, m.text,
-                        normalize_text(m.text), m.importance, m.emotional_significance,
-                        m.confidence, m.reason, m.pinned, m.status.value,
-                        m.held_until_stage.value if m.held_until_stage else None,
-                        m.expires_at, m.created_at, m.updated_at, m.last_used_at,
-                        m.last_confirmed_at, m.use_count,
-                    ))
+                    copy.write_row(
+                        (
+                            m.id,
+                            m.user_id,
+                            m.companion_id,
+                            m.type.value,
+                            m.text,
+                            normalize_text(m.text),
+                            m.importance,
+                            m.emotional_significance,
+                            m.confidence,
+                            m.reason,
+                            m.pinned,
+                            m.status.value,
+                            m.held_until_stage.value if m.held_until_stage else None,
+                            m.expires_at,
+                            m.created_at,
+                            m.updated_at,
+                            m.last_used_at,
+                            m.last_confirmed_at,
+                            m.use_count,
+                        )
+                    )
             existing = conn.execute(
                 "SELECT count(*) AS n FROM incoming i JOIN memories m ON m.id = i.id"
             ).fetchone()
             updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in columns if c != "id")
             cur = conn.execute(
                 f"""
-                INSERT INTO memories ({', '.join(columns)}, index_state)
+                INSERT INTO memories ({", ".join(columns)}, index_state)
                 SELECT DISTINCT ON (i.user_id, i.companion_id, md5(i.normalized_text))
-                    {', '.join('i.' + c for c in columns)}, 'pending'
+                    {", ".join("i." + c for c in columns)}, 'pending'
                 FROM incoming i
                 WHERE NOT EXISTS (
                     SELECT 1 FROM memories m
