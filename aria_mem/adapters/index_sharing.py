@@ -145,7 +145,10 @@ class SharedEdgeIndex:
         self._socket_path.unlink(missing_ok=True)
         self._server = _Server(self._socket_path, self._owned)
         threading.Thread(
-            target=self._server.serve_forever, name="aria-mem-index", daemon=True
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="aria-mem-index",
+            daemon=True,
         ).start()
         log.debug("this process (%d) owns the index in %s", os.getpid(), self._root)
         return True
