@@ -66,6 +66,7 @@ class EmbedderSettings:
 @dataclass(frozen=True)
 class RetrievalSettings:
     min_similarity: float = 0.45
+    timeout: float = 2.0
 
 
 @dataclass(frozen=True)
@@ -175,6 +176,7 @@ def _check(settings: Settings, sources: dict[tuple[str, str], str]) -> None:
         ("index", "timeout", settings.index.timeout),
         ("postgres", "connect_timeout", settings.postgres.connect_timeout),
         ("daemon", "reconcile_interval", settings.daemon.reconcile_interval),
+        ("retrieval", "timeout", settings.retrieval.timeout),
     ):
         if value <= 0:
             fail(section, key, "must be greater than 0")

@@ -9,6 +9,7 @@ from functools import cached_property
 from aria_mem.config import Settings
 from aria_mem.ports import Embedder, MemoryStore, VectorIndex
 from aria_mem.services.indexer import Indexer
+from aria_mem.services.retriever import Retriever
 from aria_mem.services.writer import MemoryWriter
 
 
@@ -81,6 +82,12 @@ class Services:
         return Indexer(self.store, self.index, self.embedder)
 
     @cached_property
+    def retriever(self) -> Retriever:
+        r = self.settings.retrieval
+        return Retriever(self.store, self.index, self.embedder, min_similarity=r.min_similarity,
+                         timeout=r.timeout)
+
+    @cached_property
     def writer(self) -> MemoryWriter:
         return MemoryWriter(self.store, self.indexer)
 
@@ -98,6 +105,6 @@ class Services:
         }
 
     def close(self) -> None:
-        for name in ("index", "store"):
+        for name in ("retriever", "index", "store"):
             if name in self.__dict__:
                 getattr(self, name).close()

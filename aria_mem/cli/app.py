@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from aria_mem.cli import admin, memories, transfer
+from aria_mem.cli import admin, memories, search, transfer
 from aria_mem.cli.context import State
 from aria_mem.cli.render import err_console
 from aria_mem.errors import AriaMemError
@@ -59,6 +59,7 @@ def _root(
 
 memories.register(app)
 transfer.register(app)
+search.register(app)
 admin.register(app)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -12,6 +13,7 @@ from rich.text import Text
 
 from aria_mem.domain.models import Memory
 from aria_mem.services.health import StatusReport
+from aria_mem.services.retriever import Fate, RetrievalResult
 from aria_mem.services.writer import WriteResult
 
 console = Console()
@@ -122,3 +124,74 @@ def status_report(report: StatusReport) -> None:
             f"{c['expired']} expired, {c['held']} held) — index: {c['indexed']} indexed, "
             f"{c['pending']} pending, {c['queued_deletions']} vector removals queued"
         )
+
+
+def _f(value: float | None, digits: int = 2) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def ranked_list(result: RetrievalResult) -> None:
+    if not result.chosen:
+        console.print("No memories would be brought up for this message.")
+        return
+    for position, ranked in enumerate(result.chosen, start=1):
+        score = f"{ranked.score.total:.3f}" if ranked.score else "profile"
+        console.print(Text.assemble(f"{position:>2}. ", (f"[{ranked.section.value}] ", "dim"),
+                                    f"{ranked.memory.text}  ", (f"({score})", "cyan")))
+
+
+def explain(result: RetrievalResult) -> None:
+    sel = result.selection
+    console.print(Text(f"query: {result.query!r}", style="dim"))
+    console.print(f"stage {result.stage.value}: similarity bar {sel.threshold:.2f}, cap "
+                  f"{sel.cap} memories; {result.candidates} candidates from the index "
+                  f"({escape(result.model)})")
+    table = Table(header_style="bold", box=box.SIMPLE_HEAD, padding=(0, 1),
+                  title="selected (P profile, R relevant; each signal, then its weighted part)",
+                  title_justify="left")
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("score", justify="right", no_wrap=True)
+    table.add_column("type", overflow="fold", max_width=16)
+    table.add_column("text", ratio=1, min_width=16, overflow="fold")
+    for name in ("sim", "imp", "emo", "rec", "use"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for position, r in enumerate(result.chosen, start=1):
+        s = r.score
+        if s is None:
+            total = "always"
+            cells = ["—", _f(r.memory.importance), _f(r.memory.emotional_significance), "—", "—"]
+        else:
+            values = (s.similarity, s.importance, s.emotion, s.recency, s.usage)
+            cells = [f"{v:.2f}\n[dim]{c:+.3f}[/dim]"
+                     for v, c in zip(values, s.contributions.values(), strict=True)]
+            total = f"[bold]{s.total:.3f}[/bold]"
+        tag = ("P" if r.section.value == "profile" else "R") + str(position)
+        table.add_row(tag, total, r.memory.type.value, Text(r.memory.text), *cells)
+    console.print(table)
+    if sel.dropped:
+        dropped = Table(header_style="bold", title="dropped", title_justify="left",
+                        box=box.SIMPLE_HEAD)
+        dropped.add_column("id", style="cyan")
+        dropped.add_column("text", overflow="fold")
+        dropped.add_column("sim", justify="right")
+        dropped.add_column("score", justify="right")
+        dropped.add_column("why")
+        for d in sel.dropped:
+            dropped.add_row(str(d.memory_id)[:8], Text(d.memory.text if d.memory else "—"),
+                            _f(d.similarity, 3), _f(d.score.total if d.score else None, 3),
+                            d.reason.value)
+        console.print(dropped)
+    timings = "  ".join(f"{k} {v:.1f} ms" for k, v in result.timings_ms.items())
+    console.print(Text(f"timings: {timings}", style="dim"))
+
+
+def fate(item: Fate) -> None:
+    console.print(Text.assemble(("why ", "bold"), (str(item.memory_id)[:8], "cyan"),
+                                f": {item.outcome}" + (f" — {item.detail}" if item.detail
+                                                       else "")))
+
+
+def prompt(result: RetrievalResult) -> None:
+    console.print()
+    console.print(Text(result.prompt or "(no memory sections)"), highlight=False,
+                  soft_wrap=True)

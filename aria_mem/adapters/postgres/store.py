@@ -318,6 +318,66 @@ class PostgresStore:
             ).fetchone()
         return Stage(row["stage"]) if row else Stage.EARLY
 
+    def set_stage(self, user_id: str, companion_id: str, stage: Stage) -> None:
+        """Set the relationship stage; held memories of the pair become pending so the next
+        indexing pass gives them a vector (or takes it away) as the new stage allows."""
+        with self._conn() as conn, conn.transaction():
+            conn.execute(
+                "INSERT INTO relationships (user_id, companion_id, stage) VALUES (%s, %s, %s)"
+                " ON CONFLICT (user_id, companion_id)"
+                " DO UPDATE SET stage = EXCLUDED.stage, updated_at = now()",
+                (user_id, companion_id, stage.value),
+            )
+            conn.execute(
+                "UPDATE memories SET index_state = 'pending' WHERE user_id = %s"
+                " AND companion_id = %s AND held_until_stage IS NOT NULL",
+                (user_id, companion_id),
+            )
+
+    # -- retrieval ----------------------------------------------------------------------
+
+    def retrieval_context(self, user_id: str, companion_id: str) -> tuple[Stage, list[Memory]]:
+        """The relationship stage and the usable profile-eligible memories."""
+        with self._conn() as conn:
+            stage_row = conn.execute(
+                "SELECT stage FROM relationships WHERE user_id = %s AND companion_id = %s",
+                (user_id, companion_id),
+            ).fetchone()
+            rows = conn.execute(
+                f"SELECT m.* FROM memories m {_JOIN_REL}"
+                " WHERE m.user_id = %s AND m.companion_id = %s AND m.status = 'active'"
+                " AND (m.pinned OR (m.type IN ('ProfileFact', 'Boundary')"
+                f" AND m.importance >= 0.75)) AND {USABLE_SQL}",
+                (user_id, companion_id),
+            ).fetchall()
+        stage = Stage(stage_row["stage"]) if stage_row else Stage.EARLY
+        return stage, [_memory(r) for r in rows]
+
+    def fetch_with_usability(
+        self, memory_ids: Sequence[uuid.UUID]
+    ) -> dict[uuid.UUID, tuple[Memory, bool]]:
+        """The memories that still exist among ``memory_ids``, each with whether it may be used
+        now. PostgreSQL's final say over what the index returned."""
+        if not memory_ids:
+            return {}
+        with self._conn() as conn:
+            rows = conn.execute(
+                f"SELECT m.*, ({USABLE_SQL}) AS usable FROM memories m {_JOIN_REL}"
+                " WHERE m.id = ANY(%s)",
+                (list(memory_ids),),
+            ).fetchall()
+        return {r["id"]: (_memory(r), bool(r["usable"])) for r in rows}
+
+    def record_use(self, memory_ids: Sequence[uuid.UUID]) -> None:
+        """Count a use of each memory that went into a prompt."""
+        if memory_ids:
+            with self._conn() as conn:
+                conn.execute(
+                    "UPDATE memories SET use_count = use_count + 1, last_used_at = now()"
+                    " WHERE id = ANY(%s)",
+                    (list(memory_ids),),
+                )
+
     # -- index bookkeeping --------------------------------------------------------------
 
     def pending(self, limit: int) -> list[tuple[Memory, bool]]:

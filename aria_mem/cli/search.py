@@ -1,0 +1,142 @@
+"""`search` (what would the companion remember for this message, and why) and `stage`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from aria_mem.cli import render
+from aria_mem.cli.context import emit_json, services
+from aria_mem.cli.memories import CompanionOpt, JsonOpt, UserOpt
+from aria_mem.domain import validation
+from aria_mem.domain.selection import Dropped, Ranked
+from aria_mem.errors import ValidationError
+from aria_mem.services.retriever import RetrievalResult
+
+
+def _ranked_json(position: int, r: Ranked) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "rank": position, "section": r.section.value, "id": str(r.memory.id),
+        "type": r.memory.type.value, "text": r.memory.text,
+        "confidence": r.memory.confidence,
+    }
+    if r.score is not None:
+        data.update(similarity=r.score.similarity, importance=r.score.importance,
+                    emotion=r.score.emotion, recency=r.score.recency, usage=r.score.usage,
+                    contributions=r.score.contributions, score=r.score.total)
+    return data
+
+
+def _dropped_json(d: Dropped) -> dict[str, Any]:
+    return {"id": str(d.memory_id), "reason": d.reason.value, "similarity": d.similarity,
+            "text": d.memory.text if d.memory else None,
+            "score": d.score.total if d.score else None}
+
+
+def result_json(result: RetrievalResult) -> dict[str, Any]:
+    return {
+        "query": result.query, "user": result.user_id, "companion": result.companion_id,
+        "model": result.model, "stage": result.stage.value,
+        "threshold": result.selection.threshold, "cap": result.selection.cap,
+        "candidates": result.candidates,
+        "memories": [_ranked_json(i, r) for i, r in enumerate(result.chosen, start=1)],
+        "dropped": [_dropped_json(d) for d in result.selection.dropped],
+        "degraded": result.degraded, "timings_ms": result.timings_ms, "prompt": result.prompt,
+    }
+
+
+def search(
+    ctx: typer.Context,
+    message: Annotated[str, typer.Argument(help="The user's message.")],
+    previous: Annotated[str | None, typer.Option(
+        "--previous", "-p", help="The user's message before it (short follow-ups need it).")]
+    = None,
+    explain: Annotated[bool, typer.Option(
+        "--explain", "-x", help="Every signal, every contribution, and what was dropped "
+        "and why.")] = False,
+    why: Annotated[str | None, typer.Option(
+        help="Explain the fate of one memory (id or its first characters).")] = None,
+    prompt: Annotated[bool, typer.Option(
+        "--prompt", help="Print the exact sections that would go to the model.")] = False,
+    user: UserOpt = None,
+    companion: CompanionOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Show which memories the companion would bring up for a message, and why.
+
+    Runs the same retrieval as a chat turn (query from the previous and current message,
+    index search filtered to this user, companion and model, PostgreSQL's check, ranking,
+    profile and cap) but does not count as a use of the memories it shows.
+
+    Example: aria-mem search "I need to find a gift" --previous "My sister is getting
+    married in June" --explain
+    """
+    svc = services(ctx)
+    identity = svc.settings.identity
+    user_id = validation.identifier("user", user or identity.user)
+    companion_id = validation.identifier("companion", companion or identity.companion)
+    if not message.strip():
+        raise ValidationError("The message is empty — give the user's message")
+    svc.retriever.warm_up()
+    result = svc.retriever.retrieve(user_id, companion_id, message, previous, count_use=False)
+    fate = None
+    if why is not None:
+        fate = svc.retriever.fate(result, svc.store.find_prefix(why).id)
+    if as_json:
+        data = result_json(result)
+        if fate is not None:
+            data["why"] = {"id": str(fate.memory_id), "outcome": fate.outcome,
+                           "detail": fate.detail}
+        emit_json(data)
+        return
+    if explain:
+        render.explain(result)
+    else:
+        render.ranked_list(result)
+    if fate is not None:
+        render.fate(fate)
+    if prompt:
+        render.prompt(result)
+    for reason in result.degraded:
+        render.err_console.print(f"[yellow]degraded:[/yellow] {escape(reason)}")
+
+
+def stage(
+    ctx: typer.Context,
+    new_stage: Annotated[str | None, typer.Argument(
+        metavar="[STAGE]", help="early, established or close; omit to show the current one.")]
+    = None,
+    user: UserOpt = None,
+    companion: CompanionOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Show or set the relationship stage of a user and companion.
+
+    The stage moves the similarity bar (+0.05 early) and the memory cap (x0.6 early, x1.25
+    close), and releases memories held until it.
+
+    Example: aria-mem stage established
+    """
+    svc = services(ctx)
+    identity = svc.settings.identity
+    user_id = user or identity.user
+    companion_id = companion or identity.companion
+    if new_stage is not None:
+        wanted = validation.stage(new_stage)
+        svc.store.set_stage(user_id, companion_id, wanted)
+        report = svc.indexer.run_pending()
+        if report.errors:
+            render.err_console.print("[yellow]held memories will be (un)indexed by the next "
+                                     f"sync:[/yellow] {escape('; '.join(report.errors))}")
+    current = svc.store.stage(user_id, companion_id)
+    if as_json:
+        emit_json({"user": user_id, "companion": companion_id, "stage": current.value})
+    else:
+        render.console.print(f"{user_id} / {companion_id}: {current.value}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(search)
+    app.command()(stage)

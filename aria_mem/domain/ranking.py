@@ -1,0 +1,102 @@
+"""The ranking formula, with every weight and constant in one small class.
+
+    score = 0.65 x similarity + 0.12 x importance + 0.08 x emotional significance
+          + 0.10 x recency + 0.05 x usage
+
+recency = 0.5 ^ (age_days / 90), the age counted from the latest of the last change, the last
+use and the last confirmation; usage = min(1, ln(1 + uses) / ln(21)), which flattens out after
+about 20 uses so that favourites cannot take over.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+
+from aria_mem.domain.models import Memory, Stage
+
+
+@dataclass(frozen=True)
+class RankingWeights:
+    similarity: float = 0.65
+    importance: float = 0.12
+    emotion: float = 0.08
+    recency: float = 0.10
+    usage: float = 0.05
+    recency_half_life_days: float = 90.0
+    usage_saturation: int = 20
+    early_threshold_raise: float = 0.05
+    max_candidates: int = 30
+    max_memories: int = 12
+    early_cap_factor: float = 0.6
+    early_cap_minimum: int = 2
+    close_cap_factor: float = 1.25
+
+    def recency_signal(self, age_days: float) -> float:
+        return float(0.5 ** (max(0.0, age_days) / self.recency_half_life_days))
+
+    def usage_signal(self, uses: int) -> float:
+        return min(1.0, math.log1p(max(0, uses)) / math.log1p(self.usage_saturation))
+
+    def threshold(self, min_similarity: float, stage: Stage) -> float:
+        """The similarity bar: raised early in a relationship."""
+        raise_by = self.early_threshold_raise if stage is Stage.EARLY else 0.0
+        return min_similarity + raise_by
+
+    def cap(self, stage: Stage) -> int:
+        """How many memories a prompt holds, profile included."""
+        if stage is Stage.EARLY:
+            return max(self.early_cap_minimum, math.floor(self.max_memories * self.early_cap_factor))
+        if stage is Stage.CLOSE:
+            return math.floor(self.max_memories * self.close_cap_factor)
+        return self.max_memories
+
+
+DEFAULT_WEIGHTS = RankingWeights()
+
+
+@dataclass(frozen=True)
+class Score:
+    """Every signal and its weighted contribution, for `search --explain`."""
+
+    similarity: float
+    importance: float
+    emotion: float
+    recency: float
+    usage: float
+    weights: RankingWeights
+
+    @property
+    def contributions(self) -> dict[str, float]:
+        w = self.weights
+        return {
+            "similarity": w.similarity * self.similarity,
+            "importance": w.importance * self.importance,
+            "emotion": w.emotion * self.emotion,
+            "recency": w.recency * self.recency,
+            "usage": w.usage * self.usage,
+        }
+
+    @property
+    def total(self) -> float:
+        return sum(self.contributions.values())
+
+
+def last_touched(memory: Memory) -> datetime:
+    """The latest of the last change, the last use and the last confirmation."""
+    moments = [memory.updated_at, memory.last_used_at, memory.last_confirmed_at]
+    return max(m for m in moments if m is not None)
+
+
+def score(memory: Memory, similarity: float, now: datetime,
+          weights: RankingWeights = DEFAULT_WEIGHTS) -> Score:
+    age_days = (now - last_touched(memory)).total_seconds() / 86400
+    return Score(
+        similarity=similarity,
+        importance=memory.importance,
+        emotion=memory.emotional_significance,
+        recency=weights.recency_signal(age_days),
+        usage=weights.usage_signal(memory.use_count),
+        weights=weights,
+    )
