@@ -122,7 +122,8 @@ class Retriever:
         now = self._clock()
         try:
             with self._timed(result, "profile"):
-                result.stage, profile_pool = self._store.retrieval_context(user_id, companion_id)
+                result.stage, profile_pool = self._store.retrieval_context(
+                    user_id, companion_id, timeout=self._timeout)
         except ServiceError as exc:
             self._degrade(result, f"PostgreSQL unavailable, no memories this turn: {exc}")
             return self._finish(result, started)
@@ -133,7 +134,8 @@ class Retriever:
         if hits:
             try:
                 with self._timed(result, "validate"):
-                    rows = self._store.fetch_with_usability([h.id for h in hits])
+                    rows = self._store.fetch_with_usability([h.id for h in hits],
+                                                             timeout=self._timeout)
             except ServiceError as exc:
                 self._degrade(result, f"could not validate candidates: {exc}")
                 rows = {}

@@ -336,9 +336,24 @@ class PostgresStore:
 
     # -- retrieval ----------------------------------------------------------------------
 
-    def retrieval_context(self, user_id: str, companion_id: str) -> tuple[Stage, list[Memory]]:
+    @contextmanager
+    def _bounded(self, timeout: float | None) -> Iterator[psycopg.Connection[Row]]:
+        """A connection in a transaction whose statements give up after ``timeout`` seconds
+        (so a slow or locked database cannot hold up a reply)."""
+        with self._conn() as conn, conn.transaction():
+            if timeout is not None:
+                conn.execute("SELECT set_config('statement_timeout', %s, true)",
+                             (str(max(1, int(timeout * 1000))),))
+            try:
+                yield conn
+            except psycopg.errors.QueryCanceled as exc:
+                raise StoreError(f"PostgreSQL took longer than {timeout:g}s") from exc
+
+    def retrieval_context(
+        self, user_id: str, companion_id: str, timeout: float | None = None
+    ) -> tuple[Stage, list[Memory]]:
         """The relationship stage and the usable profile-eligible memories."""
-        with self._conn() as conn:
+        with self._bounded(timeout) as conn:
             stage_row = conn.execute(
                 "SELECT stage FROM relationships WHERE user_id = %s AND companion_id = %s",
                 (user_id, companion_id),
@@ -354,13 +369,13 @@ class PostgresStore:
         return stage, [_memory(r) for r in rows]
 
     def fetch_with_usability(
-        self, memory_ids: Sequence[uuid.UUID]
+        self, memory_ids: Sequence[uuid.UUID], timeout: float | None = None
     ) -> dict[uuid.UUID, tuple[Memory, bool]]:
         """The memories that still exist among ``memory_ids``, each with whether it may be used
         now. PostgreSQL's final say over what the index returned."""
         if not memory_ids:
             return {}
-        with self._conn() as conn:
+        with self._bounded(timeout) as conn:
             rows = conn.execute(
                 f"SELECT m.*, ({USABLE_SQL}) AS usable FROM memories m {_JOIN_REL}"
                 " WHERE m.id = ANY(%s)",
