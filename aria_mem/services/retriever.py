@@ -93,7 +93,7 @@ class Retriever:
         self._timeout = timeout
         self._weights = weights
         self._clock = clock
-        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="aria-mem-retrieve")
+        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="aria-mem-retrieve")
         self._use_threads: list[threading.Thread] = []
 
     def warm_up(self) -> None:
@@ -120,15 +120,22 @@ class Retriever:
         result = RetrievalResult(user_id, companion_id, build_query(message, previous),
                                  self._embedder.model_name)
         now = self._clock()
-        try:
+
+        def profile() -> tuple[Stage, list[Memory]]:
             with self._timed(result, "profile"):
-                result.stage, profile_pool = self._store.retrieval_context(
-                    user_id, companion_id, timeout=self._timeout)
-        except ServiceError as exc:
-            self._degrade(result, f"PostgreSQL unavailable, no memories this turn: {exc}")
+                return self._store.retrieval_context(user_id, companion_id,
+                                                     timeout=self._timeout)
+
+        # PostgreSQL's part runs while the message is embedded and searched.
+        profile_future = self._pool.submit(profile)
+        hits = self._search(result, user_id, companion_id)
+        try:
+            result.stage, profile_pool = profile_future.result(timeout=self._timeout + 1)
+        except (ServiceError, FutureTimeout) as exc:
+            reason = exc if isinstance(exc, ServiceError) else "no answer in time"
+            self._degrade(result, f"PostgreSQL unavailable, no memories this turn: {reason}")
             return self._finish(result, started)
 
-        hits = self._search(result, user_id, companion_id)
         candidates: list[tuple[Memory, float]] = []
         rejected: list[Dropped] = []
         if hits:

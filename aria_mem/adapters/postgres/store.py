@@ -85,7 +85,6 @@ class PostgresStore:
             kwargs={"connect_timeout": max(1, round(connect_timeout)), "autocommit": True},
             timeout=connect_timeout,
             open=False,
-            check=ConnectionPool.check_connection,
         )
         self._opened = False
 
@@ -338,14 +337,16 @@ class PostgresStore:
 
     @contextmanager
     def _bounded(self, timeout: float | None) -> Iterator[psycopg.Connection[Row]]:
-        """A connection in a transaction whose statements give up after ``timeout`` seconds
-        (so a slow or locked database cannot hold up a reply)."""
-        with self._conn() as conn, conn.transaction():
-            if timeout is not None:
-                conn.execute("SELECT set_config('statement_timeout', %s, true)",
-                             (str(max(1, int(timeout * 1000))),))
+        """A pipelined transaction whose statements give up after ``timeout`` seconds, so a
+        slow or locked database cannot hold up a reply; pipelining sends the whole short
+        transaction in one round trip."""
+        with self._conn() as conn:
             try:
-                yield conn
+                with conn.pipeline(), conn.transaction():
+                    if timeout is not None:
+                        conn.execute("SELECT set_config('statement_timeout', %s, true)",
+                                     (str(max(1, int(timeout * 1000))),))
+                    yield conn
             except psycopg.errors.QueryCanceled as exc:
                 raise StoreError(f"PostgreSQL took longer than {timeout:g}s") from exc
 
@@ -354,17 +355,19 @@ class PostgresStore:
     ) -> tuple[Stage, list[Memory]]:
         """The relationship stage and the usable profile-eligible memories."""
         with self._bounded(timeout) as conn:
-            stage_row = conn.execute(
+            stage_cur = conn.execute(
                 "SELECT stage FROM relationships WHERE user_id = %s AND companion_id = %s",
                 (user_id, companion_id),
-            ).fetchone()
-            rows = conn.execute(
+            )
+            profile_cur = conn.execute(
                 f"SELECT m.* FROM memories m {_JOIN_REL}"
                 " WHERE m.user_id = %s AND m.companion_id = %s AND m.status = 'active'"
                 " AND (m.pinned OR (m.type IN ('ProfileFact', 'Boundary')"
                 f" AND m.importance >= 0.75)) AND {USABLE_SQL}",
                 (user_id, companion_id),
-            ).fetchall()
+            )
+            stage_row = stage_cur.fetchone()
+            rows = profile_cur.fetchall()
         stage = Stage(stage_row["stage"]) if stage_row else Stage.EARLY
         return stage, [_memory(r) for r in rows]
 

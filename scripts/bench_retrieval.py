@@ -1,0 +1,189 @@
+"""Benchmark: retrieval overhead (everything but the embedding call) and whole retrieval.
+
+    python scripts/bench_retrieval.py [--sizes 1000,10000,100000] [--queries 200]
+                                      [--engines edge,qdrant-local]
+
+For each size, N memories spread over 100 users are stored in a fresh embedded-PostgreSQL
+database and indexed with random 384-dimensional unit vectors. Each query takes a stored
+memory's vector plus noise, so there are real hits above the similarity bar. "overhead" is the
+whole retrieval (profile, search, validate, rank, format) with an embedder that hands back a
+precomputed vector, so no model is timed; "whole" adds the embedding call through the real
+ollama client to the fake Ollama server over HTTP. p50 and p95 over the queries, after warm-up.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+import psycopg  # noqa: E402
+
+from aria_mem.adapters.embedders.base import BaseEmbedder  # noqa: E402
+from aria_mem.adapters.embedders.ollama import OllamaEmbedder  # noqa: E402
+from aria_mem.adapters.postgres import embedded  # noqa: E402
+from aria_mem.adapters.postgres.store import PostgresStore  # noqa: E402
+from aria_mem.adapters.qdrant_edge import EdgeIndex  # noqa: E402
+from aria_mem.adapters.qdrant_server import QdrantServerIndex  # noqa: E402
+from aria_mem.domain.models import (  # noqa: E402
+    MEMORIES_COLLECTION,
+    IndexPoint,
+    IndexState,
+    Memory,
+    MemoryStatus,
+    MemoryType,
+    memory_payload,
+)
+from aria_mem.ports import VectorIndex  # noqa: E402
+from aria_mem.services.retriever import Retriever  # noqa: E402
+
+DIM = 384
+MODEL = "ollama/mxbai-embed-large"
+TYPES = list(MemoryType)
+
+
+class QueuedEmbedder(BaseEmbedder):
+    """Hands back the next precomputed vector: no model, no I/O."""
+
+    provider = "ollama"
+
+    def __init__(self) -> None:
+        super().__init__("mxbai-embed-large")
+        self.queue: list[list[float]] = []
+
+    def _embed_batch(self, texts: list[str]) -> list[list[float]]:
+        return [self.queue.pop() for _ in texts]
+
+
+def build(n: int, admin: str, index: VectorIndex, rng: np.random.Generator
+          ) -> tuple[PostgresStore, dict[str, list[np.ndarray]]]:
+    name = f"aria_bench_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    store = PostgresStore(psycopg.conninfo.make_conninfo(admin, dbname=name))
+    store.migrate()
+    now = datetime.now(UTC)
+    vectors = rng.normal(size=(n, DIM)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    by_user: dict[str, list[np.ndarray]] = {}
+    memories: list[Memory] = []
+    for i in range(n):
+        user = f"user{i % 100}"
+        memories.append(Memory(
+            id=uuid.uuid4(), user_id=user, companion_id="aria", type=TYPES[i % len(TYPES)],
+            text=f"Memory {i} of {user}.", importance=(i % 10) / 10,
+            emotional_significance=(i % 7) / 7, confidence=0.8, reason="", pinned=i % 97 == 0,
+            status=MemoryStatus.ACTIVE, held_until_stage=None, expires_at=None,
+            created_at=now, updated_at=now, last_used_at=None, last_confirmed_at=None,
+            use_count=i % 30, index_state=IndexState.PENDING, indexed_model=None,
+            index_attempts=0, index_error=None))
+        by_user.setdefault(user, []).append(vectors[i])
+    for start in range(0, n, 5000):
+        store.import_memories(memories[start:start + 5000])
+    index.ensure_collection(MEMORIES_COLLECTION, DIM)
+    for start in range(0, n, 1000):
+        chunk = memories[start:start + 1000]
+        index.upsert(MEMORIES_COLLECTION, [
+            IndexPoint(m.id, vectors[start + j].tolist(), memory_payload(m, MODEL))
+            for j, m in enumerate(chunk)])
+    return store, by_user
+
+
+def percentiles(values: Sequence[float]) -> tuple[float, float]:
+    ordered = sorted(values)
+    return statistics.median(ordered), ordered[int(0.95 * (len(ordered) - 1))]
+
+
+def run_queries(retriever: Retriever, by_user: dict[str, list[np.ndarray]],
+                queries: int, rng: np.random.Generator, feed: QueuedEmbedder | None
+                ) -> tuple[list[float], dict[str, list[float]], int]:
+    totals: list[float] = []
+    stages: dict[str, list[float]] = {}
+    chosen = 0
+    users = sorted(by_user)
+    for q in range(queries + 20):
+        user = users[q % len(users)]
+        base = by_user[user][int(rng.integers(len(by_user[user])))]
+        noisy = base + rng.normal(scale=0.02, size=DIM).astype(np.float32)
+        if feed is not None:
+            feed.queue.append((noisy / np.linalg.norm(noisy)).tolist())
+        result = retriever.retrieve(user, "aria", f"query {q}", count_use=False)
+        if q < 20:
+            continue
+        totals.append(result.timings_ms["total"] - (result.timings_ms.get("embed", 0.0)
+                                                    if feed is not None else 0.0))
+        for k, v in result.timings_ms.items():
+            stages.setdefault(k, []).append(v)
+        chosen += len(result.chosen)
+    return totals, stages, chosen
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--engines", default="edge,qdrant-local")
+    args = parser.parse_args()
+    rng = np.random.default_rng(7)
+    random.seed(7)
+    rows: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="aria-bench-") as tmp:
+        work = Path(tmp)
+        admin = embedded.ensure_running(work / "pg")
+        try:
+            for engine in args.engines.split(","):
+                for n in (int(s) for s in args.sizes.split(",")):
+                    index: VectorIndex = (EdgeIndex(work / f"edge-{n}") if engine == "edge"
+                                          else QdrantServerIndex(":memory:"))
+                    t0 = time.perf_counter()
+                    store, by_user = build(n, admin, index, rng)
+                    setup = time.perf_counter() - t0
+                    feed = QueuedEmbedder()
+                    retriever = Retriever(store, index, feed, timeout=30)
+                    totals, stages, chosen = run_queries(retriever, by_user, args.queries, rng,
+                                                         feed)
+                    p50, p95 = percentiles(totals)
+                    parts = " ".join(f"{k} {statistics.median(v):.2f}"
+                                     for k, v in stages.items() if k not in ("embed", "total"))
+                    rows.append(f"| {engine} | {n:,} | overhead | {p50:.2f} | {p95:.2f} | "
+                                f"{parts} | {chosen / args.queries:.1f} | {setup:.0f} s |")
+                    print(rows[-1], flush=True)
+                    if engine == "edge":
+                        from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
+
+                        with FakeOllama(FakeOllamaState(dim=DIM)) as fake:
+                            whole = Retriever(store, index, OllamaEmbedder(
+                                "mxbai-embed-large", host=fake.url), timeout=30)
+                            totals, stages, chosen = run_queries(whole, by_user, args.queries,
+                                                                 rng, None)
+                            p50, p95 = percentiles(totals)
+                            embed = statistics.median(stages["embed"])
+                            rows.append(f"| {engine} + fake Ollama over HTTP | {n:,} | whole | "
+                                        f"{p50:.2f} | {p95:.2f} | embed {embed:.2f} | — | — |")
+                            print(rows[-1], flush=True)
+                            whole.close()
+                    retriever.close()
+                    store.close()
+                    index.close()
+        finally:
+            embedded.stop(work / "pg")
+    print("\n| engine | memories | measured | p50 ms | p95 ms | stage medians (ms) | "
+          "chosen/query | setup |")
+    print("|---|---:|---|---:|---:|---|---:|---:|")
+    print("\n".join(rows))
+
+
+if __name__ == "__main__":
+    main()
