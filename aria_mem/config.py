@@ -31,6 +31,11 @@ DEFAULT_MODELS = {
 }
 
 
+SUGGESTED_MIN_SIMILARITY = {"all-MiniLM-L6-v2": 0.25}
+"""Similarity bars for models whose cosine scale sits well below the 0.45 default, measured on
+related and unrelated pairs (README, "Choosing the similarity bar"). `init` writes them."""
+
+
 @dataclass(frozen=True)
 class IdentitySettings:
     user: str = "me"

@@ -84,8 +84,13 @@ class Services:
     @cached_property
     def retriever(self) -> Retriever:
         r = self.settings.retrieval
-        return Retriever(self.store, self.index, self.embedder, min_similarity=r.min_similarity,
-                         timeout=r.timeout)
+        return Retriever(
+            self.store,
+            self.index,
+            self.embedder,
+            min_similarity=r.min_similarity,
+            timeout=r.timeout,
+        )
 
     @cached_property
     def writer(self) -> MemoryWriter:

@@ -37,12 +37,24 @@ TYPES = ["ProfileFact", "Preference", "EpisodicEvent", "RelationshipFact", "Goal
 def write_file(path: Path, n: int) -> None:
     with path.open("w") as f:
         for i in range(n):
-            f.write(json.dumps({
-                "id": str(uuid.uuid4()), "user_id": f"user{i % 100}", "companion_id": "aria",
-                "type": TYPES[i % len(TYPES)], "text": f"Memory number {i} about topic {i % 997}.",
-                "importance": (i % 10) / 10, "emotional_significance": (i % 7) / 7,
-                "confidence": 0.8, "reason": "bench", "pinned": i % 50 == 0,
-                "created_at": "2026-01-01T00:00:00+00:00"}) + "\n")
+            f.write(
+                json.dumps(
+                    {
+                        "id": str(uuid.uuid4()),
+                        "user_id": f"user{i % 100}",
+                        "companion_id": "aria",
+                        "type": TYPES[i % len(TYPES)],
+                        "text": f"Memory number {i} about topic {i % 997}.",
+                        "importance": (i % 10) / 10,
+                        "emotional_significance": (i % 7) / 7,
+                        "confidence": 0.8,
+                        "reason": "bench",
+                        "pinned": i % 50 == 0,
+                        "created_at": "2026-01-01T00:00:00+00:00",
+                    }
+                )
+                + "\n"
+            )
 
 
 def fresh_db(admin: str) -> str:
@@ -60,8 +72,10 @@ def drop_db(admin: str, dsn: str) -> None:
 
 def bench_import(admin: str, sizes: list[int], runs: int, work: Path) -> None:
     print("\nImport (parse + validate + store, no embedding), median of", runs, "runs")
-    print(f"{'memories':>10} {'parse s':>9} {'store s':>9} {'total s':>9} {'mem/s':>10} "
-          f"{'re-import s':>12}")
+    print(
+        f"{'memories':>10} {'parse s':>9} {'store s':>9} {'total s':>9} {'mem/s':>10} "
+        f"{'re-import s':>12}"
+    )
     for n in sizes:
         path = work / f"bench_{n}.jsonl"
         write_file(path, n)
@@ -74,10 +88,10 @@ def bench_import(admin: str, sizes: list[int], runs: int, work: Path) -> None:
             memories, _ = parse_lines(path, skip_invalid=False)
             t1 = time.perf_counter()
             for start in range(0, len(memories), BATCH):
-                store.import_memories(memories[start:start + BATCH])
+                store.import_memories(memories[start : start + BATCH])
             t2 = time.perf_counter()
             for start in range(0, len(memories), BATCH):
-                store.import_memories(memories[start:start + BATCH])
+                store.import_memories(memories[start : start + BATCH])
             t3 = time.perf_counter()
             assert store.counts()["total"] == n
             store.close()
@@ -100,8 +114,12 @@ def bench_status(runs: int, work: Path) -> None:
 
         def status() -> float:
             t0 = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "aria_mem", "status", "--json"], env=env,
-                           capture_output=True, check=True)
+            subprocess.run(
+                [sys.executable, "-m", "aria_mem", "status", "--json"],
+                env=env,
+                capture_output=True,
+                check=True,
+            )
             return time.perf_counter() - t0
 
         status()  # initdb and first migration, not part of either figure
@@ -111,14 +129,17 @@ def bench_status(runs: int, work: Path) -> None:
             cold.append(status())
             warm.append(status())
         embedded.stop(pgdata)
-    print(f"\n`aria-mem status` as a new process, median of {runs}: "
-          f"cold (embedded PostgreSQL stopped) {statistics.median(cold):.2f} s, "
-          f"warm (running) {statistics.median(warm):.2f} s")
+    print(
+        f"\n`aria-mem status` as a new process, median of {runs}: "
+        f"cold (embedded PostgreSQL stopped) {statistics.median(cold):.2f} s, "
+        f"warm (running) {statistics.median(warm):.2f} s"
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()

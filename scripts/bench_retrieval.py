@@ -66,8 +66,9 @@ class QueuedEmbedder(BaseEmbedder):
         return [self.queue.pop() for _ in texts]
 
 
-def build(n: int, admin: str, index: VectorIndex, rng: np.random.Generator
-          ) -> tuple[PostgresStore, dict[str, list[np.ndarray]]]:
+def build(
+    n: int, admin: str, index: VectorIndex, rng: np.random.Generator
+) -> tuple[PostgresStore, dict[str, list[np.ndarray]]]:
     name = f"aria_bench_{uuid.uuid4().hex[:10]}"
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
@@ -80,23 +81,45 @@ def build(n: int, admin: str, index: VectorIndex, rng: np.random.Generator
     memories: list[Memory] = []
     for i in range(n):
         user = f"user{i % 100}"
-        memories.append(Memory(
-            id=uuid.uuid4(), user_id=user, companion_id="aria", type=TYPES[i % len(TYPES)],
-            text=f"Memory {i} of {user}.", importance=(i % 10) / 10,
-            emotional_significance=(i % 7) / 7, confidence=0.8, reason="", pinned=i % 97 == 0,
-            status=MemoryStatus.ACTIVE, held_until_stage=None, expires_at=None,
-            created_at=now, updated_at=now, last_used_at=None, last_confirmed_at=None,
-            use_count=i % 30, index_state=IndexState.PENDING, indexed_model=None,
-            index_attempts=0, index_error=None))
+        memories.append(
+            Memory(
+                id=uuid.uuid4(),
+                user_id=user,
+                companion_id="aria",
+                type=TYPES[i % len(TYPES)],
+                text=f"Memory {i} of {user}.",
+                importance=(i % 10) / 10,
+                emotional_significance=(i % 7) / 7,
+                confidence=0.8,
+                reason="",
+                pinned=i % 97 == 0,
+                status=MemoryStatus.ACTIVE,
+                held_until_stage=None,
+                expires_at=None,
+                created_at=now,
+                updated_at=now,
+                last_used_at=None,
+                last_confirmed_at=None,
+                use_count=i % 30,
+                index_state=IndexState.PENDING,
+                indexed_model=None,
+                index_attempts=0,
+                index_error=None,
+            )
+        )
         by_user.setdefault(user, []).append(vectors[i])
     for start in range(0, n, 5000):
-        store.import_memories(memories[start:start + 5000])
+        store.import_memories(memories[start : start + 5000])
     index.ensure_collection(MEMORIES_COLLECTION, DIM)
     for start in range(0, n, 1000):
-        chunk = memories[start:start + 1000]
-        index.upsert(MEMORIES_COLLECTION, [
-            IndexPoint(m.id, vectors[start + j].tolist(), memory_payload(m, MODEL))
-            for j, m in enumerate(chunk)])
+        chunk = memories[start : start + 1000]
+        index.upsert(
+            MEMORIES_COLLECTION,
+            [
+                IndexPoint(m.id, vectors[start + j].tolist(), memory_payload(m, MODEL))
+                for j, m in enumerate(chunk)
+            ],
+        )
     return store, by_user
 
 
@@ -105,9 +128,13 @@ def percentiles(values: Sequence[float]) -> tuple[float, float]:
     return statistics.median(ordered), ordered[int(0.95 * (len(ordered) - 1))]
 
 
-def run_queries(retriever: Retriever, by_user: dict[str, list[np.ndarray]],
-                queries: int, rng: np.random.Generator, feed: QueuedEmbedder | None
-                ) -> tuple[list[float], dict[str, list[float]], int]:
+def run_queries(
+    retriever: Retriever,
+    by_user: dict[str, list[np.ndarray]],
+    queries: int,
+    rng: np.random.Generator,
+    feed: QueuedEmbedder | None,
+) -> tuple[list[float], dict[str, list[float]], int]:
     totals: list[float] = []
     stages: dict[str, list[float]] = {}
     chosen = 0
@@ -121,8 +148,10 @@ def run_queries(retriever: Retriever, by_user: dict[str, list[np.ndarray]],
         result = retriever.retrieve(user, "aria", f"query {q}", count_use=False)
         if q < 20:
             continue
-        totals.append(result.timings_ms["total"] - (result.timings_ms.get("embed", 0.0)
-                                                    if feed is not None else 0.0))
+        totals.append(
+            result.timings_ms["total"]
+            - (result.timings_ms.get("embed", 0.0) if feed is not None else 0.0)
+        )
         for k, v in result.timings_ms.items():
             stages.setdefault(k, []).append(v)
         chosen += len(result.chosen)
@@ -130,8 +159,9 @@ def run_queries(retriever: Retriever, by_user: dict[str, list[np.ndarray]],
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--engines", default="edge,qdrant-local")
@@ -145,33 +175,49 @@ def main() -> None:
         try:
             for engine in args.engines.split(","):
                 for n in (int(s) for s in args.sizes.split(",")):
-                    index: VectorIndex = (EdgeIndex(work / f"edge-{n}") if engine == "edge"
-                                          else QdrantServerIndex(":memory:"))
+                    index: VectorIndex = (
+                        EdgeIndex(work / f"edge-{n}")
+                        if engine == "edge"
+                        else QdrantServerIndex(":memory:")
+                    )
                     t0 = time.perf_counter()
                     store, by_user = build(n, admin, index, rng)
                     setup = time.perf_counter() - t0
                     feed = QueuedEmbedder()
                     retriever = Retriever(store, index, feed, timeout=30)
-                    totals, stages, chosen = run_queries(retriever, by_user, args.queries, rng,
-                                                         feed)
+                    totals, stages, chosen = run_queries(
+                        retriever, by_user, args.queries, rng, feed
+                    )
                     p50, p95 = percentiles(totals)
-                    parts = " ".join(f"{k} {statistics.median(v):.2f}"
-                                     for k, v in stages.items() if k not in ("embed", "total"))
-                    rows.append(f"| {engine} | {n:,} | overhead | {p50:.2f} | {p95:.2f} | "
-                                f"{parts} | {chosen / args.queries:.1f} | {setup:.0f} s |")
+                    parts = " ".join(
+                        f"{k} {statistics.median(v):.2f}"
+                        for k, v in stages.items()
+                        if k not in ("embed", "total")
+                    )
+                    rows.append(
+                        f"| {engine} | {n:,} | overhead | {p50:.2f} | {p95:.2f} | "
+                        f"{parts} | {chosen / args.queries:.1f} | {setup:.0f} s |"
+                    )
                     print(rows[-1], flush=True)
                     if engine == "edge":
                         from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
 
                         with FakeOllama(FakeOllamaState(dim=DIM)) as fake:
-                            whole = Retriever(store, index, OllamaEmbedder(
-                                "mxbai-embed-large", host=fake.url), timeout=30)
-                            totals, stages, chosen = run_queries(whole, by_user, args.queries,
-                                                                 rng, None)
+                            whole = Retriever(
+                                store,
+                                index,
+                                OllamaEmbedder("mxbai-embed-large", host=fake.url),
+                                timeout=30,
+                            )
+                            totals, stages, chosen = run_queries(
+                                whole, by_user, args.queries, rng, None
+                            )
                             p50, p95 = percentiles(totals)
                             embed = statistics.median(stages["embed"])
-                            rows.append(f"| {engine} + fake Ollama over HTTP | {n:,} | whole | "
-                                        f"{p50:.2f} | {p95:.2f} | embed {embed:.2f} | — | — |")
+                            rows.append(
+                                f"| {engine} + fake Ollama over HTTP | {n:,} | whole | "
+                                f"{p50:.2f} | {p95:.2f} | embed {embed:.2f} | — | — |"
+                            )
                             print(rows[-1], flush=True)
                             whole.close()
                     retriever.close()
@@ -179,8 +225,10 @@ def main() -> None:
                     index.close()
         finally:
             embedded.stop(work / "pg")
-    print("\n| engine | memories | measured | p50 ms | p95 ms | stage medians (ms) | "
-          "chosen/query | setup |")
+    print(
+        "\n| engine | memories | measured | p50 ms | p95 ms | stage medians (ms) | "
+        "chosen/query | setup |"
+    )
     print("|---|---:|---|---:|---:|---|---:|---:|")
     print("\n".join(rows))
 

@@ -31,10 +31,23 @@ def main() -> None:
     print(f"aria-mem demo — data in {os.environ['ARIA_MEM_HOME']} (delete it to start over)")
     run("init")
     run("import", str(ROOT / "scripts" / "demo_memories.jsonl"))
-    run("remember", "The user's sister is getting married in June.", "--type", "EpisodicEvent",
-        "--importance", "0.7", "--emotion", "0.6", "--reason", "Shared with excitement.")
+    run(
+        "remember",
+        "The user's sister is getting married in June.",
+        "--type",
+        "EpisodicEvent",
+        "--importance",
+        "0.7",
+        "--emotion",
+        "0.6",
+        "--reason",
+        "Shared with excitement.",
+    )
     run("remember", "The user's sister is getting married in June.")
     run("list")
+    run("search", "I need to find a gift", "--previous", "My sister is getting married in June",
+        "--explain")
+    run("search", "Any ideas for dinner tonight?", "--prompt")
     run("status")
     print("\nDone. Try: ARIA_MEM_HOME=.demo .venv/bin/aria-mem --help")
 

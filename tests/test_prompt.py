@@ -33,8 +33,10 @@ low-confidence records as uncertain.
 def test_sections_match_the_design_exactly() -> None:
     text = memory_sections(
         [PromptRecord("ProfileFact", "The user is allergic to peanuts.", 0.95)],
-        [PromptRecord("RelationshipFact", "The user's sister loves pottery.", 0.9),
-         PromptRecord("EpisodicEvent", "The user's sister is getting married in June.", 0.6)],
+        [
+            PromptRecord("RelationshipFact", "The user's sister loves pottery.", 0.9),
+            PromptRecord("EpisodicEvent", "The user's sister is getting married in June.", 0.6),
+        ],
     )
     assert text == DESIGN_EXAMPLE
 
@@ -46,9 +48,17 @@ def test_empty_sections_are_left_out() -> None:
     assert only.endswith("- [Goal] Run a marathon. (confidence: low)")
 
 
-@pytest.mark.parametrize(("confidence", "label"), [
-    (0.0, "low"), (0.399, "low"), (0.4, "medium"), (0.749, "medium"), (0.75, "high"),
-    (1.0, "high")])
+@pytest.mark.parametrize(
+    ("confidence", "label"),
+    [
+        (0.0, "low"),
+        (0.399, "low"),
+        (0.4, "medium"),
+        (0.749, "medium"),
+        (0.75, "high"),
+        (1.0, "high"),
+    ],
+)
 def test_confidence_cut_points(confidence: float, label: str) -> None:
     assert confidence_label(confidence) == label
 
@@ -81,8 +91,10 @@ def _record_lines(section: str) -> list[str]:
 
 @pytest.mark.parametrize("text", HOSTILE)
 def test_hostile_text_stays_on_its_own_data_line(text: str) -> None:
-    section = memory_sections([PromptRecord("ProfileFact", "The user is kind.", 0.9)],
-                              [PromptRecord("EpisodicEvent", text, 0.9)])
+    section = memory_sections(
+        [PromptRecord("ProfileFact", "The user is kind.", 0.9)],
+        [PromptRecord("EpisodicEvent", text, 0.9)],
+    )
     lines = section.split("\n")
     assert len(lines) == 1 + 1 + 1 + 1 + 1 + 3 + 1  # headers, preambles, blank, two records
     assert lines.count(PROFILE_HEADER) == 1 and lines.count(RELEVANT_HEADER) == 1
@@ -92,8 +104,7 @@ def test_hostile_text_stays_on_its_own_data_line(text: str) -> None:
     body = hostile_line.removeprefix("- [EpisodicEvent] ").removesuffix(" (confidence: high)")
     assert PROFILE_HEADER not in body and RELEVANT_HEADER not in body
     assert "(confidence:" not in body
-    for marker in ("<|", "|>", "[INST]", "<<SYS>>", "</s>", "<s>", "<system>",
-                   "<start_of_turn>"):
+    for marker in ("<|", "|>", "[INST]", "<<SYS>>", "</s>", "<s>", "<system>", "<start_of_turn>"):
         assert marker not in body
     assert not body.lower().startswith(("system:", "assistant:", "user:", "#"))
     assert all(unicodedata.category(c) not in ("Cc", "Cf") for c in body)

@@ -21,16 +21,27 @@ W = DEFAULT_WEIGHTS
 
 def test_weights_are_the_designs_and_sum_to_one() -> None:
     assert (W.similarity, W.importance, W.emotion, W.recency, W.usage) == (
-        0.65, 0.12, 0.08, 0.10, 0.05)
+        0.65,
+        0.12,
+        0.08,
+        0.10,
+        0.05,
+    )
     assert math.isclose(W.similarity + W.importance + W.emotion + W.recency + W.usage, 1.0)
 
 
 def test_score_is_the_weighted_sum() -> None:
-    m = make_memory(importance=0.8, emotional_significance=0.5, use_count=4,
-                    updated_at=NOW - timedelta(days=45))
+    m = make_memory(
+        importance=0.8, emotional_significance=0.5, use_count=4, updated_at=NOW - timedelta(days=45)
+    )
     s = score(m, 0.7, NOW)
-    expected = (0.65 * 0.7 + 0.12 * 0.8 + 0.08 * 0.5 + 0.10 * 0.5 ** (45 / 90)
-                + 0.05 * math.log(5) / math.log(21))
+    expected = (
+        0.65 * 0.7
+        + 0.12 * 0.8
+        + 0.08 * 0.5
+        + 0.10 * 0.5 ** (45 / 90)
+        + 0.05 * math.log(5) / math.log(21)
+    )
     assert s.total == pytest.approx(expected)
     assert s.contributions["similarity"] == pytest.approx(0.455)
 
@@ -43,16 +54,28 @@ def test_recency_halves_every_90_days(days: float, expected: float) -> None:
 def test_recency_counts_from_the_latest_change_use_or_confirmation() -> None:
     old = NOW - timedelta(days=300)
     for latest in ("updated_at", "last_used_at", "last_confirmed_at"):
-        fields = {"updated_at": old, "last_used_at": old, "last_confirmed_at": old,
-                  latest: NOW - timedelta(days=90)}
+        fields = {
+            "updated_at": old,
+            "last_used_at": old,
+            "last_confirmed_at": old,
+            latest: NOW - timedelta(days=90),
+        }
         m = make_memory(**fields)
         assert last_touched(m) == NOW - timedelta(days=90)
         assert score(m, 0.5, NOW).recency == pytest.approx(0.5)
 
 
-@pytest.mark.parametrize(("uses", "expected"), [
-    (0, 0.0), (1, math.log(2) / math.log(21)), (10, math.log(11) / math.log(21)),
-    (20, 1.0), (21, 1.0), (500, 1.0)])
+@pytest.mark.parametrize(
+    ("uses", "expected"),
+    [
+        (0, 0.0),
+        (1, math.log(2) / math.log(21)),
+        (10, math.log(11) / math.log(21)),
+        (20, 1.0),
+        (21, 1.0),
+        (500, 1.0),
+    ],
+)
 def test_usage_saturates_after_20_uses(uses: int, expected: float) -> None:
     assert W.usage_signal(uses) == pytest.approx(expected)
 
@@ -63,8 +86,9 @@ def test_threshold_is_raised_early_in_a_relationship() -> None:
     assert W.threshold(0.45, Stage.CLOSE) == pytest.approx(0.45)
 
 
-@pytest.mark.parametrize(("stage", "cap"), [(Stage.EARLY, 7), (Stage.ESTABLISHED, 12),
-                                            (Stage.CLOSE, 15)])
+@pytest.mark.parametrize(
+    ("stage", "cap"), [(Stage.EARLY, 7), (Stage.ESTABLISHED, 12), (Stage.CLOSE, 15)]
+)
 def test_caps(stage: Stage, cap: int) -> None:
     assert W.cap(stage) == cap
 
@@ -75,10 +99,18 @@ def test_early_cap_is_at_least_two() -> None:
     assert RankingWeights(max_memories=1).cap(Stage.EARLY) == 2
 
 
-def _sel(candidates: list[tuple[object, float]], stage: Stage = Stage.ESTABLISHED,
-         profile: list[object] | None = None) -> object:
-    return select(profile_pool=profile or [], candidates=candidates,  # type: ignore[arg-type]
-                  stage=stage, min_similarity=0.45, now=NOW)
+def _sel(
+    candidates: list[tuple[object, float]],
+    stage: Stage = Stage.ESTABLISHED,
+    profile: list[object] | None = None,
+) -> object:
+    return select(
+        profile_pool=profile or [],
+        candidates=candidates,  # type: ignore[arg-type]
+        stage=stage,
+        min_similarity=0.45,
+        now=NOW,
+    )
 
 
 def test_similarity_at_the_bar_is_kept_and_just_below_is_dropped() -> None:
@@ -86,7 +118,8 @@ def test_similarity_at_the_bar_is_kept_and_just_below_is_dropped() -> None:
     result = _sel([(at, 0.45), (below, 0.4499)])
     assert [r.memory.id for r in result.relevant] == [at.id]  # type: ignore[attr-defined]
     assert [(d.memory_id, d.reason) for d in result.dropped] == [  # type: ignore[attr-defined]
-        (below.id, DropReason.BELOW_THRESHOLD)]
+        (below.id, DropReason.BELOW_THRESHOLD)
+    ]
     early = _sel([(at, 0.45), (make_memory("bar"), 0.50)], stage=Stage.EARLY)
     assert [r.memory.text for r in early.relevant] == ["bar"]  # type: ignore[attr-defined]
 
@@ -127,8 +160,10 @@ def test_a_memory_is_never_in_both_sections() -> None:
 
 def test_profile_is_pinned_plus_five_most_important_profile_facts_and_boundaries() -> None:
     pinned = make_memory("pinned episode", pinned=True, importance=0.1)
-    facts = [make_memory(f"fact {i}", type=MemoryType.PROFILE_FACT, importance=0.95 - i * 0.02)
-             for i in range(6)]
+    facts = [
+        make_memory(f"fact {i}", type=MemoryType.PROFILE_FACT, importance=0.95 - i * 0.02)
+        for i in range(6)
+    ]
     boundary = make_memory("boundary", type=MemoryType.BOUNDARY, importance=0.75)
     low = make_memory("just below", type=MemoryType.PROFILE_FACT, importance=0.7499)
     other_type = make_memory("preference", type=MemoryType.PREFERENCE, importance=0.99)
@@ -139,23 +174,36 @@ def test_profile_is_pinned_plus_five_most_important_profile_facts_and_boundaries
 
 
 def test_profile_ties_go_to_the_most_recent_then_the_id() -> None:
-    older = make_memory("older", type=MemoryType.BOUNDARY, importance=0.8,
-                        updated_at=NOW - timedelta(days=10))
+    older = make_memory(
+        "older", type=MemoryType.BOUNDARY, importance=0.8, updated_at=NOW - timedelta(days=10)
+    )
     newer = make_memory("newer", type=MemoryType.BOUNDARY, importance=0.8)
-    a = make_memory("a", type=MemoryType.BOUNDARY, importance=0.8,
-                    id=uuid.UUID(int=1), updated_at=NOW - timedelta(days=20))
-    b = make_memory("b", type=MemoryType.BOUNDARY, importance=0.8,
-                    id=uuid.UUID(int=2), updated_at=NOW - timedelta(days=20))
-    assert [m.text for m in select_profile([b, older, a, newer])] == [
-        "newer", "older", "a", "b"]
+    a = make_memory(
+        "a",
+        type=MemoryType.BOUNDARY,
+        importance=0.8,
+        id=uuid.UUID(int=1),
+        updated_at=NOW - timedelta(days=20),
+    )
+    b = make_memory(
+        "b",
+        type=MemoryType.BOUNDARY,
+        importance=0.8,
+        id=uuid.UUID(int=2),
+        updated_at=NOW - timedelta(days=20),
+    )
+    assert [m.text for m in select_profile([b, older, a, newer])] == ["newer", "older", "a", "b"]
 
 
 def test_unusable_reasons() -> None:
     assert unusable_reason(make_memory(status=MemoryStatus.ARCHIVED), Stage.CLOSE, NOW) is (
-        DropReason.ARCHIVED)
+        DropReason.ARCHIVED
+    )
     assert unusable_reason(make_memory(expires_at=NOW), Stage.CLOSE, NOW) is DropReason.EXPIRED
-    assert unusable_reason(make_memory(expires_at=NOW + timedelta(seconds=1)), Stage.CLOSE,
-                           NOW) is None
+    assert (
+        unusable_reason(make_memory(expires_at=NOW + timedelta(seconds=1)), Stage.CLOSE, NOW)
+        is None
+    )
     held = make_memory(held_until_stage=Stage.CLOSE)
     assert unusable_reason(held, Stage.ESTABLISHED, NOW) is DropReason.HELD
     assert unusable_reason(held, Stage.CLOSE, NOW) is None
@@ -163,7 +211,8 @@ def test_unusable_reasons() -> None:
 
 def test_query_puts_the_previous_message_first_and_caps_each_at_1000() -> None:
     assert build_query("I need a gift", "My sister is getting married") == (
-        "My sister is getting married\nI need a gift")
+        "My sister is getting married\nI need a gift"
+    )
     assert build_query("hello", None) == "hello" == build_query("hello", "   ")
     long_prev, long_cur = "p" * 1500, "c" * 1001
     query = build_query(long_cur, long_prev)

@@ -59,49 +59,71 @@ def index(tmp_path: Path) -> Iterator[EdgeIndex]:
 
 
 @pytest.fixture
-def retriever(store: PostgresStore, index: EdgeIndex,
-              embedder: OllamaEmbedder) -> Iterator[Retriever]:
+def retriever(
+    store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder
+) -> Iterator[Retriever]:
     r = Retriever(store, index, embedder, timeout=5)
     yield r
     r.close()
 
 
-def remember(store: PostgresStore, index: VectorIndex, embedder: OllamaEmbedder, text: str,
-             **kw: object) -> uuid.UUID:
+def remember(
+    store: PostgresStore, index: VectorIndex, embedder: OllamaEmbedder, text: str, **kw: object
+) -> uuid.UUID:
     fields: dict[str, object] = {"user_id": "u1", "companion_id": "aria", "text": text}
     fields.update(kw)
-    result = MemoryWriter(store, Indexer(store, index, embedder)).remember(
-        NewMemory(**fields))  # type: ignore[arg-type]
+    result = MemoryWriter(store, Indexer(store, index, embedder)).remember(NewMemory(**fields))  # type: ignore[arg-type]
     return result.memory.id
 
 
 def texts(result: object, section: Section | None = None) -> list[str]:
-    return [r.memory.text for r in result.chosen  # type: ignore[attr-defined]
-            if section is None or r.section is section]
+    return [
+        r.memory.text
+        for r in result.chosen  # type: ignore[attr-defined]
+        if section is None or r.section is section
+    ]
 
 
 def test_short_follow_up_finds_the_sister_through_the_previous_message(
-        store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder,
-        retriever: Retriever) -> None:
-    remember(store, index, embedder, "The user's sister loves pottery.",
-             type=MemoryType.RELATIONSHIP_FACT, importance=0.6)
+    store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder, retriever: Retriever
+) -> None:
+    remember(
+        store,
+        index,
+        embedder,
+        "The user's sister loves pottery.",
+        type=MemoryType.RELATIONSHIP_FACT,
+        importance=0.6,
+    )
     remember(store, index, embedder, "The user's cat sleeps all day.")
     alone = retriever.retrieve("u1", "aria", "I need to find a gift", count_use=False)
     assert texts(alone) == []
-    follow_up = retriever.retrieve("u1", "aria", "I need to find a gift",
-                                   previous="My sister's getting married in June",
-                                   count_use=False)
+    follow_up = retriever.retrieve(
+        "u1",
+        "aria",
+        "I need to find a gift",
+        previous="My sister's getting married in June",
+        count_use=False,
+    )
     assert texts(follow_up, Section.RELEVANT) == ["The user's sister loves pottery."]
     assert "- [RelationshipFact] The user's sister loves pottery. (confidence: high)" in (
-        follow_up.prompt)
+        follow_up.prompt
+    )
     assert not follow_up.is_degraded
 
 
 def test_peanut_allergy_arrives_through_the_profile_in_a_dinner_turn(
-        store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder,
-        retriever: Retriever) -> None:
-    remember(store, index, embedder, "The user is allergic to peanuts.",
-             type=MemoryType.PROFILE_FACT, importance=0.95, confidence=0.95)
+    store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder, retriever: Retriever
+) -> None:
+    remember(
+        store,
+        index,
+        embedder,
+        "The user is allergic to peanuts.",
+        type=MemoryType.PROFILE_FACT,
+        importance=0.95,
+        confidence=0.95,
+    )
     remember(store, index, embedder, "The user loves jazz.", importance=0.9)
     result = retriever.retrieve("u1", "aria", "Any ideas for dinner tonight?", count_use=False)
     assert texts(result, Section.PROFILE) == ["The user is allergic to peanuts."]
@@ -111,25 +133,41 @@ def test_peanut_allergy_arrives_through_the_profile_in_a_dinner_turn(
 
 
 def test_fathers_death_ranks_above_pizza_when_both_are_loosely_related(
-        store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder,
-        retriever: Retriever) -> None:
+    store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder, retriever: Retriever
+) -> None:
     store.set_stage("u1", "aria", Stage.ESTABLISHED)
-    remember(store, index, embedder, "The user's father died last spring.",
-             type=MemoryType.EPISODIC_EVENT, importance=0.9, emotional_significance=0.95)
-    remember(store, index, embedder, "The user likes pineapple on pizza.",
-             type=MemoryType.PREFERENCE, importance=0.3, emotional_significance=0.1)
+    remember(
+        store,
+        index,
+        embedder,
+        "The user's father died last spring.",
+        type=MemoryType.EPISODIC_EVENT,
+        importance=0.9,
+        emotional_significance=0.95,
+    )
+    remember(
+        store,
+        index,
+        embedder,
+        "The user likes pineapple on pizza.",
+        type=MemoryType.PREFERENCE,
+        importance=0.3,
+        emotional_significance=0.1,
+    )
     result = retriever.retrieve("u1", "aria", "pizza night with my dad", count_use=False)
     ranked = result.selection.relevant
-    assert [r.memory.text for r in ranked] == ["The user's father died last spring.",
-                                               "The user likes pineapple on pizza."]
+    assert [r.memory.text for r in ranked] == [
+        "The user's father died last spring.",
+        "The user likes pineapple on pizza.",
+    ]
     father, pizza = (r.score for r in ranked)
     assert father is not None and pizza is not None
     assert father.similarity < pizza.similarity and father.total > pizza.total
 
 
 def test_uses_are_counted_after_the_result_and_search_does_not_count(
-        store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder,
-        retriever: Retriever) -> None:
+    store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder, retriever: Retriever
+) -> None:
     mid = remember(store, index, embedder, "The user's sister loves pottery.")
     retriever.retrieve("u1", "aria", "my sister", count_use=False)
     retriever.flush()
@@ -141,51 +179,71 @@ def test_uses_are_counted_after_the_result_and_search_does_not_count(
 
 
 def test_postgres_has_the_final_say_over_stale_vectors(
-        store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder,
-        retriever: Retriever) -> None:
-    ids = {name: remember(store, index, embedder, f"The user's sister {name} loves pottery.")
-           for name in ("kept", "deleted", "archived", "expired", "held")}
+    store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder, retriever: Retriever
+) -> None:
+    ids = {
+        name: remember(store, index, embedder, f"The user's sister {name} loves pottery.")
+        for name in ("kept", "deleted", "archived", "expired", "held")
+    }
     stale = {mid: store.get(mid) for mid in ids.values()}
     with psycopg.connect(store._dsn, autocommit=True) as conn:  # behind the writer's back,
         conn.execute("DELETE FROM memories WHERE id = %s", (ids["deleted"],))  # as a crash
         conn.execute("UPDATE memories SET status = 'archived' WHERE id = %s", (ids["archived"],))
-        conn.execute("UPDATE memories SET expires_at = now() - interval '1 day' WHERE id = %s",
-                     (ids["expired"],))
-        conn.execute("UPDATE memories SET held_until_stage = 'close' WHERE id = %s",
-                     (ids["held"],))
+        conn.execute(
+            "UPDATE memories SET expires_at = now() - interval '1 day' WHERE id = %s",
+            (ids["expired"],),
+        )
+        conn.execute("UPDATE memories SET held_until_stage = 'close' WHERE id = %s", (ids["held"],))
     assert index.count(MEMORIES_COLLECTION) == 5  # every vector is still there
     assert len(stale) == 5
     result = retriever.retrieve("u1", "aria", "my sister", count_use=False)
     assert [r.memory.id for r in result.chosen] == [ids["kept"]]
     reasons = {d.memory_id: d.reason for d in result.selection.dropped}
-    assert reasons == {ids["deleted"]: DropReason.DELETED, ids["archived"]: DropReason.ARCHIVED,
-                       ids["expired"]: DropReason.EXPIRED, ids["held"]: DropReason.HELD}
+    assert reasons == {
+        ids["deleted"]: DropReason.DELETED,
+        ids["archived"]: DropReason.ARCHIVED,
+        ids["expired"]: DropReason.EXPIRED,
+        ids["held"]: DropReason.HELD,
+    }
 
 
 def test_a_held_memory_is_released_when_the_stage_allows(
-        store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder,
-        retriever: Retriever) -> None:
-    mid = remember(store, index, embedder, "The user's father died last spring.",
-                   held_until_stage=Stage.ESTABLISHED, importance=0.9)
+    store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder, retriever: Retriever
+) -> None:
+    mid = remember(
+        store,
+        index,
+        embedder,
+        "The user's father died last spring.",
+        held_until_stage=Stage.ESTABLISHED,
+        importance=0.9,
+    )
     assert texts(retriever.retrieve("u1", "aria", "my dad died", count_use=False)) == []
-    assert retriever.fate(retriever.retrieve("u1", "aria", "my dad died", count_use=False),
-                          mid).outcome == f"dropped: {DropReason.HELD.value}"
+    assert (
+        retriever.fate(
+            retriever.retrieve("u1", "aria", "my dad died", count_use=False), mid
+        ).outcome
+        == f"dropped: {DropReason.HELD.value}"
+    )
     store.set_stage("u1", "aria", Stage.ESTABLISHED)
     Indexer(store, index, embedder).run_pending()
     assert texts(retriever.retrieve("u1", "aria", "my dad died", count_use=False)) == [
-        "The user's father died last spring."]
+        "The user's father died last spring."
+    ]
 
 
 def test_fate_explains_memories_the_search_never_saw(
-        store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder,
-        retriever: Retriever) -> None:
+    store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder, retriever: Retriever
+) -> None:
     near = remember(store, index, embedder, "The user's sister loves pottery.")
     far = remember(store, index, embedder, "The user loves jazz.", importance=0.2)
     other_user = remember(store, index, embedder, "The user's sister is Ann.", user_id="u2")
-    pending = store.save(NewMemory(user_id="u1", companion_id="aria",
-                                   text="The user's sister likes tea.")).memory.id
-    old_model = store.save(NewMemory(user_id="u1", companion_id="aria",
-                                     text="The user's sister sings.")).memory
+    pending = store.save(
+        NewMemory(user_id="u1", companion_id="aria", text="The user's sister likes tea.")
+    ).memory.id
+    old_model = store.save(
+        NewMemory(user_id="u1", companion_id="aria", text="The user's sister sings.")
+    ).memory
     store.mark_indexed([(old_model.id, old_model.updated_at)], "ollama/old-model")
     result = retriever.retrieve("u1", "aria", "my sister", count_use=False)
     assert retriever.fate(result, near).outcome == "selected #1 (relevant)"
@@ -193,17 +251,30 @@ def test_fate_explains_memories_the_search_never_saw(
     assert retriever.fate(result, other_user).outcome == f"dropped: {DropReason.OTHER_SCOPE.value}"
     assert retriever.fate(result, pending).outcome == f"dropped: {DropReason.NOT_INDEXED.value}"
     assert retriever.fate(result, old_model.id).outcome == (
-        f"dropped: {DropReason.OTHER_MODEL.value}")
+        f"dropped: {DropReason.OTHER_MODEL.value}"
+    )
     assert retriever.fate(result, uuid.uuid4()).outcome == "dropped: does not exist"
 
 
-def test_every_stage_is_timed(store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder,
-                              retriever: Retriever, caplog: pytest.LogCaptureFixture) -> None:
+def test_every_stage_is_timed(
+    store: PostgresStore,
+    index: EdgeIndex,
+    embedder: OllamaEmbedder,
+    retriever: Retriever,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     remember(store, index, embedder, "The user's sister loves pottery.")
     with caplog.at_level("INFO", logger="aria_mem.services.retriever"):
         result = retriever.retrieve("u1", "aria", "my sister", count_use=False)
-    assert set(result.timings_ms) == {"profile", "embed", "search", "validate", "rank", "format",
-                                      "total"}
+    assert set(result.timings_ms) == {
+        "profile",
+        "embed",
+        "search",
+        "validate",
+        "rank",
+        "format",
+        "total",
+    }
     assert all(v >= 0 for v in result.timings_ms.values())
     assert "embed=" in caplog.text and "validate=" in caplog.text and "total=" in caplog.text
 
@@ -212,17 +283,25 @@ def test_every_stage_is_timed(store: PostgresStore, index: EdgeIndex, embedder: 
 
 
 def _with_profile(store: PostgresStore, index: VectorIndex, embedder: OllamaEmbedder) -> None:
-    remember(store, index, embedder, "The user is allergic to peanuts.",
-             type=MemoryType.PROFILE_FACT, importance=0.95)
+    remember(
+        store,
+        index,
+        embedder,
+        "The user is allergic to peanuts.",
+        type=MemoryType.PROFILE_FACT,
+        importance=0.95,
+    )
     remember(store, index, embedder, "The user's sister loves pottery.")
 
 
 def test_embedder_down_gives_the_profile_and_says_so(
-        store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder,
-        caplog: pytest.LogCaptureFixture) -> None:
+    store: PostgresStore,
+    index: EdgeIndex,
+    embedder: OllamaEmbedder,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     _with_profile(store, index, embedder)
-    down = OllamaEmbedder("mxbai-embed-large", host=f"http://127.0.0.1:{closed_port()}",
-                          timeout=2)
+    down = OllamaEmbedder("mxbai-embed-large", host=f"http://127.0.0.1:{closed_port()}", timeout=2)
     r = Retriever(store, index, down, timeout=5)
     with caplog.at_level("WARNING"):
         result = r.retrieve("u1", "aria", "my sister")
@@ -232,8 +311,9 @@ def test_embedder_down_gives_the_profile_and_says_so(
     assert "retrieval degraded" in caplog.text
 
 
-def test_index_down_gives_the_profile(store: PostgresStore, index: EdgeIndex,
-                                      embedder: OllamaEmbedder) -> None:
+def test_index_down_gives_the_profile(
+    store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder
+) -> None:
     _with_profile(store, index, embedder)
     dead = QdrantServerIndex(f"http://127.0.0.1:{closed_port()}", timeout=1)
     r = Retriever(store, dead, embedder, timeout=5)
@@ -244,12 +324,13 @@ def test_index_down_gives_the_profile(store: PostgresStore, index: EdgeIndex,
 
 
 def test_a_hung_embedder_is_cut_off_by_the_timeout(
-        store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder) -> None:
+    store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder
+) -> None:
     _with_profile(store, index, embedder)
-    with FakeOllama(FakeOllamaState(dim=16, embed=lambda t, d: (time.sleep(6), [1.0] * d)[1])
-                    ) as slow:
-        r = Retriever(store, index, OllamaEmbedder("mxbai-embed-large", host=slow.url),
-                      timeout=0.5)
+    with FakeOllama(
+        FakeOllamaState(dim=16, embed=lambda t, d: (time.sleep(6), [1.0] * d)[1])
+    ) as slow:
+        r = Retriever(store, index, OllamaEmbedder("mxbai-embed-large", host=slow.url), timeout=0.5)
         started = time.monotonic()
         result = r.retrieve("u1", "aria", "my sister")
         elapsed = time.monotonic() - started
@@ -260,7 +341,8 @@ def test_a_hung_embedder_is_cut_off_by_the_timeout(
 
 
 def test_postgres_locked_degrades_instead_of_hanging(
-        store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder) -> None:
+    store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder
+) -> None:
     _with_profile(store, index, embedder)
     r = Retriever(store, index, embedder, timeout=0.5)
     locked, release = threading.Event(), threading.Event()
@@ -291,19 +373,34 @@ USERS, COMPANIONS, MODELS = ["u1", "u2", "u3"], ["aria", "nova"], [MODEL, "ollam
 FATES = ["active", "archived", "deleted", "expired", "held", "pending"]
 
 memory_specs = st.lists(
-    st.tuples(st.sampled_from(USERS), st.sampled_from(COMPANIONS), st.sampled_from(MODELS),
-              st.sampled_from(FATES), st.booleans()),
-    min_size=1, max_size=25)
+    st.tuples(
+        st.sampled_from(USERS),
+        st.sampled_from(COMPANIONS),
+        st.sampled_from(MODELS),
+        st.sampled_from(FATES),
+        st.booleans(),
+    ),
+    min_size=1,
+    max_size=25,
+)
 
 
-@settings(max_examples=25, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(specs=memory_specs, who=st.sampled_from([(u, c) for u in USERS for c in COMPANIONS]),
-       stage=st.sampled_from(list(Stage)))
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    specs=memory_specs,
+    who=st.sampled_from([(u, c) for u in USERS for c in COMPANIONS]),
+    stage=st.sampled_from(list(Stage)),
+)
 def test_no_result_ever_crosses_user_companion_model_or_usability(
-        store: PostgresStore, tmp_path: Path, embedder: OllamaEmbedder,
-        specs: list[tuple[str, str, str, str, bool]], who: tuple[str, str],
-        stage: Stage) -> None:
+    store: PostgresStore,
+    tmp_path: Path,
+    embedder: OllamaEmbedder,
+    specs: list[tuple[str, str, str, str, bool]],
+    who: tuple[str, str],
+    stage: Stage,
+) -> None:
     with psycopg.connect(store._dsn, autocommit=True) as conn:
         conn.execute("TRUNCATE memories, relationships, vector_deletions")
     index = EdgeIndex(tmp_path / f"iso-{uuid.uuid4().hex}")
@@ -311,15 +408,20 @@ def test_no_result_ever_crosses_user_companion_model_or_usability(
     same_vector = [1.0] + [0.0] * 15  # every candidate is a perfect match: only filters decide
     allowed: set[uuid.UUID] = set()
     for n, (user, companion, model, fate, profile) in enumerate(specs):
-        memory = store.save(NewMemory(
-            user_id=user, companion_id=companion, text=f"memory {n}",
-            type=MemoryType.PROFILE_FACT if profile else MemoryType.EPISODIC_EVENT,
-            importance=0.9 if profile else 0.5,
-            held_until_stage=Stage.CLOSE if fate == "held" else None,
-            expires_at=datetime.now(UTC) - timedelta(days=1) if fate == "expired" else None,
-        )).memory
-        index.upsert(MEMORIES_COLLECTION, [IndexPoint(memory.id, same_vector,
-                                                      memory_payload(memory, model))])
+        memory = store.save(
+            NewMemory(
+                user_id=user,
+                companion_id=companion,
+                text=f"memory {n}",
+                type=MemoryType.PROFILE_FACT if profile else MemoryType.EPISODIC_EVENT,
+                importance=0.9 if profile else 0.5,
+                held_until_stage=Stage.CLOSE if fate == "held" else None,
+                expires_at=datetime.now(UTC) - timedelta(days=1) if fate == "expired" else None,
+            )
+        ).memory
+        index.upsert(
+            MEMORIES_COLLECTION, [IndexPoint(memory.id, same_vector, memory_payload(memory, model))]
+        )
         if fate == "pending":
             pass  # vector from an older write; PostgreSQL still has the row, usable
         if fate == "archived":

@@ -135,6 +135,12 @@ def init(
         updates: dict[str, dict[str, object]] = {
             "embedder": {"provider": chosen, "model": model or config.DEFAULT_MODELS[chosen]}
         }
+        chosen_model = str(updates["embedder"]["model"])
+        if chosen_model in config.SUGGESTED_MIN_SIMILARITY:
+            bar = config.SUGGESTED_MIN_SIMILARITY[chosen_model]
+            updates["retrieval"] = {"min_similarity": bar}
+            render.console.print(f"{chosen_model} scores related texts lower than larger models:"
+                                 f" similarity bar set to {bar} (default 0.45)")
         identity: dict[str, object] = {
             k: v for k, v in (("user", user), ("companion", companion)) if v
         }

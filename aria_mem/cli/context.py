@@ -41,6 +41,18 @@ def services(ctx: typer.Context) -> Services:
     return state(ctx).services
 
 
+def scope(svc: Services, user: str | None, companion: str | None) -> tuple[str, str]:
+    """The user and companion a command works on: the flags, else the config's identity.
+    An empty flag is an error, not a fallback."""
+    from aria_mem.domain.validation import identifier
+
+    identity = svc.settings.identity
+    return (
+        identifier("user", identity.user if user is None else user),
+        identifier("companion", identity.companion if companion is None else companion),
+    )
+
+
 def emit_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
 

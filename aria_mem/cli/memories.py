@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from aria_mem.cli import render
-from aria_mem.cli.context import emit_json, parse_when, services
+from aria_mem.cli.context import emit_json, parse_when, scope, services
 from aria_mem.domain import validation
 from aria_mem.domain.models import MemoryStatus, MemoryType, NewMemory
 from aria_mem.domain.validation import memory_to_record
@@ -86,10 +86,10 @@ def remember(
     Example: aria-mem remember "The user is allergic to peanuts." -t ProfileFact -i 0.9
     """
     svc = services(ctx)
-    identity = svc.settings.identity
+    user_id, companion_id = scope(svc, user, companion)
     new = NewMemory(
-        user_id=user or identity.user,
-        companion_id=companion or identity.companion,
+        user_id=user_id,
+        companion_id=companion_id,
         text=text,
         type=validation.memory_type(type_),
         importance=importance,
@@ -123,7 +123,7 @@ def list_(
     Example: aria-mem list --status active --json
     """
     svc = services(ctx)
-    identity = svc.settings.identity
+    user_id, companion_id = scope(svc, user, companion)
     wanted = None
     if status != "any":
         try:
@@ -131,8 +131,8 @@ def list_(
         except ValueError:
             raise typer.BadParameter("use active, archived or any", param_hint="--status") from None
     memories = svc.store.list_memories(
-        user_id=None if all_ else (user or identity.user),
-        companion_id=None if all_ else (companion or identity.companion),
+        user_id=None if all_ else user_id,
+        companion_id=None if all_ else companion_id,
         status=wanted,
         limit=limit,
     )

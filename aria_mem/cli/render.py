@@ -136,19 +136,31 @@ def ranked_list(result: RetrievalResult) -> None:
         return
     for position, ranked in enumerate(result.chosen, start=1):
         score = f"{ranked.score.total:.3f}" if ranked.score else "profile"
-        console.print(Text.assemble(f"{position:>2}. ", (f"[{ranked.section.value}] ", "dim"),
-                                    f"{ranked.memory.text}  ", (f"({score})", "cyan")))
+        console.print(
+            Text.assemble(
+                f"{position:>2}. ",
+                (f"[{ranked.section.value}] ", "dim"),
+                f"{ranked.memory.text}  ",
+                (f"({score})", "cyan"),
+            )
+        )
 
 
 def explain(result: RetrievalResult) -> None:
     sel = result.selection
     console.print(Text(f"query: {result.query!r}", style="dim"))
-    console.print(f"stage {result.stage.value}: similarity bar {sel.threshold:.2f}, cap "
-                  f"{sel.cap} memories; {result.candidates} candidates from the index "
-                  f"({escape(result.model)})")
-    table = Table(header_style="bold", box=box.SIMPLE_HEAD, padding=(0, 1),
-                  title="selected (P profile, R relevant; each signal, then its weighted part)",
-                  title_justify="left")
+    console.print(
+        f"stage {result.stage.value}: similarity bar {sel.threshold:.2f}, cap "
+        f"{sel.cap} memories; {result.candidates} candidates from the index "
+        f"({escape(result.model)})"
+    )
+    table = Table(
+        header_style="bold",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 1),
+        title="selected (P profile, R relevant; each signal, then its weighted part)",
+        title_justify="left",
+    )
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("score", justify="right", no_wrap=True)
     table.add_column("type", overflow="fold", max_width=16)
@@ -162,36 +174,46 @@ def explain(result: RetrievalResult) -> None:
             cells = ["—", _f(r.memory.importance), _f(r.memory.emotional_significance), "—", "—"]
         else:
             values = (s.similarity, s.importance, s.emotion, s.recency, s.usage)
-            cells = [f"{v:.2f}\n[dim]{c:+.3f}[/dim]"
-                     for v, c in zip(values, s.contributions.values(), strict=True)]
+            cells = [
+                f"{v:.2f}\n[dim]{c:+.3f}[/dim]"
+                for v, c in zip(values, s.contributions.values(), strict=True)
+            ]
             total = f"[bold]{s.total:.3f}[/bold]"
         tag = ("P" if r.section.value == "profile" else "R") + str(position)
         table.add_row(tag, total, r.memory.type.value, Text(r.memory.text), *cells)
     console.print(table)
     if sel.dropped:
-        dropped = Table(header_style="bold", title="dropped", title_justify="left",
-                        box=box.SIMPLE_HEAD)
+        dropped = Table(
+            header_style="bold", title="dropped", title_justify="left", box=box.SIMPLE_HEAD
+        )
         dropped.add_column("id", style="cyan")
         dropped.add_column("text", overflow="fold")
         dropped.add_column("sim", justify="right")
         dropped.add_column("score", justify="right")
         dropped.add_column("why")
         for d in sel.dropped:
-            dropped.add_row(str(d.memory_id)[:8], Text(d.memory.text if d.memory else "—"),
-                            _f(d.similarity, 3), _f(d.score.total if d.score else None, 3),
-                            d.reason.value)
+            dropped.add_row(
+                str(d.memory_id)[:8],
+                Text(d.memory.text if d.memory else "—"),
+                _f(d.similarity, 3),
+                _f(d.score.total if d.score else None, 3),
+                d.reason.value,
+            )
         console.print(dropped)
     timings = "  ".join(f"{k} {v:.1f} ms" for k, v in result.timings_ms.items())
     console.print(Text(f"timings: {timings}", style="dim"))
 
 
 def fate(item: Fate) -> None:
-    console.print(Text.assemble(("why ", "bold"), (str(item.memory_id)[:8], "cyan"),
-                                f": {item.outcome}" + (f" — {item.detail}" if item.detail
-                                                       else "")))
+    console.print(
+        Text.assemble(
+            ("why ", "bold"),
+            (str(item.memory_id)[:8], "cyan"),
+            f": {item.outcome}" + (f" — {item.detail}" if item.detail else ""),
+        )
+    )
 
 
 def prompt(result: RetrievalResult) -> None:
     console.print()
-    console.print(Text(result.prompt or "(no memory sections)"), highlight=False,
-                  soft_wrap=True)
+    console.print(Text(result.prompt or "(no memory sections)"), highlight=False, soft_wrap=True)

@@ -8,7 +8,7 @@ import typer
 from rich.markup import escape
 
 from aria_mem.cli import render
-from aria_mem.cli.context import emit_json, services
+from aria_mem.cli.context import emit_json, scope, services
 from aria_mem.cli.memories import CompanionOpt, JsonOpt, UserOpt
 from aria_mem.domain import validation
 from aria_mem.domain.selection import Dropped, Ranked
@@ -18,48 +18,78 @@ from aria_mem.services.retriever import RetrievalResult
 
 def _ranked_json(position: int, r: Ranked) -> dict[str, Any]:
     data: dict[str, Any] = {
-        "rank": position, "section": r.section.value, "id": str(r.memory.id),
-        "type": r.memory.type.value, "text": r.memory.text,
+        "rank": position,
+        "section": r.section.value,
+        "id": str(r.memory.id),
+        "type": r.memory.type.value,
+        "text": r.memory.text,
         "confidence": r.memory.confidence,
     }
     if r.score is not None:
-        data.update(similarity=r.score.similarity, importance=r.score.importance,
-                    emotion=r.score.emotion, recency=r.score.recency, usage=r.score.usage,
-                    contributions=r.score.contributions, score=r.score.total)
+        data.update(
+            similarity=r.score.similarity,
+            importance=r.score.importance,
+            emotion=r.score.emotion,
+            recency=r.score.recency,
+            usage=r.score.usage,
+            contributions=r.score.contributions,
+            score=r.score.total,
+        )
     return data
 
 
 def _dropped_json(d: Dropped) -> dict[str, Any]:
-    return {"id": str(d.memory_id), "reason": d.reason.value, "similarity": d.similarity,
-            "text": d.memory.text if d.memory else None,
-            "score": d.score.total if d.score else None}
+    return {
+        "id": str(d.memory_id),
+        "reason": d.reason.value,
+        "similarity": d.similarity,
+        "text": d.memory.text if d.memory else None,
+        "score": d.score.total if d.score else None,
+    }
 
 
 def result_json(result: RetrievalResult) -> dict[str, Any]:
     return {
-        "query": result.query, "user": result.user_id, "companion": result.companion_id,
-        "model": result.model, "stage": result.stage.value,
-        "threshold": result.selection.threshold, "cap": result.selection.cap,
+        "query": result.query,
+        "user": result.user_id,
+        "companion": result.companion_id,
+        "model": result.model,
+        "stage": result.stage.value,
+        "threshold": result.selection.threshold,
+        "cap": result.selection.cap,
         "candidates": result.candidates,
         "memories": [_ranked_json(i, r) for i, r in enumerate(result.chosen, start=1)],
         "dropped": [_dropped_json(d) for d in result.selection.dropped],
-        "degraded": result.degraded, "timings_ms": result.timings_ms, "prompt": result.prompt,
+        "degraded": result.degraded,
+        "timings_ms": result.timings_ms,
+        "prompt": result.prompt,
     }
 
 
 def search(
     ctx: typer.Context,
     message: Annotated[str, typer.Argument(help="The user's message.")],
-    previous: Annotated[str | None, typer.Option(
-        "--previous", "-p", help="The user's message before it (short follow-ups need it).")]
-    = None,
-    explain: Annotated[bool, typer.Option(
-        "--explain", "-x", help="Every signal, every contribution, and what was dropped "
-        "and why.")] = False,
-    why: Annotated[str | None, typer.Option(
-        help="Explain the fate of one memory (id or its first characters).")] = None,
-    prompt: Annotated[bool, typer.Option(
-        "--prompt", help="Print the exact sections that would go to the model.")] = False,
+    previous: Annotated[
+        str | None,
+        typer.Option(
+            "--previous", "-p", help="The user's message before it (short follow-ups need it)."
+        ),
+    ] = None,
+    explain: Annotated[
+        bool,
+        typer.Option(
+            "--explain",
+            "-x",
+            help="Every signal, every contribution, and what was dropped and why.",
+        ),
+    ] = False,
+    why: Annotated[
+        str | None,
+        typer.Option(help="Explain the fate of one memory (id or its first characters)."),
+    ] = None,
+    prompt: Annotated[
+        bool, typer.Option("--prompt", help="Print the exact sections that would go to the model.")
+    ] = False,
     user: UserOpt = None,
     companion: CompanionOpt = None,
     as_json: JsonOpt = False,
@@ -74,9 +104,7 @@ def search(
     married in June" --explain
     """
     svc = services(ctx)
-    identity = svc.settings.identity
-    user_id = validation.identifier("user", user or identity.user)
-    companion_id = validation.identifier("companion", companion or identity.companion)
+    user_id, companion_id = scope(svc, user, companion)
     if not message.strip():
         raise ValidationError("The message is empty — give the user's message")
     svc.retriever.warm_up()
@@ -87,8 +115,11 @@ def search(
     if as_json:
         data = result_json(result)
         if fate is not None:
-            data["why"] = {"id": str(fate.memory_id), "outcome": fate.outcome,
-                           "detail": fate.detail}
+            data["why"] = {
+                "id": str(fate.memory_id),
+                "outcome": fate.outcome,
+                "detail": fate.detail,
+            }
         emit_json(data)
         return
     if explain:
@@ -105,9 +136,12 @@ def search(
 
 def stage(
     ctx: typer.Context,
-    new_stage: Annotated[str | None, typer.Argument(
-        metavar="[STAGE]", help="early, established or close; omit to show the current one.")]
-    = None,
+    new_stage: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="[STAGE]", help="early, established or close; omit to show the current one."
+        ),
+    ] = None,
     user: UserOpt = None,
     companion: CompanionOpt = None,
     as_json: JsonOpt = False,
@@ -120,16 +154,16 @@ def stage(
     Example: aria-mem stage established
     """
     svc = services(ctx)
-    identity = svc.settings.identity
-    user_id = user or identity.user
-    companion_id = companion or identity.companion
+    user_id, companion_id = scope(svc, user, companion)
     if new_stage is not None:
         wanted = validation.stage(new_stage)
         svc.store.set_stage(user_id, companion_id, wanted)
         report = svc.indexer.run_pending()
         if report.errors:
-            render.err_console.print("[yellow]held memories will be (un)indexed by the next "
-                                     f"sync:[/yellow] {escape('; '.join(report.errors))}")
+            render.err_console.print(
+                "[yellow]held memories will be (un)indexed by the next "
+                f"sync:[/yellow] {escape('; '.join(report.errors))}"
+            )
     current = svc.store.stage(user_id, companion_id)
     if as_json:
         emit_json({"user": user_id, "companion": companion_id, "stage": current.value})

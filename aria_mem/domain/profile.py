@@ -25,8 +25,11 @@ def select_profile(candidates: Iterable[Memory]) -> list[Memory]:
     pool = list(candidates)
     pinned = sorted((m for m in pool if m.pinned), key=_order)
     facts = sorted(
-        (m for m in pool if not m.pinned and m.type in PROFILE_TYPES
-         and m.importance >= MIN_PROFILE_IMPORTANCE),
+        (
+            m
+            for m in pool
+            if not m.pinned and m.type in PROFILE_TYPES and m.importance >= MIN_PROFILE_IMPORTANCE
+        ),
         key=_order,
     )
     return pinned + facts[:MAX_PROFILE_FACTS]

@@ -47,7 +47,9 @@ class RankingWeights:
     def cap(self, stage: Stage) -> int:
         """How many memories a prompt holds, profile included."""
         if stage is Stage.EARLY:
-            return max(self.early_cap_minimum, math.floor(self.max_memories * self.early_cap_factor))
+            return max(
+                self.early_cap_minimum, math.floor(self.max_memories * self.early_cap_factor)
+            )
         if stage is Stage.CLOSE:
             return math.floor(self.max_memories * self.close_cap_factor)
         return self.max_memories
@@ -89,8 +91,9 @@ def last_touched(memory: Memory) -> datetime:
     return max(m for m in moments if m is not None)
 
 
-def score(memory: Memory, similarity: float, now: datetime,
-          weights: RankingWeights = DEFAULT_WEIGHTS) -> Score:
+def score(
+    memory: Memory, similarity: float, now: datetime, weights: RankingWeights = DEFAULT_WEIGHTS
+) -> Score:
     age_days = (now - last_touched(memory)).total_seconds() / 86400
     return Score(
         similarity=similarity,

@@ -94,10 +94,17 @@ def select(
     profile = select_profile(profile_pool)
     for memory in profile[: result.cap]:
         sim = similarity.get(memory.id)
-        result.profile.append(Ranked(memory, Section.PROFILE,
-                                     score(memory, sim, now, weights) if sim is not None else None))
-    result.dropped.extend(Dropped(m.id, DropReason.PROFILE_CUT_BY_CAP, similarity.get(m.id), m)
-                          for m in profile[result.cap:])
+        result.profile.append(
+            Ranked(
+                memory,
+                Section.PROFILE,
+                score(memory, sim, now, weights) if sim is not None else None,
+            )
+        )
+    result.dropped.extend(
+        Dropped(m.id, DropReason.PROFILE_CUT_BY_CAP, similarity.get(m.id), m)
+        for m in profile[result.cap :]
+    )
     in_profile = {m.id for m in profile}
 
     scored: list[Ranked] = []
@@ -105,14 +112,28 @@ def select(
         if memory.id in in_profile:
             continue
         if sim < result.threshold:
-            result.dropped.append(Dropped(memory.id, DropReason.BELOW_THRESHOLD, sim, memory,
-                                          score(memory, sim, now, weights)))
+            result.dropped.append(
+                Dropped(
+                    memory.id,
+                    DropReason.BELOW_THRESHOLD,
+                    sim,
+                    memory,
+                    score(memory, sim, now, weights),
+                )
+            )
             continue
         scored.append(Ranked(memory, Section.RELEVANT, score(memory, sim, now, weights)))
     scored.sort(key=lambda r: (-r.score.total if r.score else 0.0, str(r.memory.id)))
     room = max(0, result.cap - len(result.profile))
     result.relevant = scored[:room]
-    result.dropped.extend(Dropped(r.memory.id, DropReason.CUT_BY_CAP,
-                                  r.score.similarity if r.score else None, r.memory, r.score)
-                          for r in scored[room:])
+    result.dropped.extend(
+        Dropped(
+            r.memory.id,
+            DropReason.CUT_BY_CAP,
+            r.score.similarity if r.score else None,
+            r.memory,
+            r.score,
+        )
+        for r in scored[room:]
+    )
     return result

@@ -24,8 +24,8 @@ from aria_mem.domain.prompt import PromptRecord, memory_sections
 from aria_mem.domain.query import build_query
 from aria_mem.domain.ranking import DEFAULT_WEIGHTS, RankingWeights
 from aria_mem.domain.selection import (
-    DropReason,
     Dropped,
+    DropReason,
     Ranked,
     Selection,
     select,
@@ -117,14 +117,14 @@ class Retriever:
     ) -> RetrievalResult:
         """Never raises for a memory failure; see ``RetrievalResult.degraded``."""
         started = time.perf_counter()
-        result = RetrievalResult(user_id, companion_id, build_query(message, previous),
-                                 self._embedder.model_name)
+        result = RetrievalResult(
+            user_id, companion_id, build_query(message, previous), self._embedder.model_name
+        )
         now = self._clock()
 
         def profile() -> tuple[Stage, list[Memory]]:
             with self._timed(result, "profile"):
-                return self._store.retrieval_context(user_id, companion_id,
-                                                     timeout=self._timeout)
+                return self._store.retrieval_context(user_id, companion_id, timeout=self._timeout)
 
         # PostgreSQL's part runs while the message is embedded and searched.
         profile_future = self._pool.submit(profile)
@@ -141,24 +141,31 @@ class Retriever:
         if hits:
             try:
                 with self._timed(result, "validate"):
-                    rows = self._store.fetch_with_usability([h.id for h in hits],
-                                                             timeout=self._timeout)
+                    rows = self._store.fetch_with_usability(
+                        [h.id for h in hits], timeout=self._timeout
+                    )
             except ServiceError as exc:
                 self._degrade(result, f"could not validate candidates: {exc}")
                 rows = {}
                 hits = []
             for hit in hits:
-                candidates_or_reason = self._validate(hit, rows, user_id, companion_id,
-                                                      result.stage, now)
+                candidates_or_reason = self._validate(
+                    hit, rows, user_id, companion_id, result.stage, now
+                )
                 if isinstance(candidates_or_reason, Dropped):
                     rejected.append(candidates_or_reason)
                 else:
                     candidates.append(candidates_or_reason)
 
         with self._timed(result, "rank"):
-            result.selection = select(profile_pool=profile_pool, candidates=candidates,
-                                      stage=result.stage, min_similarity=self._min_similarity,
-                                      now=now, weights=self._weights)
+            result.selection = select(
+                profile_pool=profile_pool,
+                candidates=candidates,
+                stage=result.stage,
+                min_similarity=self._min_similarity,
+                now=now,
+                weights=self._weights,
+            )
             result.selection.dropped[:0] = rejected
         with self._timed(result, "format"):
             result.prompt = memory_sections(
@@ -177,8 +184,9 @@ class Retriever:
             return self._embedder.embed([result.query])[0]
 
         def search(vector: list[float]) -> list[Hit]:
-            return self._index.search(MEMORIES_COLLECTION, vector, scope,
-                                      self._weights.max_candidates)
+            return self._index.search(
+                MEMORIES_COLLECTION, vector, scope, self._weights.max_candidates
+            )
 
         if not result.query:
             return []
@@ -189,8 +197,11 @@ class Retriever:
             with self._timed(result, "search"):
                 hits = self._wait(self._pool.submit(search, vector), deadline)
         except FutureTimeout:
-            self._degrade(result, f"embedding or index search took longer than "
-                                  f"{self._timeout:g}s; semantic retrieval skipped")
+            self._degrade(
+                result,
+                f"embedding or index search took longer than "
+                f"{self._timeout:g}s; semantic retrieval skipped",
+            )
             return []
         except ServiceError as exc:
             self._degrade(result, f"semantic retrieval skipped: {exc}")
@@ -203,9 +214,14 @@ class Retriever:
         return future.result(timeout=max(0.0, deadline - time.monotonic()))
 
     @staticmethod
-    def _validate(hit: Hit, rows: dict[uuid.UUID, tuple[Memory, bool]], user_id: str,
-                  companion_id: str, stage: Stage, now: datetime
-                  ) -> tuple[Memory, float] | Dropped:
+    def _validate(
+        hit: Hit,
+        rows: dict[uuid.UUID, tuple[Memory, bool]],
+        user_id: str,
+        companion_id: str,
+        stage: Stage,
+        now: datetime,
+    ) -> tuple[Memory, float] | Dropped:
         found = rows.get(hit.id)
         if found is None:
             return Dropped(hit.id, DropReason.DELETED, hit.score)
@@ -257,15 +273,19 @@ class Retriever:
 
     @staticmethod
     def _degrade(result: RetrievalResult, reason: str) -> None:
-        log.warning("retrieval degraded for user %s / %s: %s", result.user_id,
-                    result.companion_id, reason)
+        log.warning(
+            "retrieval degraded for user %s / %s: %s", result.user_id, result.companion_id, reason
+        )
         result.degraded.append(reason)
 
     def _finish(self, result: RetrievalResult, started: float) -> RetrievalResult:
         result.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 3)
         log.info(
             "retrieval user=%s companion=%s candidates=%d chosen=%d degraded=%s %s",
-            result.user_id, result.companion_id, result.candidates, len(result.chosen),
+            result.user_id,
+            result.companion_id,
+            result.candidates,
+            len(result.chosen),
             bool(result.degraded),
             " ".join(f"{k}={v:.1f}ms" for k, v in result.timings_ms.items()),
         )
@@ -277,33 +297,54 @@ class Retriever:
         """Why a memory was or was not in ``result``."""
         for position, ranked in enumerate(result.chosen, start=1):
             if ranked.memory.id == memory_id:
-                how = (f"score {ranked.score.total:.3f}" if ranked.score
-                       else "always included (not brought up by the search)")
-                return Fate(memory_id, f"selected #{position} ({ranked.section.value})", how,
-                            ranked=ranked)
+                how = (
+                    f"score {ranked.score.total:.3f}"
+                    if ranked.score
+                    else "always included (not brought up by the search)"
+                )
+                return Fate(
+                    memory_id, f"selected #{position} ({ranked.section.value})", how, ranked=ranked
+                )
         for dropped in result.selection.dropped:
             if dropped.memory_id == memory_id:
-                sim = f"similarity {dropped.similarity:.3f}" if dropped.similarity is not None \
+                sim = (
+                    f"similarity {dropped.similarity:.3f}" if dropped.similarity is not None else ""
+                )
+                extra = (
+                    f" (bar {result.selection.threshold:.2f})"
+                    if dropped.reason is DropReason.BELOW_THRESHOLD
                     else ""
-                extra = f" (bar {result.selection.threshold:.2f})" \
-                    if dropped.reason is DropReason.BELOW_THRESHOLD else ""
-                return Fate(memory_id, f"dropped: {dropped.reason.value}", sim + extra,
-                            dropped=dropped)
+                )
+                return Fate(
+                    memory_id, f"dropped: {dropped.reason.value}", sim + extra, dropped=dropped
+                )
         try:
             memory = self._store.get(memory_id)
         except NotFoundError:
             return Fate(memory_id, "dropped: does not exist", "deleted, or never stored")
         if memory.user_id != result.user_id or memory.companion_id != result.companion_id:
-            return Fate(memory_id, f"dropped: {DropReason.OTHER_SCOPE.value}",
-                        f"it belongs to {memory.user_id} / {memory.companion_id}")
+            return Fate(
+                memory_id,
+                f"dropped: {DropReason.OTHER_SCOPE.value}",
+                f"it belongs to {memory.user_id} / {memory.companion_id}",
+            )
         reason = unusable_reason(memory, result.stage, self._clock())
         if reason is not None:
             return Fate(memory_id, f"dropped: {reason.value}", "PostgreSQL does not allow it")
         if memory.index_state.value == "pending":
-            return Fate(memory_id, f"dropped: {DropReason.NOT_INDEXED.value}",
-                        memory.index_error or "the next sync or daemon pass indexes it")
+            return Fate(
+                memory_id,
+                f"dropped: {DropReason.NOT_INDEXED.value}",
+                memory.index_error or "the next sync or daemon pass indexes it",
+            )
         if memory.indexed_model != result.model:
-            return Fate(memory_id, f"dropped: {DropReason.OTHER_MODEL.value}",
-                        f"indexed with {memory.indexed_model}, searching with {result.model}")
-        return Fate(memory_id, f"dropped: {DropReason.NOT_NEAR.value}",
-                    f"the index returned {result.candidates} nearer memories")
+            return Fate(
+                memory_id,
+                f"dropped: {DropReason.OTHER_MODEL.value}",
+                f"indexed with {memory.indexed_model}, searching with {result.model}",
+            )
+        return Fate(
+            memory_id,
+            f"dropped: {DropReason.NOT_NEAR.value}",
+            f"the index returned {result.candidates} nearer memories",
+        )

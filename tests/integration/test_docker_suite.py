@@ -27,8 +27,10 @@ def _engine_available() -> bool:
 
 
 if not _engine_available():
-    pytest.skip("opt-in Docker suite: set ARIA_MEM_DOCKER_TESTS=1 on a machine with a Docker "
-                "engine", allow_module_level=True)
+    pytest.skip(
+        "opt-in Docker suite: set ARIA_MEM_DOCKER_TESTS=1 on a machine with a Docker engine",
+        allow_module_level=True,
+    )
 
 
 @pytest.fixture(scope="session")
@@ -57,21 +59,28 @@ def stack(docker_services: Any) -> dict[str, str]:
                 return httpx.get(url, timeout=1).status_code < 500
             except httpx.HTTPError:
                 return False
+
         return check
 
     docker_services.wait_until_responsive(check=pg_up, timeout=60, pause=1)
-    docker_services.wait_until_responsive(check=http_up("http://127.0.0.1:56333/readyz"),
-                                          timeout=60, pause=1)
-    docker_services.wait_until_responsive(check=http_up("http://127.0.0.1:51434/api/tags"),
-                                          timeout=60, pause=1)
+    docker_services.wait_until_responsive(
+        check=http_up("http://127.0.0.1:56333/readyz"), timeout=60, pause=1
+    )
+    docker_services.wait_until_responsive(
+        check=http_up("http://127.0.0.1:51434/api/tags"), timeout=60, pause=1
+    )
     ollama.Client(host="http://127.0.0.1:51434").pull("all-minilm")
-    return {"ARIA_MEM_POSTGRES_DSN": dsn, "ARIA_MEM_INDEX_URL": "http://127.0.0.1:56333",
-            "ARIA_MEM_EMBEDDER_HOST": "http://127.0.0.1:51434",
-            "ARIA_MEM_EMBEDDER_MODEL": "all-minilm"}
+    return {
+        "ARIA_MEM_POSTGRES_DSN": dsn,
+        "ARIA_MEM_INDEX_URL": "http://127.0.0.1:56333",
+        "ARIA_MEM_EMBEDDER_HOST": "http://127.0.0.1:51434",
+        "ARIA_MEM_EMBEDDER_MODEL": "all-minilm",
+    }
 
 
-def test_remember_and_status_against_real_servers(cli: Callable[..., CliResult],
-                                                  stack: dict[str, str]) -> None:
+def test_remember_and_status_against_real_servers(
+    cli: Callable[..., CliResult], stack: dict[str, str]
+) -> None:
     made = cli("remember", "The user's sister loves pottery.", "--json", env=stack)
     assert made.code == 0 and json.loads(made.stdout)["indexed"] is True
     status = json.loads(cli("status", "--json", env=stack).stdout)

@@ -22,6 +22,7 @@ from aria_mem.domain.models import (
     NewMemory,
     Stage,
 )
+from aria_mem.domain.profile import MAX_PROFILE_FACTS, MIN_PROFILE_IMPORTANCE
 from aria_mem.domain.validation import normalize_text
 from aria_mem.errors import NotFoundError, StoreError
 from aria_mem.ports import ImportResult, MemoryChanges, QueuedDeletion, SaveOutcome
@@ -344,8 +345,10 @@ class PostgresStore:
             try:
                 with conn.pipeline(), conn.transaction():
                     if timeout is not None:
-                        conn.execute("SELECT set_config('statement_timeout', %s, true)",
-                                     (str(max(1, int(timeout * 1000))),))
+                        conn.execute(
+                            "SELECT set_config('statement_timeout', %s, true)",
+                            (str(max(1, int(timeout * 1000))),),
+                        )
                     yield conn
             except psycopg.errors.QueryCanceled as exc:
                 raise StoreError(f"PostgreSQL took longer than {timeout:g}s") from exc
@@ -353,18 +356,26 @@ class PostgresStore:
     def retrieval_context(
         self, user_id: str, companion_id: str, timeout: float | None = None
     ) -> tuple[Stage, list[Memory]]:
-        """The relationship stage and the usable profile-eligible memories."""
+        """The relationship stage and the profile candidates: every usable pinned memory and
+        the most important usable profile facts and boundaries (``domain.profile`` has the
+        rule; the LIMIT only keeps the database from sending rows that cannot win)."""
         with self._bounded(timeout) as conn:
             stage_cur = conn.execute(
                 "SELECT stage FROM relationships WHERE user_id = %s AND companion_id = %s",
                 (user_id, companion_id),
             )
+            touched = "greatest(m.updated_at, m.last_used_at, m.last_confirmed_at)"
             profile_cur = conn.execute(
-                f"SELECT m.* FROM memories m {_JOIN_REL}"
-                " WHERE m.user_id = %s AND m.companion_id = %s AND m.status = 'active'"
-                " AND (m.pinned OR (m.type IN ('ProfileFact', 'Boundary')"
-                f" AND m.importance >= 0.75)) AND {USABLE_SQL}",
-                (user_id, companion_id),
+                f"(SELECT m.* FROM memories m {_JOIN_REL}"
+                " WHERE m.user_id = %(u)s AND m.companion_id = %(c)s AND m.status = 'active'"
+                f" AND m.pinned AND {USABLE_SQL})"
+                f" UNION ALL (SELECT m.* FROM memories m {_JOIN_REL}"
+                " WHERE m.user_id = %(u)s AND m.companion_id = %(c)s AND m.status = 'active'"
+                " AND NOT m.pinned AND m.type IN ('ProfileFact', 'Boundary')"
+                f" AND m.importance >= %(min)s AND {USABLE_SQL}"
+                f" ORDER BY m.importance DESC, {touched} DESC, m.id LIMIT %(n)s)",
+                {"u": user_id, "c": companion_id, "min": MIN_PROFILE_IMPORTANCE,
+                 "n": MAX_PROFILE_FACTS},
             )
             stage_row = stage_cur.fetchone()
             rows = profile_cur.fetchall()
