@@ -45,8 +45,13 @@ def main() -> None:
     )
     run("remember", "The user's sister is getting married in June.")
     run("list")
-    run("search", "I need to find a gift", "--previous", "My sister is getting married in June",
-        "--explain")
+    run(
+        "search",
+        "I need to find a gift",
+        "--previous",
+        "My sister is getting married in June",
+        "--explain",
+    )
     run("search", "Any ideas for dinner tonight?", "--prompt")
     run("status")
     print("\nDone. Try: ARIA_MEM_HOME=.demo .venv/bin/aria-mem --help")

@@ -192,18 +192,24 @@ def test_unreachable_postgres_is_a_store_error() -> None:
 
 
 def test_retrieval_context_sends_exactly_the_profile_the_domain_rule_picks(
-        store: PostgresStore) -> None:
+    store: PostgresStore,
+) -> None:
     from aria_mem.domain.profile import select_profile
 
     for i in range(8):
-        store.save(_new(f"profile fact {i}", type=MemoryType.PROFILE_FACT,
-                        importance=0.9 if i < 4 else 0.8))
+        store.save(
+            _new(
+                f"profile fact {i}", type=MemoryType.PROFILE_FACT, importance=0.9 if i < 4 else 0.8
+            )
+        )
     store.save(_new("pinned note", pinned=True, importance=0.1))
     store.save(_new("archived fact", type=MemoryType.BOUNDARY, importance=1.0))
     archived = store.list_memories(user_id="u1", companion_id="aria")[-1]
     store.set_status(archived.id, MemoryStatus.ARCHIVED)
-    everything = [m for m in store.list_memories(user_id="u1", companion_id="aria",
-                                                 status=MemoryStatus.ACTIVE)]
+    everything = [
+        m
+        for m in store.list_memories(user_id="u1", companion_id="aria", status=MemoryStatus.ACTIVE)
+    ]
     stage, pool = store.retrieval_context("u1", "aria")
     assert stage is Stage.EARLY
     assert [m.id for m in select_profile(pool)] == [m.id for m in select_profile(everything)]

@@ -139,8 +139,10 @@ def init(
         if chosen_model in config.SUGGESTED_MIN_SIMILARITY:
             bar = config.SUGGESTED_MIN_SIMILARITY[chosen_model]
             updates["retrieval"] = {"min_similarity": bar}
-            render.console.print(f"{chosen_model} scores related texts lower than larger models:"
-                                 f" similarity bar set to {bar} (default 0.45)")
+            render.console.print(
+                f"{chosen_model} scores related texts lower than larger models:"
+                f" similarity bar set to {bar} (default 0.45)"
+            )
         identity: dict[str, object] = {
             k: v for k, v in (("user", user), ("companion", companion)) if v
         }

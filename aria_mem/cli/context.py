@@ -26,6 +26,10 @@ class State:
             self._services = Services(config.load(self.config_path))
         return self._services
 
+    def replace_services(self, services: Services) -> None:
+        """After the config file changed (e.g. `reindex --model`)."""
+        self._services = services
+
     def close(self) -> None:
         if self._services is not None:
             self._services.close()

@@ -89,6 +89,28 @@ def write_line(verb: str, result: WriteResult) -> None:
         console.print(f"{verb} [cyan]{short}[/cyan]")
 
 
+def _daemon_detail(d: dict[str, object]) -> str:
+    if not d.get("running"):
+        text = "not running (pending memories wait for `aria-mem sync` or the daemon)"
+    else:
+        text = f"running, pid {d.get('pid')}, heartbeat {d.get('heartbeat_age_s')} s ago"
+        last = d.get("last_pass")
+        if isinstance(last, dict):
+            text += (
+                f"; last pass indexed {last.get('indexed')}, removed {last.get('removed')}"
+                f", {last.get('pending_left')} pending, {last.get('duration_ms')} ms"
+            )
+            if last.get("errors"):
+                text += f", errors: {'; '.join(map(str, last['errors']))}"
+        sweep = d.get("last_sweep")
+        if isinstance(sweep, dict):
+            text += f"; last sweep removed {sweep.get('orphans_removed')} orphans"
+    run = d.get("reindex")
+    if isinstance(run, dict):
+        text += f"; re-index to {run['model']}: {run['done']}/{run['total']}"
+    return escape(text)
+
+
 def status_report(report: StatusReport) -> None:
     table = Table(header_style="bold")
     table.add_column("check")
@@ -110,6 +132,8 @@ def status_report(report: StatusReport) -> None:
                     else f"{name}: not created yet"
                 )
             detail += " — " + ", ".join(parts)
+        if check.name == "daemon":
+            detail += " — " + _daemon_detail(check.detail)
         if check.name == "dimension" and check.ok and check.detail.get("checked") is False:
             detail += " — not checked (a service is down)"
         if check.error:

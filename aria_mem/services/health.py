@@ -61,6 +61,7 @@ def collect(
     index: Callable[[], VectorIndex],
     embedder: Callable[[], Embedder],
     targets: dict[str, str],
+    daemon_interval: float = 60.0,
 ) -> StatusReport:
     """Check each service in turn; one failing never stops the others being checked."""
     checks: list[Check] = []
@@ -119,4 +120,41 @@ def collect(
         dim.detail["checked"] = False
     dim.detail["model_dimension"] = dimension
     checks.append(dim)
+    if pg.ok:
+        checks.append(_daemon_check(store(), daemon_interval))
     return StatusReport(checks, counts)
+
+
+def _daemon_check(store: MemoryStore, interval: float) -> Check:
+    """The daemon is optional: not running is reported, not an error; a dimension mismatch
+    it found is."""
+    check = Check("daemon", True, "aria-mem daemon")
+    try:
+        state = store.daemon_state()
+        run = store.open_reindex()
+    except AriaMemError as exc:
+        check.ok, check.error = False, str(exc)
+        return check
+    if run is not None:
+        done = max(0, int(run["total"]) - int(run["pending"]))
+        check.detail["reindex"] = {
+            "model": run["model"],
+            "total": run["total"],
+            "done": done,
+            "started_at": str(run["started_at"]),
+            "background": run["background"],
+        }
+    if state is None:
+        check.detail["running"] = False
+        return check
+    age = state.get("heartbeat_age")
+    check.detail["running"] = age is not None and float(age) < 3 * interval + 5
+    check.detail["heartbeat_age_s"] = None if age is None else round(float(age), 1)
+    check.detail["pid"] = state.get("pid")
+    check.detail["last_pass"] = state.get("last_pass")
+    check.detail["last_sweep"] = state.get("last_sweep")
+    dimension = state.get("dimension") or {}
+    check.detail["dimension"] = dimension
+    if check.detail["running"] and dimension.get("ok") is False:
+        check.ok, check.error = False, str(dimension.get("error"))
+    return check

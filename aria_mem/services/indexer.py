@@ -102,12 +102,13 @@ class Indexer:
         batch_size: int = 256,
         max_batches: int | None = None,
         progress: Callable[[int], None] | None = None,
+        should_stop: Callable[[], bool] = lambda: False,
     ) -> SyncReport:
         """Work through pending memories a batch at a time; stop early once a whole batch
         fails (the service is down: the next pass will retry)."""
         report = self.run_deletions()
         batches = 0
-        while max_batches is None or batches < max_batches:
+        while (max_batches is None or batches < max_batches) and not should_stop():
             items = self._store.pending(batch_size)
             if not items:
                 break

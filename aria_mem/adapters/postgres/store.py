@@ -10,7 +10,8 @@ from datetime import datetime
 from typing import Any
 
 import psycopg
-from psycopg.rows import dict_row
+from psycopg.rows import dict_row, tuple_row
+from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from aria_mem.adapters.postgres import migrations
@@ -374,8 +375,12 @@ class PostgresStore:
                 " AND NOT m.pinned AND m.type IN ('ProfileFact', 'Boundary')"
                 f" AND m.importance >= %(min)s AND {USABLE_SQL}"
                 f" ORDER BY m.importance DESC, {touched} DESC, m.id LIMIT %(n)s)",
-                {"u": user_id, "c": companion_id, "min": MIN_PROFILE_IMPORTANCE,
-                 "n": MAX_PROFILE_FACTS},
+                {
+                    "u": user_id,
+                    "c": companion_id,
+                    "min": MIN_PROFILE_IMPORTANCE,
+                    "n": MAX_PROFILE_FACTS,
+                },
             )
             stage_row = stage_cur.fetchone()
             rows = profile_cur.fetchall()
@@ -497,6 +502,120 @@ class PostgresStore:
         result = {k: int(v) for k, v in row.items()}
         result["queued_deletions"] = int(queued["n"])
         return result
+
+    # -- reconciling ----------------------------------------------------------------------
+
+    def mark_pending_for_model(self, model: str, *, force: bool = False) -> int:
+        """Make pending every memory whose vector is missing or was made by another model
+        (``force``: every memory, to rebuild a lost index). Returns how many changed."""
+        with self._conn() as conn:
+            if force:
+                cur = conn.execute(
+                    "UPDATE memories SET index_state = 'pending', index_attempts = 0"
+                    " WHERE index_state = 'indexed'"
+                )
+            else:
+                cur = conn.execute(
+                    "UPDATE memories SET index_state = 'pending', index_attempts = 0"
+                    " WHERE index_state = 'indexed' AND indexed_model IS NOT NULL"
+                    " AND indexed_model <> %s",
+                    (model,),
+                )
+            return cur.rowcount
+
+    def mark_expired_pending(self) -> int:
+        """Memories that expired since they were indexed: pending, so their vector goes."""
+        with self._conn() as conn:
+            return conn.execute(
+                "UPDATE memories SET index_state = 'pending' WHERE index_state = 'indexed'"
+                " AND indexed_model IS NOT NULL AND expires_at IS NOT NULL"
+                " AND expires_at <= now()"
+            ).rowcount
+
+    def indexed_ids(self, model: str) -> set[uuid.UUID]:
+        """Ids of the memories that should have a vector made by ``model`` right now."""
+        with self._conn() as conn:
+            rows = (
+                conn.cursor(row_factory=tuple_row)
+                .execute(
+                    "SELECT id FROM memories WHERE index_state = 'indexed' AND indexed_model = %s",
+                    (model,),
+                )
+                .fetchall()
+            )
+        return {r[0] for r in rows}
+
+    def mark_pending(self, memory_ids: Sequence[uuid.UUID]) -> int:
+        if not memory_ids:
+            return 0
+        with self._conn() as conn:
+            return conn.execute(
+                "UPDATE memories SET index_state = 'pending' WHERE id = ANY(%s)",
+                (list(memory_ids),),
+            ).rowcount
+
+    # -- daemon state -------------------------------------------------------------------
+
+    def save_daemon_state(self, **fields: Any) -> None:
+        """Upsert the daemon's row; dict values are stored as JSON."""
+        allowed = {
+            "pid",
+            "host",
+            "started_at",
+            "heartbeat_at",
+            "last_pass",
+            "dimension",
+            "last_sweep",
+        }
+        unknown = set(fields) - allowed
+        if unknown:
+            raise ValueError(f"unknown daemon state fields: {sorted(unknown)}")
+        names = sorted(fields)
+        values = [Jsonb(fields[n]) if isinstance(fields[n], dict) else fields[n] for n in names]
+        updates = ", ".join(f"{n} = EXCLUDED.{n}" for n in names)
+        with self._conn() as conn:
+            conn.execute(
+                f"INSERT INTO daemon_state (id, {', '.join(names)})"
+                f" VALUES (1, {', '.join(['%s'] * len(names))})"
+                f" ON CONFLICT (id) DO UPDATE SET {updates}",
+                values,
+            )
+
+    def daemon_state(self) -> dict[str, Any] | None:
+        with self._conn() as conn:
+            row = conn.execute(
+                "SELECT *, extract(epoch FROM now() - heartbeat_at) AS heartbeat_age"
+                " FROM daemon_state WHERE id = 1"
+            ).fetchone()
+        return dict(row) if row else None
+
+    def start_reindex(self, model: str, total: int, background: bool) -> int:
+        with self._conn() as conn:
+            row = conn.execute(
+                "INSERT INTO reindex_runs (model, total, background) VALUES (%s, %s, %s)"
+                " RETURNING id",
+                (model, total, background),
+            ).fetchone()
+        assert row is not None
+        return int(row["id"])
+
+    def finish_reindex(self, model: str) -> None:
+        with self._conn() as conn:
+            conn.execute(
+                "UPDATE reindex_runs SET finished_at = now()"
+                " WHERE model = %s AND finished_at IS NULL",
+                (model,),
+            )
+
+    def open_reindex(self) -> dict[str, Any] | None:
+        """The unfinished re-index run, with how many memories are still pending."""
+        with self._conn() as conn:
+            row = conn.execute(
+                "SELECT r.*, (SELECT count(*) FROM memories WHERE index_state = 'pending')"
+                " AS pending FROM reindex_runs r WHERE finished_at IS NULL"
+                " ORDER BY id DESC LIMIT 1"
+            ).fetchone()
+        return dict(row) if row else None
 
     # -- bulk ---------------------------------------------------------------------------
 
