@@ -38,8 +38,8 @@ def test_ollama_embeds_in_batches_and_learns_the_dimension(fake_ollama: FakeOlla
 
 
 def test_ollama_unknown_model_says_how_to_pull_it(fake_ollama: FakeOllama) -> None:
-    with pytest.raises(EmbedderError, match="ollama pull nomic-embed-text"):
-        OllamaEmbedder("nomic-embed-text", host=fake_ollama.url).dimension()
+    with pytest.raises(EmbedderError, match="ollama pull all-minilm"):
+        OllamaEmbedder("all-minilm", host=fake_ollama.url).dimension()
 
 
 def test_ollama_not_running_says_start_ollama() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -17,13 +18,18 @@ from tests.fakes import vectors
 @dataclass
 class FakeOllamaState:
     dim: int = 64
-    models: set[str] = field(default_factory=lambda: {"mxbai-embed-large", "llama3.2"})
+    models: set[str] = field(
+        default_factory=lambda: {"mxbai-embed-large", "nomic-embed-text", "llama3.2"}
+    )
     embed: Callable[[str, int], list[float]] = vectors.embed
     embed_calls: list[list[str]] = field(default_factory=list)
     chat_requests: list[dict[str, Any]] = field(default_factory=list)
     chat_reply: str = "Hello from the fake model."
     context_length: int = 8192
     fail_embed_with: int | None = None
+    model_dims: dict[str, int] = field(default_factory=dict)
+    """Vector size per model, where it differs from ``dim``."""
+    embed_delay: float = 0.0
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -83,11 +89,14 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
             state.embed_calls.append(list(texts))
+            if state.embed_delay:
+                time.sleep(state.embed_delay)
+            dim = state.model_dims.get(body["model"].split(":")[0], state.dim)
             self._send(
                 200,
                 {
                     "model": body["model"],
-                    "embeddings": [state.embed(t, state.dim) for t in texts],
+                    "embeddings": [state.embed(t, dim) for t in texts],
                     "total_duration": 1,
                     "load_duration": 1,
                     "prompt_eval_count": 1,
@@ -184,7 +193,6 @@ class FakeOllama:
 
 if __name__ == "__main__":
     import sys
-    import time
 
     with FakeOllama(FakeOllamaState(dim=int(sys.argv[1]) if len(sys.argv) > 1 else 64)) as f:
         print(f.url, flush=True)

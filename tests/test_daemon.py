@@ -1,0 +1,283 @@
+"""`aria-mem daemon` and `aria-mem reindex` as real processes: one daemon per database,
+surviving a PostgreSQL restart, refusing a wrong vector size, and a re-index that survives
+kill -9."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from aria_mem.adapters.postgres import embedded
+from aria_mem.adapters.postgres.store import PostgresStore
+from aria_mem.adapters.qdrant_edge import EdgeIndex
+from aria_mem.domain.models import MEMORIES_COLLECTION, NewMemory
+from tests.conftest import ROOT, CliResult
+from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
+
+Cli = Callable[..., CliResult]
+
+
+class DaemonProcess:
+    """A daemon in a child process whose log lines the test can wait for."""
+
+    def __init__(self, env: dict[str, str], *args: str) -> None:
+        self.lines: list[str] = []
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "aria_mem", "daemon", "--interval", "0.3", *args],
+            cwd=ROOT,
+            env={**os.environ, **env},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.append(line.rstrip())
+
+    def wait_for(self, text: str, timeout: float = 30, after: int = 0) -> int:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for n, line in enumerate(self.lines[after:], start=after):
+                if text in line:
+                    return n
+            time.sleep(0.05)
+        raise AssertionError(f"no log line with {text!r} in:\n" + "\n".join(self.lines))
+
+    def stop(self) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        return self.proc.wait(timeout=30)
+
+
+@pytest.fixture
+def ollama() -> Iterator[FakeOllama]:
+    with FakeOllama() as server:
+        yield server
+
+
+@pytest.fixture
+def env(embedded_dsn: str, ollama: FakeOllama) -> dict[str, str]:
+    return {"ARIA_MEM_POSTGRES_DSN": embedded_dsn, "ARIA_MEM_EMBEDDER_HOST": ollama.url}
+
+
+def _pending_write(dsn: str, text: str) -> None:
+    store = PostgresStore(dsn)
+    store.save(NewMemory(user_id="me", companion_id="aria", text=text))
+    store.close()
+
+
+def _state(dsn: str) -> dict[str, object]:
+    store = PostgresStore(dsn)
+    state = store.daemon_state()
+    store.close()
+    assert state is not None
+    return state
+
+
+def test_daemon_indexes_what_is_written_behind_its_back_and_reports_to_status(
+    cli: Cli, env: dict[str, str], embedded_dsn: str
+) -> None:
+    daemon = DaemonProcess(env)
+    try:
+        daemon.wait_for("reconciling this database")
+        _pending_write(embedded_dsn, "The user plays chess.")
+        daemon.wait_for("pass: indexed=1")
+        status = cli("status", "--json", env=env)
+        report = json.loads(status.stdout)
+        assert status.code == 0, status.stdout
+        check = report["checks"]["daemon"]
+        assert check["running"] is True and check["pid"] == daemon.proc.pid
+        assert report["memories"]["indexed"] == 1
+        human = cli("status", env=env)
+        assert "running, pid" in human.stdout
+    finally:
+        assert daemon.stop() == 0
+    assert "stopping" in daemon.lines[-1]
+
+
+def test_only_one_daemon_reconciles_and_the_other_takes_over(
+    env: dict[str, str], embedded_dsn: str
+) -> None:
+    first = DaemonProcess(env)
+    first.wait_for("reconciling this database")
+    second = DaemonProcess(env)
+    try:
+        second.wait_for("another aria-mem daemon")
+        _pending_write(embedded_dsn, "The user plays chess.")
+        first.wait_for("pass: indexed=1")
+        assert not any("pass:" in line for line in second.lines)
+        assert first.stop() == 0
+        second.wait_for("reconciling this database")
+    finally:
+        first.stop()
+        assert second.stop() == 0
+
+
+def test_dimension_mismatch_at_start_is_recorded_and_nothing_is_written(
+    cli: Cli, env: dict[str, str], embedded_dsn: str, isolated_env: Path
+) -> None:
+    wrong = EdgeIndex(isolated_env / "data" / "index")
+    wrong.ensure_collection(MEMORIES_COLLECTION, 16)
+    wrong.close()
+    _pending_write(embedded_dsn, "The user plays chess.")
+    daemon = DaemonProcess(env)
+    try:
+        daemon.wait_for("dimension mismatch")
+        time.sleep(1)  # a few passes
+        state = _state(embedded_dsn)
+        assert state["dimension"]["ok"] is False  # type: ignore[index]
+        status = cli("status", "--json", env=env)
+        assert status.code == 1
+        report = json.loads(status.stdout)
+        assert report["checks"]["daemon"]["ok"] is False
+        assert "16-dimensional" in report["checks"]["daemon"]["error"]
+        assert report["checks"]["index"]["collections"]["memories"]["points"] == 0
+        assert report["memories"]["pending"] == 1
+    finally:
+        assert daemon.stop() == 0
+
+
+def test_daemon_survives_a_postgres_restart(
+    cli: Cli, ollama: FakeOllama, isolated_env: Path
+) -> None:
+    env = {"ARIA_MEM_EMBEDDER_HOST": ollama.url}
+    pgdata = isolated_env / "data" / "postgres"
+    assert cli("remember", "The user swims.", env=env).code == 0  # starts embedded PostgreSQL
+    dsn = embedded.ensure_running(pgdata)
+    daemon = DaemonProcess(env)
+    try:
+        daemon.wait_for("reconciling this database")
+        seen = daemon.wait_for("pass:")
+        embedded.stop(pgdata)
+        daemon.wait_for("retrying", after=seen)
+        time.sleep(1)
+        assert daemon.proc.poll() is None  # still running
+        dsn = embedded.ensure_running(pgdata)
+        back = daemon.wait_for("reconciling this database", after=seen + 1)
+        _pending_write(dsn, "The user cycles.")
+        daemon.wait_for("pass: indexed=1", after=back)
+    finally:
+        assert daemon.stop() == 0
+        embedded.stop(pgdata)
+
+
+def _count_indexed(dsn: str, model: str) -> int:
+    with psycopg.connect(dsn) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM memories WHERE index_state = 'indexed' AND indexed_model = %s",
+            (model,),
+        ).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def test_reindex_killed_halfway_resumes_and_leaves_only_the_new_model(
+    cli: Cli, embedded_dsn: str, isolated_env: Path, tmp_path: Path
+) -> None:
+    lines = [
+        json.dumps(
+            {
+                "id": f"00000000-0000-4000-8000-{i:012d}",
+                "user_id": "me",
+                "companion_id": "aria",
+                "type": "Goal",
+                "text": f"goal number {i}",
+                "created_at": "2026-01-01T00:00:00+00:00",
+            }
+        )
+        for i in range(200)
+    ]
+    (tmp_path / "in.jsonl").write_text("\n".join(lines) + "\n")
+    state = FakeOllamaState(dim=64, model_dims={"nomic-embed-text": 32})
+    with FakeOllama(state) as server:
+        env = {
+            "ARIA_MEM_POSTGRES_DSN": embedded_dsn,
+            "ARIA_MEM_EMBEDDER_HOST": server.url,
+            "ARIA_MEM_EMBEDDER_BATCH_SIZE": "10",
+        }
+        assert cli("import", str(tmp_path / "in.jsonl"), env=env).code == 0
+        assert _count_indexed(embedded_dsn, "ollama/mxbai-embed-large") == 200
+        state.embed_delay = 0.1
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "aria_mem", "reindex", "--model", "nomic-embed-text"],
+            cwd=ROOT,
+            env={**os.environ, **env},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 60
+        while _count_indexed(embedded_dsn, "ollama/nomic-embed-text") < 50:
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.05)
+        proc.kill()
+        proc.wait()
+        halfway = _count_indexed(embedded_dsn, "ollama/nomic-embed-text")
+        assert 50 <= halfway < 200
+        state.embed_delay = 0.0
+        calls_before = sum(len(c) for c in state.embed_calls)
+        again = cli("reindex", "--model", "nomic-embed-text", "--json", env=env)
+        assert again.code == 0, again.stderr
+        resumed = json.loads(again.stdout)
+        re_embedded = sum(len(c) for c in state.embed_calls) - calls_before
+    assert resumed["finished"] is True and resumed["total"] == 200 - halfway
+    assert re_embedded <= 200 - halfway + 1 + 10  # the rest (and a probe), not all again
+    assert _count_indexed(embedded_dsn, "ollama/nomic-embed-text") == 200
+    index = EdgeIndex(isolated_env / "data" / "index")
+    assert index.collection_size(MEMORIES_COLLECTION) == 32
+    assert index.count(MEMORIES_COLLECTION) == 200
+    index.close()
+    config = (isolated_env / "config.toml").read_text()
+    assert 'model = "nomic-embed-text"' in config
+
+
+def test_reindex_rebuilds_a_deleted_index_directory(
+    cli: Cli, env: dict[str, str], isolated_env: Path
+) -> None:
+    for text in ("The user swims.", "The user cycles.", "The user runs."):
+        cli("remember", text, env=env)
+    gone = json.loads(cli("list", "--json", env=env).stdout)[2]["id"]
+    cli("archive", gone, env=env)
+    shutil.rmtree(isolated_env / "data" / "index")
+    rebuilt = cli("reindex", "--json", env=env)
+    assert rebuilt.code == 0, rebuilt.stderr
+    assert json.loads(rebuilt.stdout)["done"] == 3  # two vectors written, one kept out
+    status = json.loads(cli("status", "--json", env=env).stdout)
+    assert status["checks"]["index"]["collections"]["memories"]["points"] == 2
+
+
+def test_reindex_background_hands_work_to_the_daemon(
+    cli: Cli, env: dict[str, str], embedded_dsn: str
+) -> None:
+    cli("remember", "The user swims.", env=env)
+    daemon = DaemonProcess(env)
+    try:
+        daemon.wait_for("reconciling this database")
+        handed = cli("reindex", "--model", "nomic-embed-text", "--background", "--json", env=env)
+        assert handed.code == 0, handed.stderr
+        assert json.loads(handed.stdout)["daemon_running"] is True
+        daemon.wait_for("re-index to ollama/nomic-embed-text finished", timeout=60)
+        assert _count_indexed(embedded_dsn, "ollama/nomic-embed-text") == 1
+    finally:
+        assert daemon.stop() == 0
+
+
+def test_reindex_refuses_a_model_that_does_not_answer(
+    cli: Cli, env: dict[str, str], isolated_env: Path
+) -> None:
+    result = cli("reindex", "--model", "no-such-model", env=env)
+    assert result.code == 1 and "ollama pull no-such-model" in result.stderr
+    assert not (isolated_env / "config.toml").exists()
