@@ -148,6 +148,7 @@ def test_rebuild_after_the_index_directory_is_deleted(
     reindexer = Reindexer(store, fresh, ollama_embedder)
     plan = reindexer.prepare(rebuild=True)
     done, failed, sweep = reindexer.run()
+    assert done == 30
     assert plan.total == 30 and failed == 0 and sweep is not None
     assert sorted(fresh.ids(MEMORIES_COLLECTION)) == sorted(ids)
     assert store.open_reindex() is None
