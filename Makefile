@@ -26,6 +26,8 @@ demo: install
 
 bench: install
 	$(BIN)/python scripts/bench_import.py
+	$(BIN)/python scripts/bench_retrieval.py
+	$(BIN)/python scripts/bench_reindex.py
 
 lint: install
 	$(BIN)/ruff check aria_mem tests scripts

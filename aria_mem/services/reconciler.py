@@ -77,7 +77,7 @@ class Reconciler:
             report.indexed, report.removed = done.indexed, done.removed
             report.failed, report.deletions_done = done.failed, done.deletions_done
             report.errors = done.errors
-            report.pending_left = self._store.counts()["pending"]
+            report.pending_left = self._store.pending_count()
         except ServiceError as exc:
             report.errors.append(str(exc))
         report.duration_ms = round((time.perf_counter() - started) * 1000, 1)

@@ -51,7 +51,7 @@ class Reindexer:
             self._index.ensure_collection(collection, dimension)
         model = self._embedder.model_name
         marked = self._store.mark_pending_for_model(model, force=rebuild or bool(recreated))
-        total = self._store.counts()["pending"]
+        total = self._store.pending_count()
         self._store.start_reindex(model, total, background)
         log.info(
             "re-index to %s: %d-dimensional, %d memories to do, recreated %s",
@@ -72,7 +72,7 @@ class Reindexer:
         report = Indexer(self._store, self._index, self._embedder).run_pending(
             batch_size=self._batch_size, progress=progress, should_stop=should_stop
         )
-        if should_stop() or self._store.counts()["pending"]:
+        if should_stop() or self._store.pending_count():
             return report.indexed + report.removed, report.failed, None
         sweep = Reconciler(self._store, self._index, self._embedder).sweep()
         self._store.finish_reindex(self._embedder.model_name)

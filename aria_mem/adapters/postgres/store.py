@@ -523,6 +523,15 @@ class PostgresStore:
                 )
             return cur.rowcount
 
+    def pending_count(self) -> int:
+        """How many memories wait for the index (answered from the partial index)."""
+        with self._conn() as conn:
+            row = conn.execute(
+                "SELECT count(*) AS n FROM memories WHERE index_state = 'pending'"
+            ).fetchone()
+        assert row is not None
+        return int(row["n"])
+
     def mark_expired_pending(self) -> int:
         """Memories that expired since they were indexed: pending, so their vector goes."""
         with self._conn() as conn:

@@ -1,0 +1,150 @@
+"""Benchmark: re-index throughput and the cost of an idle reconciler pass.
+
+    python scripts/bench_reindex.py [--sizes 10000,100000]
+
+N memories (100 users) are stored in a fresh embedded-PostgreSQL database; then a re-index
+embeds and indexes all of them into Qdrant Edge with a fast in-process fake embedder (a
+deterministic random vector per text, no model, no I/O), so what is measured is our own
+overhead: PostgreSQL reads and writes, batching, payloads and Edge upserts. Then the cost of
+an idle pass (nothing pending: the work the daemon does every minute) and of a full orphan
+sweep, medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+import psycopg  # noqa: E402
+
+from aria_mem.adapters.embedders.base import BaseEmbedder  # noqa: E402
+from aria_mem.adapters.postgres import embedded  # noqa: E402
+from aria_mem.adapters.postgres.store import PostgresStore  # noqa: E402
+from aria_mem.adapters.qdrant_edge import EdgeIndex  # noqa: E402
+from aria_mem.domain.models import (  # noqa: E402
+    IndexState,
+    Memory,
+    MemoryStatus,
+    MemoryType,
+)
+from aria_mem.services.reconciler import Reconciler  # noqa: E402
+from aria_mem.services.reindexer import Reindexer  # noqa: E402
+
+DIM = 384
+
+
+class FastFakeEmbedder(BaseEmbedder):
+    provider = "fake"
+
+    def __init__(self) -> None:
+        super().__init__("fast", batch_size=256)
+
+    def _embed_batch(self, texts: list[str]) -> list[list[float]]:
+        out = []
+        for text in texts:
+            seed = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+            v = np.random.default_rng(seed).standard_normal(DIM)
+            out.append((v / np.linalg.norm(v)).tolist())
+        return out
+
+
+def seed(store: PostgresStore, n: int) -> None:
+    now = datetime.now(UTC)
+    batch: list[Memory] = []
+    for i in range(n):
+        batch.append(
+            Memory(
+                id=uuid.uuid4(),
+                user_id=f"user{i % 100}",
+                companion_id="aria",
+                type=list(MemoryType)[i % 8],
+                text=f"Memory {i} about topic {i % 997}.",
+                importance=0.5,
+                emotional_significance=0.2,
+                confidence=0.8,
+                reason="",
+                pinned=False,
+                status=MemoryStatus.ACTIVE,
+                held_until_stage=None,
+                expires_at=None,
+                created_at=now,
+                updated_at=now,
+                last_used_at=None,
+                last_confirmed_at=None,
+                use_count=0,
+                index_state=IndexState.PENDING,
+                indexed_model=None,
+                index_attempts=0,
+                index_error=None,
+            )
+        )
+        if len(batch) == 5000:
+            store.import_memories(batch)
+            batch = []
+    if batch:
+        store.import_memories(batch)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sizes", default="10000,100000")
+    args = parser.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="aria-bench-") as tmp:
+        work = Path(tmp)
+        admin = embedded.ensure_running(work / "pg")
+        try:
+            for n in (int(s) for s in args.sizes.split(",")):
+                name = f"aria_bench_{uuid.uuid4().hex[:10]}"
+                with psycopg.connect(admin, autocommit=True) as conn:
+                    conn.execute(f'CREATE DATABASE "{name}"')
+                store = PostgresStore(psycopg.conninfo.make_conninfo(admin, dbname=name))
+                store.migrate()
+                seed(store, n)
+                index = EdgeIndex(work / f"edge-{n}")
+                embedder = FastFakeEmbedder()
+                started = time.perf_counter()
+                reindexer = Reindexer(store, index, embedder, batch_size=256)
+                reindexer.prepare(rebuild=True)
+                done, failed, _ = reindexer.run()
+                took = time.perf_counter() - started
+                assert done == n and failed == 0
+                embed_only = time.perf_counter()
+                embedder.embed([f"Memory {i} about topic {i % 997}." for i in range(2000)])
+                embed_cost = (time.perf_counter() - embed_only) / 2000 * n
+                reconciler = Reconciler(store, index, embedder)
+                idle = [reconciler.run_pass().duration_ms for _ in range(20)]
+                sweeps = [reconciler.sweep().duration_ms for _ in range(3)]
+                rows.append(
+                    f"| {n:,} | {took:.1f} s | {n / took:,.0f}/s | "
+                    f"{n / max(1e-9, took - embed_cost):,.0f}/s | "
+                    f"{statistics.median(idle):.1f} ms | {statistics.median(sweeps):.0f} ms |"
+                )
+                print(rows[-1], flush=True)
+                index.close()
+                store.close()
+        finally:
+            embedded.stop(work / "pg")
+    print(
+        "\n| memories | re-index time | memories/s | without the fake embedder's own "
+        "time | idle pass (median of 20) | full sweep (median of 3) |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|")
+    print("\n".join(rows))
+
+
+if __name__ == "__main__":
+    main()
