@@ -75,6 +75,23 @@ class RetrievalSettings:
 
 
 @dataclass(frozen=True)
+class ChatSettings:
+    provider: str = "ollama"
+    model: str = "llama3.2"
+    host: str = ""
+    timeout: float = 120.0
+    context_window: int = 4096
+    reply_reserve: int = 512
+    history_turns: int = 20
+    persona_name: str = "Aria"
+    system_prompt: str = (
+        "You are Aria, a warm and attentive companion. You remember what the user has shared "
+        "with you and use it naturally and kindly, never reciting it."
+    )
+    extract_memories: str = "on"
+
+
+@dataclass(frozen=True)
 class DaemonSettings:
     reconcile_interval: float = 60.0
 
@@ -87,6 +104,7 @@ class Settings:
     embedder: EmbedderSettings
     retrieval: RetrievalSettings
     daemon: DaemonSettings
+    chat: ChatSettings
     config_path: Path
     data_dir: Path
 
@@ -114,6 +132,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "embedder": EmbedderSettings,
     "retrieval": RetrievalSettings,
     "daemon": DaemonSettings,
+    "chat": ChatSettings,
 }
 
 _ALIASES = {"MEMORY_MIN_SIMILARITY": ("retrieval", "min_similarity")}
@@ -174,6 +193,14 @@ def _check(settings: Settings, sources: dict[tuple[str, str], str]) -> None:
         )
     if not 0.0 <= settings.retrieval.min_similarity <= 1.0:
         fail("retrieval", "min_similarity", "must be between 0 and 1")
+    if settings.chat.provider not in ("ollama", "lmstudio"):
+        fail("chat", "provider", f"must be ollama or lmstudio, got {settings.chat.provider!r}")
+    if settings.chat.extract_memories not in ("on", "off"):
+        fail("chat", "extract_memories", "must be on or off")
+    if settings.chat.context_window < 256:
+        fail("chat", "context_window", "must be at least 256 tokens")
+    if not 0 < settings.chat.reply_reserve < settings.chat.context_window:
+        fail("chat", "reply_reserve", "must be between 0 and context_window")
     if settings.embedder.batch_size < 1:
         fail("embedder", "batch_size", "must be at least 1")
     for section, key, value in (
@@ -182,6 +209,7 @@ def _check(settings: Settings, sources: dict[tuple[str, str], str]) -> None:
         ("postgres", "connect_timeout", settings.postgres.connect_timeout),
         ("daemon", "reconcile_interval", settings.daemon.reconcile_interval),
         ("retrieval", "timeout", settings.retrieval.timeout),
+        ("chat", "timeout", settings.chat.timeout),
     ):
         if value <= 0:
             fail(section, key, "must be greater than 0")

@@ -11,7 +11,8 @@ Every failure the CLI expects is one of these; anything else is a bug and gets a
         ├── StoreError              PostgreSQL
         ├── VectorIndexError        Qdrant (Edge, local or server)
         │   └── DimensionMismatchError  collection size differs from the model's vectors
-        └── EmbedderError           Ollama, LM Studio or the in-process model
+        ├── EmbedderError           Ollama, LM Studio or the in-process model
+        └── ChatModelError          the chat model (Ollama or LM Studio)
 """
 
 from __future__ import annotations
@@ -65,4 +66,8 @@ class DimensionMismatchError(VectorIndexError):
 
 
 class EmbedderError(ServiceError):
+    pass
+
+
+class ChatModelError(ServiceError):
     pass

@@ -110,6 +110,13 @@ class MemoryStore(Protocol):
     def start_reindex(self, model: str, total: int, background: bool) -> int: ...
     def finish_reindex(self, model: str) -> None: ...
     def open_reindex(self) -> dict[str, Any] | None: ...
+    def open_conversation(
+        self, user_id: str, companion_id: str, *, new: bool = False
+    ) -> uuid.UUID: ...
+    def add_turns(
+        self, conversation_id: uuid.UUID, turns: Sequence[tuple[str, str, datetime]]
+    ) -> None: ...
+    def recent_turns(self, conversation_id: uuid.UUID, limit: int) -> list[tuple[str, str]]: ...
 
 
 class VectorIndex(Protocol):
@@ -143,4 +150,25 @@ class Embedder(Protocol):
 
     def dimension(self) -> int:
         """The vector size, learned from a test vector."""
+        ...
+
+
+class ChatModel(Protocol):
+    """A chat model that streams its reply."""
+
+    @property
+    def model_name(self) -> str: ...
+
+    def stream(self, messages: Sequence[dict[str, str]]) -> Iterator[str]:
+        """The reply, piece by piece. Closing the iterator stops the generation."""
+        ...
+
+    def complete(
+        self, messages: Sequence[dict[str, str]], *, json_schema: dict[str, Any] | None = None
+    ) -> str:
+        """The whole reply at once; with ``json_schema``, JSON that follows it."""
+        ...
+
+    def context_length(self) -> int | None:
+        """The context window in tokens, when the server says it."""
         ...

@@ -7,7 +7,7 @@ import re
 from functools import cached_property
 
 from aria_mem.config import Settings
-from aria_mem.ports import Embedder, MemoryStore, VectorIndex
+from aria_mem.ports import ChatModel, Embedder, MemoryStore, VectorIndex
 from aria_mem.services.indexer import Indexer
 from aria_mem.services.retriever import Retriever
 from aria_mem.services.writer import MemoryWriter
@@ -36,6 +36,17 @@ def build_embedder(settings: Settings) -> Embedder:
     from aria_mem.adapters.embedders.local_model import SentenceTransformerEmbedder
 
     return SentenceTransformerEmbedder(cfg.effective_model, batch_size=cfg.batch_size)
+
+
+def build_chat_model(settings: Settings) -> ChatModel:
+    cfg = settings.chat
+    if cfg.provider == "lmstudio":
+        from aria_mem.adapters.chat.lmstudio import LMStudioChat
+
+        return LMStudioChat(cfg.model, host=cfg.host, timeout=cfg.timeout)
+    from aria_mem.adapters.chat.ollama import OllamaChat
+
+    return OllamaChat(cfg.model, host=cfg.host, timeout=cfg.timeout, num_ctx=cfg.context_window)
 
 
 class Services:

@@ -23,7 +23,10 @@ from tests.fakes.ollama_server import FakeOllama
 SERVER_DSN = os.environ.get("ARIA_MEM_TEST_DSN", "")
 ROOT = Path(__file__).resolve().parent.parent
 
-TABLES = "memories, relationships, vector_deletions, knowledge_items, knowledge_sources"
+TABLES = (
+    "memories, relationships, vector_deletions, knowledge_items, knowledge_sources, "
+    "daemon_state, reindex_runs, turns, conversations"
+)
 
 
 @pytest.fixture(autouse=True)

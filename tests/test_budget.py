@@ -13,10 +13,10 @@ from aria_mem.domain.prompt import PromptRecord
 def _parts() -> PromptParts:
     return PromptParts(
         system="You are Aria, a warm companion.",
-        profile=[PromptRecord("ProfileFact", f"profile fact {i} " + "p" * 60, 0.9)
-                 for i in range(2)],
-        relevant=[PromptRecord("EpisodicEvent", f"memory {i} " + "m" * 60, 0.8)
-                  for i in range(3)],
+        profile=[
+            PromptRecord("ProfileFact", f"profile fact {i} " + "p" * 60, 0.9) for i in range(2)
+        ],
+        relevant=[PromptRecord("EpisodicEvent", f"memory {i} " + "m" * 60, 0.8) for i in range(3)],
         knowledge=[("guide.md", f"passage {i} " + "k" * 60) for i in range(2)],
         history=[Turn("user", "u" * 60), Turn("assistant", "a" * 60)],
         reply_hint="The user is replying to your question about June.",
@@ -42,16 +42,26 @@ def test_trimming_order_is_exact() -> None:
         assert fitted.tokens <= budget or fitted.parts.message == ""
         steps.append(fitted.trimmed.order)
     longest = max(steps, key=len)
-    assert longest[:9] == ["knowledge:1", "knowledge:0", "turn:0", "turn:1", "relevant:2",
-                           "relevant:1", "relevant:0", "profile:1", "profile:0"]
+    assert longest[:9] == [
+        "knowledge:1",
+        "knowledge:0",
+        "turn:0",
+        "turn:1",
+        "relevant:2",
+        "relevant:1",
+        "relevant:0",
+        "profile:1",
+        "profile:0",
+    ]
     for order in steps:  # every smaller budget removed a prefix of the same sequence
         assert order == longest[: len(order)]
 
 
 def test_the_profile_outlives_every_relevant_memory() -> None:
     parts = _parts()
-    without_relevant = PromptParts(parts.system, parts.profile, [], [], [], parts.reply_hint,
-                                   parts.message)
+    without_relevant = PromptParts(
+        parts.system, parts.profile, [], [], [], parts.reply_hint, parts.message
+    )
     budget = count(render(without_relevant), estimate_tokens)
     fitted = fit(parts, budget)
     assert fitted.trimmed.relevant == 3 and fitted.trimmed.profile == 0
@@ -68,7 +78,14 @@ def test_the_message_is_shortened_only_when_nothing_else_is_left() -> None:
 @given(st.integers(min_value=60, max_value=400), st.integers(min_value=0, max_value=6))
 def test_never_exceeds_the_window(budget: int, turns: int) -> None:
     parts = _parts()
-    parts = PromptParts(parts.system, parts.profile, parts.relevant, parts.knowledge,
-                        [Turn("user", "t" * 50)] * turns, parts.reply_hint, parts.message)
+    parts = PromptParts(
+        parts.system,
+        parts.profile,
+        parts.relevant,
+        parts.knowledge,
+        [Turn("user", "t" * 50)] * turns,
+        parts.reply_hint,
+        parts.message,
+    )
     fitted = fit(parts, budget)
     assert fitted.tokens <= budget

@@ -107,8 +107,9 @@ def fit(
     relevant, profile = list(parts.relevant), list(parts.profile)
 
     def current() -> PromptParts:
-        return PromptParts(parts.system, profile, relevant, knowledge, history,
-                           parts.reply_hint, message)
+        return PromptParts(
+            parts.system, profile, relevant, knowledge, history, parts.reply_hint, message
+        )
 
     message = parts.message
     while count(render(current()), counter) > budget:

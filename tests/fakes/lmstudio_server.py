@@ -26,6 +26,9 @@ class FakeLMStudioState:
     embed: Callable[[str, int], list[float]] = vectors.embed
     embedded: list[str] = field(default_factory=list)
     context_length: int = 4096
+    llms: set[str] = field(default_factory=lambda: {"qwen2.5-7b-instruct"})
+    chat_reply: str = "Hello from the fake LM Studio model."
+    predictions: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _not_found(model: str) -> dict[str, Any]:
@@ -44,6 +47,23 @@ def _model_info(key: str, state: FakeLMStudioState) -> dict[str, Any]:
         "path": f"fake/{key}",
         "modelKey": key,
         "type": "embedding",
+        "contextLength": state.context_length,
+    }
+
+
+def _llm_info(key: str, state: FakeLMStudioState) -> dict[str, Any]:
+    return {
+        "type": "llm",
+        "modelKey": key,
+        "format": "gguf",
+        "displayName": key,
+        "path": f"fake/{key}",
+        "sizeBytes": 1,
+        "identifier": key,
+        "instanceReference": f"ref-{key}",
+        "vision": False,
+        "trainedForToolUse": False,
+        "maxContextLength": state.context_length,
         "contextLength": state.context_length,
     }
 
@@ -118,7 +138,8 @@ class FakeLMStudio:
             }
         if endpoint == "getModelInfo":
             key = _key_of(param.get("specifier", {}))
-            return {"type": "rpcResult", "callId": call_id, "result": _model_info(key, state)}
+            info = _llm_info(key, state) if key in state.llms else _model_info(key, state)
+            return {"type": "rpcResult", "callId": call_id, "result": info}
         if endpoint == "listLoaded":
             return {
                 "type": "rpcResult",
@@ -133,18 +154,56 @@ class FakeLMStudio:
 
     def _channel(self, message: dict[str, Any]) -> list[dict[str, Any]]:
         channel = message["channelId"]
+        state = self.state
         if message["endpoint"] == "getOrLoad":
             key = message.get("creationParameter", {}).get("identifier", "")
-            if key not in self.state.models:
+            if key not in state.models | state.llms:
                 return [{"type": "channelError", "channelId": channel, "error": _not_found(key)}]
+            info = _llm_info(key, state) if key in state.llms else _model_info(key, state)
             return [
                 {
                     "type": "channelSend",
                     "channelId": channel,
-                    "message": {"type": "alreadyLoaded", "info": _model_info(key, self.state)},
+                    "message": {"type": "alreadyLoaded", "info": info},
                 },
                 {"type": "channelClose", "channelId": channel},
             ]
+        if message["endpoint"] == "predict":
+            param = message.get("creationParameter", {})
+            key = _key_of(param.get("modelSpecifier", {}))
+            state.predictions.append(param)
+            words = state.chat_reply.split(" ")
+            replies: list[dict[str, Any]] = [
+                {
+                    "type": "channelSend",
+                    "channelId": channel,
+                    "message": {
+                        "type": "fragment",
+                        "fragment": {
+                            "content": word + (" " if i < len(words) - 1 else ""),
+                            "tokensCount": 1,
+                            "containsDrafted": False,
+                            "reasoningType": "none",
+                        },
+                    },
+                }
+                for i, word in enumerate(words)
+            ]
+            replies.append(
+                {
+                    "type": "channelSend",
+                    "channelId": channel,
+                    "message": {
+                        "type": "success",
+                        "stats": {"stopReason": "eosFound"},
+                        "modelInfo": _llm_info(key, state),
+                        "loadModelConfig": {"fields": []},
+                        "predictionConfig": {"fields": []},
+                    },
+                }
+            )
+            replies.append({"type": "channelClose", "channelId": channel})
+            return replies
         return [
             {
                 "type": "channelError",

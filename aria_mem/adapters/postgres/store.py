@@ -80,36 +80,48 @@ class PostgresStore:
     def __init__(self, dsn: str, *, connect_timeout: float = 5.0, max_size: int = 4) -> None:
         self._dsn = dsn
         self._timeout = connect_timeout
-        self._pool = ConnectionPool(
-            dsn,
+        self._max_size = max_size
+        self._pool: ConnectionPool | None = None
+        self._broken = False
+
+    def _new_pool(self) -> ConnectionPool:
+        pool = ConnectionPool(
+            self._dsn,
             min_size=0,
-            max_size=max_size,
-            kwargs={"connect_timeout": max(1, round(connect_timeout)), "autocommit": True},
-            timeout=connect_timeout,
+            max_size=self._max_size,
+            kwargs={"connect_timeout": max(1, round(self._timeout)), "autocommit": True},
+            timeout=self._timeout,
             open=False,
         )
-        self._opened = False
+        pool.open(wait=False)
+        return pool
 
     def close(self) -> None:
-        if self._opened:
-            self._pool.close()
-            self._opened = False
+        if self._pool is not None:
+            self._pool.close(timeout=1)
+            self._pool = None
 
     @contextmanager
     def _conn(self) -> Iterator[psycopg.Connection[Row]]:
+        if self._broken:
+            # After a failure the pool backs off before it reconnects; a fresh pool answers
+            # as soon as PostgreSQL is back (e.g. after a restart).
+            self.close()
+            self._broken = False
+        if self._pool is None:
+            self._pool = self._new_pool()
         try:
-            if not self._opened:
-                self._pool.open(wait=False)
-                self._opened = True
             with self._pool.connection() as conn:
                 conn.row_factory = dict_row  # type: ignore[assignment]
                 yield conn  # type: ignore[misc]
         except PoolTimeout as exc:
+            self._broken = True
             raise StoreError(
                 f"PostgreSQL did not answer within {self._timeout:g}s — is it running? "
                 "Check [postgres] dsn in config.toml"
             ) from exc
         except psycopg.OperationalError as exc:
+            self._broken = True
             raise StoreError(f"PostgreSQL failed: {exc}".strip()) from exc
 
     # -- schema -------------------------------------------------------------------------
@@ -625,6 +637,53 @@ class PostgresStore:
                 " ORDER BY id DESC LIMIT 1"
             ).fetchone()
         return dict(row) if row else None
+
+    # -- conversations ------------------------------------------------------------------
+
+    def open_conversation(self, user_id: str, companion_id: str, *, new: bool = False) -> uuid.UUID:
+        """The most recent conversation of the pair, or a new one."""
+        with self._conn() as conn:
+            if not new:
+                row = conn.execute(
+                    "SELECT id FROM conversations WHERE user_id = %s AND companion_id = %s"
+                    " ORDER BY updated_at DESC LIMIT 1",
+                    (user_id, companion_id),
+                ).fetchone()
+                if row:
+                    return uuid.UUID(str(row["id"]))
+            conversation_id = uuid.uuid4()
+            conn.execute(
+                "INSERT INTO conversations (id, user_id, companion_id) VALUES (%s, %s, %s)",
+                (conversation_id, user_id, companion_id),
+            )
+            return conversation_id
+
+    def add_turns(
+        self, conversation_id: uuid.UUID, turns: Sequence[tuple[str, str, datetime]]
+    ) -> None:
+        """Store (role, content, at) turns in order."""
+        if not turns:
+            return
+        with self._conn() as conn, conn.transaction():
+            for role, content, at in turns:
+                conn.execute(
+                    "INSERT INTO turns (conversation_id, role, content, created_at)"
+                    " VALUES (%s, %s, %s, %s)",
+                    (conversation_id, role, content, at),
+                )
+            conn.execute(
+                "UPDATE conversations SET updated_at = now() WHERE id = %s", (conversation_id,)
+            )
+
+    def recent_turns(self, conversation_id: uuid.UUID, limit: int) -> list[tuple[str, str]]:
+        """The last ``limit`` turns as (role, content), oldest first."""
+        with self._conn() as conn:
+            rows = conn.execute(
+                "SELECT role, content FROM (SELECT id, role, content FROM turns"
+                " WHERE conversation_id = %s ORDER BY id DESC LIMIT %s) t ORDER BY id",
+                (conversation_id, limit),
+            ).fetchall()
+        return [(r["role"], r["content"]) for r in rows]
 
     # -- bulk ---------------------------------------------------------------------------
 

@@ -1,0 +1,1 @@
+"""Chat models: Ollama and LM Studio."""

@@ -1,0 +1,78 @@
+"""A chat model served by Ollama, through the official ``ollama`` client."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import httpx
+import ollama
+
+from aria_mem.errors import ChatModelError
+
+DEFAULT_HOST = "http://127.0.0.1:11434"
+
+
+class OllamaChat:
+    def __init__(
+        self, model: str, *, host: str = "", timeout: float = 120.0, num_ctx: int | None = None
+    ) -> None:
+        self._model = model
+        self._options = {"num_ctx": num_ctx} if num_ctx else None
+        self._host = host or DEFAULT_HOST
+        self._client = ollama.Client(host=self._host, timeout=timeout)
+        self._context: int | None = None
+
+    @property
+    def model_name(self) -> str:
+        return f"ollama/{self._model}"
+
+    def _fail(self, exc: Exception) -> ChatModelError:
+        if isinstance(exc, ollama.ResponseError):
+            if exc.status_code == 404:
+                return ChatModelError(
+                    f"Ollama at {self._host} has no model '{self._model}' — "
+                    f"run `ollama pull {self._model}` or set [chat] model"
+                )
+            return ChatModelError(f"Ollama at {self._host} failed: {exc.error}")
+        return ChatModelError(
+            f"No chat model answered at {self._host} — start Ollama or set "
+            f"[chat] in config.toml ({exc})"
+        )
+
+    def stream(self, messages: Sequence[dict[str, str]]) -> Iterator[str]:
+        try:
+            for chunk in self._client.chat(
+                model=self._model, messages=list(messages), stream=True, options=self._options
+            ):
+                content = chunk.message.content if chunk.message else None
+                if content:
+                    yield content
+        except (ollama.ResponseError, ConnectionError, httpx.HTTPError) as exc:
+            raise self._fail(exc) from exc
+
+    def complete(
+        self, messages: Sequence[dict[str, str]], *, json_schema: dict[str, Any] | None = None
+    ) -> str:
+        try:
+            response = self._client.chat(
+                model=self._model,
+                messages=list(messages),
+                stream=False,
+                format=json_schema,
+                options=self._options,
+            )
+        except (ollama.ResponseError, ConnectionError, httpx.HTTPError) as exc:
+            raise self._fail(exc) from exc
+        return str(response.message.content or "")
+
+    def context_length(self) -> int | None:
+        if self._context is None:
+            try:
+                info = self._client.show(self._model).modelinfo or {}
+            except (ollama.ResponseError, ConnectionError, httpx.HTTPError):
+                return None
+            arch = info.get("general.architecture")
+            value = info.get(f"{arch}.context_length") if arch else None
+            self._context = int(value) if value else None
+        return self._context

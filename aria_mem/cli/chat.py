@@ -1,0 +1,185 @@
+"""`aria-mem chat`: a terminal conversation with the companion, with memory."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from aria_mem import config
+from aria_mem.cli import render
+from aria_mem.cli.context import scope, services, state
+from aria_mem.cli.memories import CompanionOpt, UserOpt
+from aria_mem.domain.models import NewMemory
+from aria_mem.errors import AriaMemError, ChatModelError
+from aria_mem.services import health
+from aria_mem.services.chat import ChatSession
+from aria_mem.wiring import Services, build_chat_model
+
+HELP = """[bold]commands[/bold]
+  /remember TEXT   remember a fact now
+  /forget          forget one of the memories used in the last reply
+  /why             why those memories were (or were not) used
+  /prompt          the exact prompt sent to the model for the last reply
+  /status          are PostgreSQL, the index and the models reachable?
+  /quit            leave (Ctrl-D works too; Ctrl-C stops a reply, not the session)"""
+
+
+def chat(
+    ctx: typer.Context,
+    user: UserOpt = None,
+    companion: CompanionOpt = None,
+    model: Annotated[str | None, typer.Option(help="Chat model (default: [chat] model).")] = None,
+    new: Annotated[
+        bool,
+        typer.Option("--new", help="Start a new conversation instead of resuming the last one."),
+    ] = False,
+) -> None:
+    """Talk with the companion in the terminal, with memory.
+
+    Each message brings up the relevant memories (and the profile) while the reply target is
+    worked out, fits them into the model's context window, and streams the reply. Turns are
+    stored in PostgreSQL, so the conversation resumes next time. If memories cannot be
+    reached the reply goes on with less context and a dim notice.
+
+    Example: aria-mem chat --model llama3.2
+    """
+    svc = services(ctx)
+    if model is not None:
+        svc = Services(config.with_overrides(svc.settings, chat={"model": model}))
+        state(ctx).replace_services(svc)
+    user_id, companion_id = scope(svc, user, companion)
+    settings = svc.settings.chat
+    console = render.console
+    session = ChatSession(
+        store=svc.store,
+        retriever=svc.retriever,
+        chat_model=build_chat_model(svc.settings),
+        writer=svc.writer,
+        settings=settings,
+        user_id=user_id,
+        companion_id=companion_id,
+        new_conversation=new,
+    )
+    svc.retriever.warm_up()
+    persona = escape(settings.persona_name)
+    console.print(
+        f"[bold]{persona}[/bold] — chatting as {escape(user_id)} "
+        f"({escape(settings.provider)} {escape(settings.model)}). "
+        "/help for commands, /quit to leave."
+    )
+    for notice in session.start_notices:
+        console.print(f"[dim]· {escape(notice)}[/dim]")
+    try:
+        while True:
+            try:
+                line = console.input("[bold cyan]you[/bold cyan] › ")
+            except (EOFError, KeyboardInterrupt):
+                console.print()
+                break
+            if not line.strip():
+                continue
+            if line.strip().startswith("/"):
+                if not _command(line.strip(), session, svc):
+                    break
+                continue
+            _turn(session, line, persona)
+    finally:
+        session.close()
+        if session.unsaved_turns:
+            console.print(
+                f"[yellow]{session.unsaved_turns} turn(s) could not be saved "
+                "(PostgreSQL unreachable).[/yellow]"
+            )
+
+
+def _turn(session: ChatSession, line: str, persona: str) -> None:
+    console = render.console
+    turn = session.prepare(line)
+    for notice in turn.notices:
+        console.print(f"[dim]· {escape(notice)}[/dim]")
+    console.print(f"[bold magenta]{persona}[/bold magenta] › ", end="")
+    stream = session.reply(turn)
+    try:
+        for piece in stream:
+            console.print(piece, end="", markup=False, highlight=False)
+            console.file.flush()
+        console.print()
+    except KeyboardInterrupt:
+        console.print(" [dim](stopped)[/dim]")
+    except ChatModelError as exc:
+        console.print(
+            f"\n[red]{escape(str(exc))}[/red]\n[dim]Your message is kept; send "
+            "another when the model is back.[/dim]"
+        )
+    finally:
+        stream.close()
+
+
+def _command(line: str, session: ChatSession, svc: Services) -> bool:
+    """Run a slash command; False to leave the session."""
+    console = render.console
+    name, _, rest = line.partition(" ")
+    last = session.last
+    try:
+        if name in ("/quit", "/exit"):
+            return False
+        if name == "/help":
+            console.print(HELP)
+        elif name == "/remember":
+            if not rest.strip():
+                console.print("[yellow]usage: /remember TEXT[/yellow]")
+            else:
+                result = svc.writer.remember(
+                    NewMemory(user_id=session.user_id, companion_id=session.companion_id, text=rest)
+                )
+                render.write_line(
+                    "Remembered" if result.created else "Already known — confirmed", result
+                )
+        elif name == "/forget":
+            used = [r.memory for r in last.retrieval.chosen] if last and last.retrieval else []
+            if not used:
+                console.print("No memories were used in the last reply.")
+                return True
+            for n, memory in enumerate(used, start=1):
+                console.print(f"  {n}. {escape(memory.text)}")
+            choice = console.input("forget which (number, Enter to cancel)? ").strip()
+            if choice.isdigit() and 1 <= int(choice) <= len(used):
+                render.write_line("Forgotten", svc.writer.forget(used[int(choice) - 1].id))
+        elif name == "/why":
+            if last and last.retrieval:
+                render.explain(last.retrieval)
+            else:
+                console.print("Nothing to explain yet — send a message first.")
+        elif name == "/prompt":
+            if last is None:
+                console.print("No prompt yet — send a message first.")
+            else:
+                for message in last.prompt.messages:
+                    console.print(f"[bold]── {message['role']} ──[/bold]")
+                    console.print(message["content"], markup=False, highlight=False)
+                trimmed = last.prompt.trimmed
+                console.print(
+                    f"[dim]{last.prompt.tokens} of {last.prompt.budget} tokens; "
+                    f"trimmed {', '.join(trimmed.order) or 'nothing'}[/dim]"
+                )
+        elif name == "/status":
+            render.status_report(
+                health.collect(
+                    lambda: svc.store,
+                    lambda: svc.index,
+                    lambda: svc.embedder,
+                    svc.targets(),
+                    svc.settings.daemon.reconcile_interval,
+                )
+            )
+        else:
+            console.print(f"[yellow]unknown command {escape(name)}[/yellow] — /help lists them")
+    except AriaMemError as exc:
+        console.print(f"[red]{escape(str(exc))}[/red]")
+    return True
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(chat)
