@@ -74,7 +74,7 @@ def chat(
     try:
         while True:
             try:
-                line = console.input("[bold cyan]you[/bold cyan] › ")
+                line = console.input("[bold cyan]you[/bold cyan]> ")
             except (EOFError, KeyboardInterrupt):
                 console.print()
                 break
@@ -99,7 +99,7 @@ def _turn(session: ChatSession, line: str, persona: str) -> None:
     turn = session.prepare(line)
     for notice in turn.notices:
         console.print(f"[dim]· {escape(notice)}[/dim]")
-    console.print(f"[bold magenta]{persona}[/bold magenta] › ", end="")
+    console.print(f"[bold magenta]{persona}[/bold magenta]> ", end="")
     stream = session.reply(turn)
     try:
         for piece in stream:
