@@ -30,6 +30,8 @@ class FakeOllamaState:
     model_dims: dict[str, int] = field(default_factory=dict)
     """Vector size per model, where it differs from ``dim``."""
     embed_delay: float = 0.0
+    chat_delay: float = 0.0
+    """Seconds between streamed chat chunks."""
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -154,6 +156,8 @@ class _Handler(BaseHTTPRequestHandler):
             }
             self.wfile.write(json.dumps(chunk).encode() + b"\n")
             self.wfile.flush()
+            if state.chat_delay:
+                time.sleep(state.chat_delay)
         final = {
             "model": body["model"],
             "created_at": "2026-01-01T00:00:00Z",
