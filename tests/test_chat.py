@@ -335,3 +335,19 @@ def test_retrieval_runs_beside_the_reply_target_analysis(
     session.prepare("hello")
     assert seen and seen[0].startswith("aria-mem-turn")
     session.close()
+
+
+def test_knowledge_reaches_the_model_under_its_own_section(
+    store: PostgresStore, index: EdgeIndex, server: FakeOllama
+) -> None:
+    store.learn("aria", "guide.md", "Gift guide", ["A good gift for a potter is kiln time."])
+    embedder = OllamaEmbedder("mxbai-embed-large", host=server.url)
+    Indexer(store, index, embedder).run_pending()
+    store.set_stage("u1", "aria", Stage.ESTABLISHED)
+    session = _session(store, index, server)
+    _say(session, "gift")
+    system = server.state.chat_requests[-1]["messages"][0]["content"]
+    assert "KNOWLEDGE DATA" in system
+    assert "- [Gift guide] A good gift for a potter is kiln time." in system
+    assert "RELEVANT MEMORY DATA" not in system
+    session.close()

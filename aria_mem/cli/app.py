@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from aria_mem.cli import admin, chat, memories, search, transfer, upkeep
+from aria_mem.cli import admin, chat, knowledge, memories, search, transfer, upkeep
 from aria_mem.cli.context import State
 from aria_mem.cli.render import err_console
 from aria_mem.errors import AriaMemError
@@ -62,6 +62,7 @@ transfer.register(app)
 search.register(app)
 upkeep.register(app)
 chat.register(app)
+knowledge.register(app)
 admin.register(app)
 
 

@@ -224,6 +224,19 @@ def explain(result: RetrievalResult) -> None:
                 d.reason.value,
             )
         console.print(dropped)
+    if result.knowledge:
+        passages = Table(
+            header_style="bold",
+            title="knowledge (outside data, not about the user)",
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+        )
+        passages.add_column("source", overflow="fold", max_width=24)
+        passages.add_column("passage", overflow="fold")
+        passages.add_column("sim", justify="right")
+        for item, similarity in result.knowledge:
+            passages.add_row(Text(item.title or item.source), Text(item.text), f"{similarity:.3f}")
+        console.print(passages)
     timings = "  ".join(f"{k} {v:.1f} ms" for k, v in result.timings_ms.items())
     console.print(Text(f"timings: {timings}", style="dim"))
 

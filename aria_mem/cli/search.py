@@ -60,6 +60,16 @@ def result_json(result: RetrievalResult) -> dict[str, Any]:
         "candidates": result.candidates,
         "memories": [_ranked_json(i, r) for i, r in enumerate(result.chosen, start=1)],
         "dropped": [_dropped_json(d) for d in result.selection.dropped],
+        "knowledge": [
+            {
+                "id": str(item.id),
+                "source": item.source,
+                "title": item.title,
+                "text": item.text,
+                "similarity": score,
+            }
+            for item, score in result.knowledge
+        ],
         "degraded": result.degraded,
         "timings_ms": result.timings_ms,
         "prompt": result.prompt,

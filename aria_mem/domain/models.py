@@ -106,6 +106,37 @@ class NewMemory:
 
 
 @dataclass(frozen=True, slots=True)
+class KnowledgeItem:
+    """One passage of a document the companion has read. Not a fact about the user."""
+
+    id: uuid.UUID
+    source_id: uuid.UUID
+    companion_id: str
+    source: str
+    title: str
+    chunk_index: int
+    text: str
+    updated_at: datetime
+
+
+KNOWLEDGE_SCOPE_USER = "*"
+"""The user_id stored with knowledge vectors: knowledge belongs to a companion, not a user."""
+
+
+def knowledge_payload(item: KnowledgeItem, embedding_model: str) -> dict[str, object]:
+    return {
+        "knowledge_id": str(item.id),
+        "source_id": str(item.source_id),
+        "user_id": KNOWLEDGE_SCOPE_USER,
+        "companion_id": item.companion_id,
+        "type": "Knowledge",
+        "active": True,
+        "pinned": False,
+        "embedding_model": embedding_model,
+    }
+
+
+@dataclass(frozen=True, slots=True)
 class IndexPoint:
     """A vector and its payload, as the vector index stores it."""
 

@@ -110,6 +110,9 @@ class ChatSession:
             system=self._settings.system_prompt,
             profile=[_record(r) for r in retrieval.selection.profile] if retrieval else [],
             relevant=[_record(r) for r in retrieval.selection.relevant] if retrieval else [],
+            knowledge=[(item.title or item.source, item.text) for item, _ in retrieval.knowledge]
+            if retrieval
+            else [],
             history=self.history[-self._settings.history_turns :],
             reply_hint=reply_hint(target),
             message=message,

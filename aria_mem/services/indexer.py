@@ -11,7 +11,15 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from aria_mem.domain.models import MEMORIES_COLLECTION, IndexPoint, Memory, memory_payload
+from aria_mem.domain.models import (
+    KNOWLEDGE_COLLECTION,
+    MEMORIES_COLLECTION,
+    IndexPoint,
+    KnowledgeItem,
+    Memory,
+    knowledge_payload,
+    memory_payload,
+)
 from aria_mem.errors import ServiceError
 from aria_mem.ports import Embedder, MemoryStore, VectorIndex
 
@@ -79,6 +87,33 @@ class Indexer:
         except ServiceError as store_exc:
             log.warning("could not record the indexing failure: %s", store_exc)
 
+    def sync_knowledge(self, items: Sequence[KnowledgeItem]) -> SyncReport:
+        report = SyncReport()
+        if not items:
+            return report
+        try:
+            vectors = self._embedder.embed([i.text for i in items])
+            model = self._embedder.model_name
+            self._index.ensure_collection(KNOWLEDGE_COLLECTION, len(vectors[0]))
+            self._index.upsert(
+                KNOWLEDGE_COLLECTION,
+                [
+                    IndexPoint(i.id, v, knowledge_payload(i, model))
+                    for i, v in zip(items, vectors, strict=True)
+                ],
+            )
+            self._store.mark_knowledge_indexed([(i.id, i.updated_at) for i in items], model)
+            report.indexed += len(items)
+        except ServiceError as exc:
+            log.warning("could not index %d knowledge passages: %s", len(items), exc)
+            report.failed += len(items)
+            report.errors.append(str(exc))
+            try:
+                self._store.mark_knowledge_failed([i.id for i in items], str(exc))
+            except ServiceError as store_exc:
+                log.warning("could not record the indexing failure: %s", store_exc)
+        return report
+
     def run_deletions(self, limit: int = 1000) -> SyncReport:
         report = SyncReport()
         queued = self._store.queued_deletions(limit)
@@ -118,5 +153,16 @@ class Indexer:
             if progress is not None:
                 progress(result.indexed + result.removed)
             if result.failed == len(items):
+                return report
+        while max_batches is None or batches < max_batches:
+            passages = self._store.pending_knowledge(batch_size)
+            if not passages or should_stop():
+                break
+            result = self.sync_knowledge(passages)
+            report.add(result)
+            batches += 1
+            if progress is not None:
+                progress(result.indexed)
+            if result.failed == len(passages):
                 break
         return report

@@ -19,8 +19,17 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TypeVar
 
-from aria_mem.domain.models import MEMORIES_COLLECTION, Hit, Memory, SearchScope, Stage
-from aria_mem.domain.prompt import PromptRecord, memory_sections
+from aria_mem.domain.models import (
+    KNOWLEDGE_COLLECTION,
+    KNOWLEDGE_SCOPE_USER,
+    MEMORIES_COLLECTION,
+    Hit,
+    KnowledgeItem,
+    Memory,
+    SearchScope,
+    Stage,
+)
+from aria_mem.domain.prompt import PromptRecord, knowledge_section, memory_sections
 from aria_mem.domain.query import build_query
 from aria_mem.domain.ranking import DEFAULT_WEIGHTS, RankingWeights
 from aria_mem.domain.selection import (
@@ -53,6 +62,8 @@ class RetrievalResult:
     candidates: int = 0
     timings_ms: dict[str, float] = field(default_factory=dict)
     degraded: list[str] = field(default_factory=list)
+    knowledge: list[tuple[KnowledgeItem, float]] = field(default_factory=list)
+    """Passages the companion has read, best first: data from outside, not about the user."""
 
     @property
     def chosen(self) -> list[Ranked]:
@@ -85,6 +96,7 @@ class Retriever:
         timeout: float = 2.0,
         weights: RankingWeights = DEFAULT_WEIGHTS,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        knowledge_limit: int = 5,
     ) -> None:
         self._store = store
         self._index = index
@@ -95,6 +107,7 @@ class Retriever:
         self._clock = clock
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="aria-mem-retrieve")
         self._use_threads: list[threading.Thread] = []
+        self._knowledge_limit = knowledge_limit
 
     def warm_up(self) -> None:
         """Load the embedding model before the first message (an in-process model takes
@@ -128,7 +141,7 @@ class Retriever:
 
         # PostgreSQL's part runs while the message is embedded and searched.
         profile_future = self._pool.submit(profile)
-        hits = self._search(result, user_id, companion_id)
+        hits, knowledge_hits = self._search(result, user_id, companion_id)
         try:
             result.stage, profile_pool = profile_future.result(timeout=self._timeout + 1)
         except (ServiceError, FutureTimeout) as exc:
@@ -157,6 +170,8 @@ class Retriever:
                 else:
                     candidates.append(candidates_or_reason)
 
+        if knowledge_hits:
+            self._attach_knowledge(result, knowledge_hits)
         with self._timed(result, "rank"):
             result.selection = select(
                 profile_pool=profile_pool,
@@ -168,46 +183,78 @@ class Retriever:
             )
             result.selection.dropped[:0] = rejected
         with self._timed(result, "format"):
-            result.prompt = memory_sections(
+            memories = memory_sections(
                 [self._record(r) for r in result.selection.profile],
                 [self._record(r) for r in result.selection.relevant],
             )
+            passages = knowledge_section(
+                [(item.title or item.source, item.text) for item, _ in result.knowledge]
+            )
+            result.prompt = "\n\n".join(p for p in (memories, passages) if p)
         if count_use:
             self._count_use([r.memory.id for r in result.chosen])
         return self._finish(result, started)
 
-    def _search(self, result: RetrievalResult, user_id: str, companion_id: str) -> list[Hit]:
-        """Embed and search within the timeout; on any failure, none (and say why)."""
+    def _attach_knowledge(self, result: RetrievalResult, hits: list[Hit]) -> None:
+        """Passages above the similarity bar that PostgreSQL still has (knowledge forgotten
+        since it was indexed is dropped like a deleted memory)."""
+        bar = self._weights.threshold(self._min_similarity, result.stage)
+        wanted = [h for h in hits if h.score >= bar]
+        try:
+            items = self._store.knowledge_by_ids([h.id for h in wanted], timeout=self._timeout)
+        except ServiceError as exc:
+            self._degrade(result, f"knowledge skipped: {exc}")
+            return
+        result.knowledge = [
+            (items[h.id], h.score)
+            for h in wanted
+            if h.id in items and items[h.id].companion_id == result.companion_id
+        ]
+
+    def _search(
+        self, result: RetrievalResult, user_id: str, companion_id: str
+    ) -> tuple[list[Hit], list[Hit]]:
+        """Embed once, search memories (and knowledge) within the timeout; on any failure,
+        nothing (and say why)."""
         scope = SearchScope(user_id, companion_id, self._embedder.model_name)
+        knowledge_scope = SearchScope(KNOWLEDGE_SCOPE_USER, companion_id, self._embedder.model_name)
 
         def embed() -> list[float]:
             return self._embedder.embed([result.query])[0]
 
-        def search(vector: list[float]) -> list[Hit]:
-            return self._index.search(
+        def search(vector: list[float]) -> tuple[list[Hit], list[Hit]]:
+            memories = self._index.search(
                 MEMORIES_COLLECTION, vector, scope, self._weights.max_candidates
             )
+            passages = (
+                self._index.search(
+                    KNOWLEDGE_COLLECTION, vector, knowledge_scope, self._knowledge_limit
+                )
+                if self._knowledge_limit
+                else []
+            )
+            return memories, passages
 
         if not result.query:
-            return []
+            return [], []
         deadline = time.monotonic() + self._timeout
         try:
             with self._timed(result, "embed"):
                 vector = self._wait(self._pool.submit(embed), deadline)
             with self._timed(result, "search"):
-                hits = self._wait(self._pool.submit(search, vector), deadline)
+                hits, knowledge_hits = self._wait(self._pool.submit(search, vector), deadline)
         except FutureTimeout:
             self._degrade(
                 result,
                 f"embedding or index search took longer than "
                 f"{self._timeout:g}s; semantic retrieval skipped",
             )
-            return []
+            return [], []
         except ServiceError as exc:
             self._degrade(result, f"semantic retrieval skipped: {exc}")
-            return []
+            return [], []
         result.candidates = len(hits)
-        return hits
+        return hits, knowledge_hits
 
     @staticmethod
     def _wait(future: Future[T], deadline: float) -> T:

@@ -16,7 +16,9 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from aria_mem.adapters.postgres import migrations
 from aria_mem.domain.models import (
+    KNOWLEDGE_COLLECTION,
     IndexState,
+    KnowledgeItem,
     Memory,
     MemoryStatus,
     MemoryType,
@@ -521,25 +523,29 @@ class PostgresStore:
         """Make pending every memory whose vector is missing or was made by another model
         (``force``: every memory, to rebuild a lost index). Returns how many changed."""
         with self._conn() as conn:
-            if force:
-                cur = conn.execute(
-                    "UPDATE memories SET index_state = 'pending', index_attempts = 0"
-                    " WHERE index_state = 'indexed'"
-                )
-            else:
-                cur = conn.execute(
-                    "UPDATE memories SET index_state = 'pending', index_attempts = 0"
-                    " WHERE index_state = 'indexed' AND indexed_model IS NOT NULL"
-                    " AND indexed_model <> %s",
-                    (model,),
-                )
-            return cur.rowcount
+            changed = 0
+            for table in ("memories", "knowledge_items"):
+                if force:
+                    cur = conn.execute(
+                        f"UPDATE {table} SET index_state = 'pending', index_attempts = 0"
+                        " WHERE index_state = 'indexed'"
+                    )
+                else:
+                    cur = conn.execute(
+                        f"UPDATE {table} SET index_state = 'pending', index_attempts = 0"
+                        " WHERE index_state = 'indexed' AND indexed_model IS NOT NULL"
+                        " AND indexed_model <> %s",
+                        (model,),
+                    )
+                changed += cur.rowcount
+            return changed
 
     def pending_count(self) -> int:
-        """How many memories wait for the index (answered from the partial index)."""
+        """How many memories and knowledge passages wait for the index."""
         with self._conn() as conn:
             row = conn.execute(
-                "SELECT count(*) AS n FROM memories WHERE index_state = 'pending'"
+                "SELECT (SELECT count(*) FROM memories WHERE index_state = 'pending')"
+                " + (SELECT count(*) FROM knowledge_items WHERE index_state = 'pending') AS n"
             ).fetchone()
         assert row is not None
         return int(row["n"])
@@ -684,6 +690,155 @@ class PostgresStore:
                 (conversation_id, limit),
             ).fetchall()
         return [(r["role"], r["content"]) for r in rows]
+
+    # -- knowledge ----------------------------------------------------------------------
+
+    _KNOWLEDGE_SELECT = (
+        "SELECT k.id, k.source_id, s.companion_id, s.source, s.title, k.chunk_index, k.text,"
+        " k.updated_at FROM knowledge_items k JOIN knowledge_sources s ON s.id = k.source_id"
+    )
+
+    @staticmethod
+    def _knowledge(row: Row) -> KnowledgeItem:
+        return KnowledgeItem(
+            row["id"],
+            row["source_id"],
+            row["companion_id"],
+            row["source"],
+            row["title"],
+            row["chunk_index"],
+            row["text"],
+            row["updated_at"],
+        )
+
+    def learn(
+        self, companion_id: str, source: str, title: str, chunks: Sequence[str]
+    ) -> tuple[uuid.UUID, int]:
+        """Store a document's passages (replacing an earlier reading of the same source; the
+        old passages' vectors are queued for removal). Returns (source id, passages replaced)."""
+        with self._conn() as conn, conn.transaction():
+            row = conn.execute(
+                "SELECT id FROM knowledge_sources WHERE companion_id = %s AND source = %s",
+                (companion_id, source),
+            ).fetchone()
+            replaced = 0
+            if row:
+                source_id = uuid.UUID(str(row["id"]))
+                old = conn.execute(
+                    "DELETE FROM knowledge_items WHERE source_id = %s RETURNING id",
+                    (source_id,),
+                ).fetchall()
+                replaced = len(old)
+                for item in old:
+                    conn.execute(
+                        "INSERT INTO vector_deletions (collection, point_id) VALUES (%s, %s)",
+                        (KNOWLEDGE_COLLECTION, item["id"]),
+                    )
+                conn.execute(
+                    "UPDATE knowledge_sources SET title = %s WHERE id = %s", (title, source_id)
+                )
+            else:
+                source_id = uuid.uuid4()
+                conn.execute(
+                    "INSERT INTO knowledge_sources (id, companion_id, source, title)"
+                    " VALUES (%s, %s, %s, %s)",
+                    (source_id, companion_id, source, title),
+                )
+            for n, text in enumerate(chunks):
+                conn.execute(
+                    "INSERT INTO knowledge_items (id, source_id, chunk_index, text)"
+                    " VALUES (%s, %s, %s, %s)",
+                    (uuid.uuid4(), source_id, n, text),
+                )
+        return source_id, replaced
+
+    def knowledge_sources(self, companion_id: str | None) -> list[dict[str, Any]]:
+        where = "WHERE s.companion_id = %s" if companion_id is not None else ""
+        params = (companion_id,) if companion_id is not None else ()
+        with self._conn() as conn:
+            rows = conn.execute(
+                "SELECT s.id, s.companion_id, s.source, s.title, s.created_at,"
+                " count(k.id) AS passages,"
+                " count(k.id) FILTER (WHERE k.index_state = 'pending') AS pending"
+                f" FROM knowledge_sources s LEFT JOIN knowledge_items k ON k.source_id = s.id"
+                f" {where} GROUP BY s.id ORDER BY s.created_at",
+                params,
+            ).fetchall()
+        return [dict(r) for r in rows]
+
+    def forget_knowledge(self, prefix: str) -> dict[str, Any]:
+        """Delete a source and its passages; their vectors are queued for removal."""
+        clean = prefix.strip().lower()
+        if len(clean) < 4 or any(c not in "0123456789abcdef-" for c in clean):
+            raise NotFoundError(
+                f"{prefix!r} is not a knowledge source id — `aria-mem knowledge list` shows them"
+            )
+        with self._conn() as conn, conn.transaction():
+            rows = conn.execute(
+                "SELECT * FROM knowledge_sources WHERE id::text LIKE %s LIMIT 2",
+                (clean + "%",),
+            ).fetchall()
+            if len(rows) != 1:
+                raise NotFoundError(
+                    f"No knowledge source with an id starting {prefix!r}"
+                    if not rows
+                    else f"More than one knowledge source id starts with {prefix!r}"
+                )
+            source = dict(rows[0])
+            items = conn.execute(
+                "DELETE FROM knowledge_items WHERE source_id = %s RETURNING id", (source["id"],)
+            ).fetchall()
+            for item in items:
+                conn.execute(
+                    "INSERT INTO vector_deletions (collection, point_id) VALUES (%s, %s)",
+                    (KNOWLEDGE_COLLECTION, item["id"]),
+                )
+            conn.execute("DELETE FROM knowledge_sources WHERE id = %s", (source["id"],))
+        source["passages"] = len(items)
+        return source
+
+    def pending_knowledge(self, limit: int) -> list[KnowledgeItem]:
+        with self._conn() as conn:
+            rows = conn.execute(
+                self._KNOWLEDGE_SELECT + " WHERE k.index_state = 'pending'"
+                " ORDER BY k.index_attempts, k.updated_at LIMIT %s",
+                (limit,),
+            ).fetchall()
+        return [self._knowledge(r) for r in rows]
+
+    def mark_knowledge_indexed(
+        self, versions: Sequence[tuple[uuid.UUID, datetime]], model: str
+    ) -> None:
+        if not versions:
+            return
+        with self._conn() as conn:
+            conn.execute(
+                "UPDATE knowledge_items k SET index_state = 'indexed', indexed_model = %s,"
+                " index_error = NULL, index_attempts = 0"
+                " FROM unnest(%s::uuid[], %s::timestamptz[]) AS v(id, updated_at)"
+                " WHERE k.id = v.id AND k.updated_at = v.updated_at",
+                (model, [v[0] for v in versions], [v[1] for v in versions]),
+            )
+
+    def mark_knowledge_failed(self, ids: Sequence[uuid.UUID], error: str) -> None:
+        if ids:
+            with self._conn() as conn:
+                conn.execute(
+                    "UPDATE knowledge_items SET index_attempts = index_attempts + 1,"
+                    " index_error = %s WHERE id = ANY(%s)",
+                    (error[:1000], list(ids)),
+                )
+
+    def knowledge_by_ids(
+        self, ids: Sequence[uuid.UUID], timeout: float | None = None
+    ) -> dict[uuid.UUID, KnowledgeItem]:
+        if not ids:
+            return {}
+        with self._bounded(timeout) as conn:
+            rows = conn.execute(
+                self._KNOWLEDGE_SELECT + " WHERE k.id = ANY(%s)", (list(ids),)
+            ).fetchall()
+        return {r["id"]: self._knowledge(r) for r in rows}
 
     # -- bulk ---------------------------------------------------------------------------
 
