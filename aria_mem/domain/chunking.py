@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from html.parser import HTMLParser
+from typing import ClassVar
 
 MAX_CHUNK_CHARS = 800
 MIN_CHUNK_CHARS = 40
@@ -14,27 +15,31 @@ _BLANK = re.compile(r"\n\s*\n")
 
 
 class _TextExtractor(HTMLParser):
-    _SKIP = {"script", "style", "noscript", "template", "svg", "head"}
-    _BLOCK = {
-        "p",
-        "div",
-        "section",
-        "article",
-        "li",
-        "br",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "tr",
-        "blockquote",
-        "pre",
-        "header",
-        "footer",
-        "main",
-    }
+    _SKIP: ClassVar[frozenset[str]] = frozenset(
+        {"script", "style", "noscript", "template", "svg", "head"}
+    )
+    _BLOCK: ClassVar[frozenset[str]] = frozenset(
+        {
+            "p",
+            "div",
+            "section",
+            "article",
+            "li",
+            "br",
+            "h1",
+            "h2",
+            "h3",
+            "h4",
+            "h5",
+            "h6",
+            "tr",
+            "blockquote",
+            "pre",
+            "header",
+            "footer",
+            "main",
+        }
+    )
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
