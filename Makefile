@@ -28,6 +28,7 @@ bench: install
 	$(BIN)/python scripts/bench_import.py
 	$(BIN)/python scripts/bench_retrieval.py
 	$(BIN)/python scripts/bench_reindex.py
+	$(BIN)/python scripts/bench_chat.py
 
 lint: install
 	$(BIN)/ruff check aria_mem tests scripts

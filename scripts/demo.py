@@ -46,6 +46,38 @@ def other_model() -> tuple[str, str]:
     return provider, "all-MiniLM-L6-v2" if current.get("model") == folder else folder
 
 
+def reachable_chat_model() -> str | None:
+    """The provider of a chat model that answers on this machine, if any."""
+    import httpx
+
+    for provider, url in (
+        ("ollama", "http://127.0.0.1:11434/api/tags"),
+        ("lmstudio", "http://127.0.0.1:1234/lmstudio-greeting"),
+    ):
+        try:
+            if httpx.get(url, timeout=1).status_code == 200:
+                return provider
+        except httpx.HTTPError:
+            continue
+    return None
+
+
+def chat_turn() -> None:
+    print("\n# A scripted chat turn.")
+    provider = reachable_chat_model()
+    if provider is None:
+        print(
+            "No chat model is reachable here, so the chat turn is skipped. Start Ollama\n"
+            "(`ollama serve`, then `ollama pull llama3.2`) or LM Studio's server with a model\n"
+            "loaded, then run:  ARIA_MEM_HOME=.demo .venv/bin/aria-mem chat"
+        )
+        return
+    print(f"$ aria-mem chat   (with {provider}; the lines below are typed by the script)")
+    os.environ["ARIA_MEM_CHAT_PROVIDER"] = provider
+    script = "My sister is getting married in June\nI need to find a gift for her\n/quit\n"
+    subprocess.run([*ARIA, "chat"], cwd=ROOT, text=True, input=script)
+
+
 def main() -> None:
     os.environ.setdefault("ARIA_MEM_HOME", str(ROOT / ".demo"))
     os.environ.setdefault("COLUMNS", "110")
@@ -87,6 +119,7 @@ def main() -> None:
     switch_to = other_model()
     run("reindex", "--model", switch_to[1], "--provider", switch_to[0])
     run("status")
+    chat_turn()
     print("\nDone. Try: ARIA_MEM_HOME=.demo .venv/bin/aria-mem --help")
 
 

@@ -13,7 +13,7 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Generator
+from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -54,12 +54,16 @@ class ChatSession:
         user_id: str,
         companion_id: str,
         new_conversation: bool = False,
+        analyze: Callable[[Sequence[Turn], str], str | None] = reply_target,
     ) -> None:
+        """``analyze`` finds the companion message the user is replying to; the default is a
+        cheap heuristic, and a short model call can be given instead."""
         self._store = store
         self._retriever = retriever
         self._model = chat_model
         self._writer = writer
         self._settings = settings
+        self._analyze = analyze
         self.user_id = user_id
         self.companion_id = companion_id
         self.history: list[Turn] = []
@@ -95,7 +99,7 @@ class ChatSession:
             self._retriever.retrieve, self.user_id, self.companion_id, message, previous
         )
         analysis_started = time.perf_counter()
-        target = reply_target(self.history, message)
+        target = self._analyze(self.history, message)
         analysis_ms = (time.perf_counter() - analysis_started) * 1000
         notices: list[str] = []
         retrieval: RetrievalResult | None
