@@ -10,7 +10,6 @@ caller, the user's message is kept, and the session stays usable.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 import uuid
 from collections.abc import Callable, Generator, Sequence
@@ -26,6 +25,7 @@ from aria_mem.domain.prompt import PromptRecord
 from aria_mem.domain.reply_target import reply_hint, reply_target
 from aria_mem.errors import AriaMemError, ServiceError
 from aria_mem.ports import ChatModel, MemoryStore
+from aria_mem.services.background import BackgroundTasks
 from aria_mem.services.retriever import RetrievalResult, Retriever
 from aria_mem.services.writer import MemoryWriter
 
@@ -70,7 +70,7 @@ class ChatSession:
         self.conversation_id: uuid.UUID | None = None
         self._outbox: list[tuple[str, str, datetime]] = []
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="aria-mem-turn")
-        self._background: list[threading.Thread] = []
+        self._background = BackgroundTasks("aria-mem-extract")
         self.last: PreparedTurn | None = None
         self.start_notices: list[str] = []
         try:
@@ -215,14 +215,10 @@ class ChatSession:
             except AriaMemError as exc:
                 log.warning("memory extraction skipped: %s", exc)
 
-        thread = threading.Thread(target=work, name="aria-mem-extract")
-        thread.start()
-        self._background = [t for t in self._background if t.is_alive()] + [thread]
+        self._background.run(work)
 
     def wait_for_background(self) -> None:
-        for thread in self._background:
-            thread.join()
-        self._background.clear()
+        self._background.wait()
         self._retriever.flush()
 
     def close(self) -> None:

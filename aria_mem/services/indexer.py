@@ -8,8 +8,10 @@ embedder or the index leaves the memories pending with the error noted, for a la
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 from aria_mem.domain.models import (
     KNOWLEDGE_COLLECTION,
@@ -62,21 +64,33 @@ class Indexer:
                 self._failed(report, unusable, exc)
         if usable:
             try:
-                vectors = self._embedder.embed([m.text for m in usable])
-                model = self._embedder.model_name
-                self._index.ensure_collection(MEMORIES_COLLECTION, len(vectors[0]))
-                self._index.upsert(
+                model = self._write_vectors(
                     MEMORIES_COLLECTION,
-                    [
-                        IndexPoint(m.id, v, memory_payload(m, model))
-                        for m, v in zip(usable, vectors, strict=True)
-                    ],
+                    [(m.id, m.text, partial(memory_payload, m)) for m in usable],
                 )
                 self._store.mark_indexed([(m.id, m.updated_at) for m in usable], model)
                 report.indexed += len(usable)
             except ServiceError as exc:
                 self._failed(report, usable, exc)
         return report
+
+    def _write_vectors(
+        self,
+        collection: str,
+        entries: Sequence[tuple[uuid.UUID, str, Callable[[str], dict[str, object]]]],
+    ) -> str:
+        """Embed (id, text, payload-for-model) entries and upsert them; return the model."""
+        vectors = self._embedder.embed([text for _, text, _ in entries])
+        model = self._embedder.model_name
+        self._index.ensure_collection(collection, len(vectors[0]))
+        self._index.upsert(
+            collection,
+            [
+                IndexPoint(point_id, vector, payload(model))
+                for (point_id, _, payload), vector in zip(entries, vectors, strict=True)
+            ],
+        )
+        return model
 
     def _failed(self, report: SyncReport, memories: Sequence[Memory], exc: ServiceError) -> None:
         log.warning("could not index %d memories: %s", len(memories), exc)
@@ -92,15 +106,9 @@ class Indexer:
         if not items:
             return report
         try:
-            vectors = self._embedder.embed([i.text for i in items])
-            model = self._embedder.model_name
-            self._index.ensure_collection(KNOWLEDGE_COLLECTION, len(vectors[0]))
-            self._index.upsert(
+            model = self._write_vectors(
                 KNOWLEDGE_COLLECTION,
-                [
-                    IndexPoint(i.id, v, knowledge_payload(i, model))
-                    for i, v in zip(items, vectors, strict=True)
-                ],
+                [(i.id, i.text, partial(knowledge_payload, i)) for i in items],
             )
             self._store.mark_knowledge_indexed([(i.id, i.updated_at) for i in items], model)
             report.indexed += len(items)

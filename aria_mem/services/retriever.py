@@ -8,7 +8,6 @@ the result says it is degraded. Each stage is timed and the timings are logged.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -42,6 +41,7 @@ from aria_mem.domain.selection import (
 )
 from aria_mem.errors import NotFoundError, ServiceError
 from aria_mem.ports import Embedder, MemoryStore, VectorIndex
+from aria_mem.services.background import BackgroundTasks
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +106,7 @@ class Retriever:
         self._weights = weights
         self._clock = clock
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="aria-mem-retrieve")
-        self._use_threads: list[threading.Thread] = []
+        self._background = BackgroundTasks("aria-mem-use-count")
         self._knowledge_limit = knowledge_limit
 
     def warm_up(self) -> None:
@@ -296,15 +296,11 @@ class Retriever:
             except ServiceError as exc:
                 log.warning("could not count the use of %d memories: %s", len(ids), exc)
 
-        thread = threading.Thread(target=write, name="aria-mem-use-count")
-        thread.start()
-        self._use_threads = [t for t in self._use_threads if t.is_alive()] + [thread]
+        self._background.run(write)
 
     def flush(self) -> None:
         """Wait for background use counts (tests, and before a process exits)."""
-        for thread in self._use_threads:
-            thread.join()
-        self._use_threads.clear()
+        self._background.wait()
 
     def close(self) -> None:
         self.flush()

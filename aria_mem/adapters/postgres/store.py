@@ -26,7 +26,7 @@ from aria_mem.domain.models import (
     Stage,
 )
 from aria_mem.domain.profile import MAX_PROFILE_FACTS, MIN_PROFILE_IMPORTANCE
-from aria_mem.domain.validation import normalize_text
+from aria_mem.domain.validation import EXPORT_FIELDS, normalize_text
 from aria_mem.errors import NotFoundError, StoreError
 from aria_mem.ports import ImportResult, MemoryChanges, QueuedDeletion, SaveOutcome
 
@@ -845,27 +845,7 @@ class PostgresStore:
     def import_memories(self, memories: Sequence[Memory]) -> ImportResult:
         """Insert or update by id, in one transaction. A line whose fact another memory of the
         same user and companion already states (different id) is merged into that one."""
-        columns = (
-            "id",
-            "user_id",
-            "companion_id",
-            "type",
-            "text",
-            "normalized_text",
-            "importance",
-            "emotional_significance",
-            "confidence",
-            "reason",
-            "pinned",
-            "status",
-            "held_until_stage",
-            "expires_at",
-            "created_at",
-            "updated_at",
-            "last_used_at",
-            "last_confirmed_at",
-            "use_count",
-        )
+        columns = (*EXPORT_FIELDS[:5], "normalized_text", *EXPORT_FIELDS[5:])
         with self._conn() as conn, conn.transaction():
             conn.execute(
                 "CREATE TEMP TABLE incoming (LIKE memories INCLUDING DEFAULTS) ON COMMIT DROP"
