@@ -194,3 +194,20 @@ def test_model_switch_with_the_same_dimension_overwrites_and_sweeps_old_vectors(
     assert index.search(MEMORIES_COLLECTION, [1.0] * 64, old_scope, 100) == []
     assert len(index.search(MEMORIES_COLLECTION, [1.0] * 64, new_scope, 100)) == 20
     assert sorted(index.ids(MEMORIES_COLLECTION)) == sorted(ids)
+
+
+def test_sweep_covers_the_knowledge_collection_too(
+    store: PostgresStore, index: EdgeIndex, ollama_embedder: OllamaEmbedder
+) -> None:
+    from aria_mem.domain.models import KNOWLEDGE_COLLECTION
+
+    store.learn("aria", "a.md", "A", ["first passage about clay", "second passage on kilns"])
+    Reconciler(store, index, ollama_embedder).run_pass()
+    first, second = sorted(index.ids(KNOWLEDGE_COLLECTION))
+    with psycopg.connect(store._dsn, autocommit=True) as conn:  # behind the store's back
+        conn.execute("DELETE FROM knowledge_items WHERE id = %s", (first,))
+    index.delete(KNOWLEDGE_COLLECTION, [second])
+    sweep = Reconciler(store, index, ollama_embedder).sweep()
+    assert (sweep.orphans_removed, sweep.missing_requeued) == (1, 1)
+    Reconciler(store, index, ollama_embedder).run_pass()
+    assert index.ids(KNOWLEDGE_COLLECTION) == [second]

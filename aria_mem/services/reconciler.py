@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
-from aria_mem.domain.models import MEMORIES_COLLECTION
+from aria_mem.domain.models import KNOWLEDGE_COLLECTION, MEMORIES_COLLECTION
 from aria_mem.errors import ServiceError
 from aria_mem.ports import Embedder, MemoryStore, VectorIndex
 from aria_mem.services.indexer import Indexer
@@ -84,27 +84,31 @@ class Reconciler:
         return report
 
     def sweep(self) -> SweepReport:
-        """Remove index points whose memory should have no vector under the current model
-        (deleted, unusable, or an older model's vector), and requeue memories PostgreSQL
-        believes indexed but the index has lost (e.g. its directory was deleted)."""
+        """Remove index points that should have no vector under the current model (deleted,
+        unusable, forgotten knowledge, or an older model's vector), and requeue memories and
+        passages PostgreSQL believes indexed but the index has lost (e.g. its directory was
+        deleted)."""
         started = time.perf_counter()
+        report = SweepReport()
+        for collection, knowledge in ((MEMORIES_COLLECTION, False), (KNOWLEDGE_COLLECTION, True)):
+            points, orphans, missing = self._sweep_collection(collection, knowledge)
+            report.index_points += points
+            report.orphans_removed += orphans
+            report.missing_requeued += missing
+        report.duration_ms = round((time.perf_counter() - started) * 1000, 1)
+        return report
+
+    def _sweep_collection(self, collection: str, knowledge: bool) -> tuple[int, int, int]:
         model = self._embedder.model_name
-        in_index = set(self._index.ids(MEMORIES_COLLECTION))
-        expected = self._store.indexed_ids(model)
+        in_index = set(self._index.ids(collection))
+        expected = self._store.indexed_ids(model, knowledge=knowledge)
         orphans = in_index - expected
-        # a memory indexed a moment ago may be missing from the snapshot; look again
         missing = expected - in_index
         if orphans:  # written since the first look? then they are not orphans
-            orphans -= self._store.indexed_ids(model)
+            orphans -= self._store.indexed_ids(model, knowledge=knowledge)
         if orphans:
-            self._index.delete(MEMORIES_COLLECTION, sorted(orphans))
-        if missing:
-            still_missing = missing - set(self._index.ids(MEMORIES_COLLECTION))
-            self._store.mark_pending(sorted(still_missing))
-            missing = still_missing
-        return SweepReport(
-            len(in_index),
-            len(orphans),
-            len(missing),
-            round((time.perf_counter() - started) * 1000, 1),
-        )
+            self._index.delete(collection, sorted(orphans))
+        if missing:  # indexed a moment ago, after the snapshot? look again
+            missing -= set(self._index.ids(collection))
+            self._store.mark_pending(sorted(missing), knowledge=knowledge)
+        return len(in_index), len(orphans), len(missing)

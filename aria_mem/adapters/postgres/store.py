@@ -559,26 +559,26 @@ class PostgresStore:
                 " AND expires_at <= now()"
             ).rowcount
 
-    def indexed_ids(self, model: str) -> set[uuid.UUID]:
-        """Ids of the memories that should have a vector made by ``model`` right now."""
+    def indexed_ids(self, model: str, *, knowledge: bool = False) -> set[uuid.UUID]:
+        """Ids of the memories (or knowledge passages) that should have a vector made by
+        ``model`` right now."""
+        table = "knowledge_items" if knowledge else "memories"
         with self._conn() as conn:
-            rows = (
-                conn.cursor(row_factory=tuple_row)
-                .execute(
-                    "SELECT id FROM memories WHERE index_state = 'indexed' AND indexed_model = %s",
-                    (model,),
-                )
-                .fetchall()
-            )
+            cur = conn.cursor(row_factory=tuple_row)
+            rows = cur.execute(
+                f"SELECT id FROM {table} WHERE index_state = 'indexed' AND indexed_model = %s",
+                (model,),
+            ).fetchall()
         return {r[0] for r in rows}
 
-    def mark_pending(self, memory_ids: Sequence[uuid.UUID]) -> int:
-        if not memory_ids:
+    def mark_pending(self, ids: Sequence[uuid.UUID], *, knowledge: bool = False) -> int:
+        if not ids:
             return 0
+        table = "knowledge_items" if knowledge else "memories"
         with self._conn() as conn:
             return conn.execute(
-                "UPDATE memories SET index_state = 'pending' WHERE id = ANY(%s)",
-                (list(memory_ids),),
+                f"UPDATE {table} SET index_state = 'pending' WHERE id = ANY(%s)",
+                (list(ids),),
             ).rowcount
 
     # -- daemon state -------------------------------------------------------------------
