@@ -71,6 +71,17 @@ class Services:
         store.migrate()
         return store
 
+    def use_store_without_migrating(self) -> MemoryStore:
+        """For a chat that must go on while a PostgreSQL server is unreachable: a store that
+        connects when it can (its calls fail, and are handled, until then)."""
+        from aria_mem.adapters.postgres.store import PostgresStore
+
+        store = PostgresStore(
+            self.settings.postgres.dsn, connect_timeout=self.settings.postgres.connect_timeout
+        )
+        self.__dict__["store"] = store
+        return store
+
     @cached_property
     def index(self) -> VectorIndex:
         url = self.settings.index.url

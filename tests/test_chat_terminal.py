@@ -154,3 +154,30 @@ def test_ctrl_c_stops_the_reply_not_the_session(embedded_dsn: str, fake: FakeOll
     term.read_until("Still here.")
     term.type("/quit")
     assert term.close() == 0
+
+
+def test_chat_starts_and_replies_while_the_postgres_server_is_down(fake: FakeOllama) -> None:
+    from tests.conftest import closed_port
+
+    env = {
+        **os.environ,
+        "ARIA_MEM_POSTGRES_DSN": f"postgresql://postgres@127.0.0.1:{closed_port()}/postgres",
+        "ARIA_MEM_POSTGRES_CONNECT_TIMEOUT": "1",
+        "ARIA_MEM_EMBEDDER_HOST": fake.url,
+        "ARIA_MEM_CHAT_HOST": fake.url,
+        "ARIA_MEM_CHAT_EXTRACT_MEMORIES": "off",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "aria_mem", "chat"],
+        cwd=ROOT,
+        env=env,
+        input="hello?\n/quit\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    out = " ".join(done.stdout.split())
+    assert "PostgreSQL is unreachable" in out
+    assert "Congratulations to her, what lovely news!" in out
+    assert "could not be saved" in out

@@ -12,7 +12,7 @@ from aria_mem.cli import render
 from aria_mem.cli.context import scope, services, state
 from aria_mem.cli.memories import CompanionOpt, UserOpt
 from aria_mem.domain.models import NewMemory
-from aria_mem.errors import AriaMemError, ChatModelError
+from aria_mem.errors import AriaMemError, ChatModelError, StoreError
 from aria_mem.services import health
 from aria_mem.services.chat import ChatSession
 from aria_mem.wiring import Services, build_chat_model
@@ -52,6 +52,17 @@ def chat(
     user_id, companion_id = scope(svc, user, companion)
     settings = svc.settings.chat
     console = render.console
+    offline: str | None = None
+    try:
+        svc.store.ping()
+    except StoreError as exc:
+        if svc.settings.embedded_postgres:
+            raise  # the embedded server could not even start: say so and stop
+        svc.use_store_without_migrating()
+        offline = (
+            f"PostgreSQL is unreachable ({exc}): replies go on without memories, and "
+            "turns are saved when it is back"
+        )
     session = ChatSession(
         store=svc.store,
         retriever=svc.retriever,
@@ -69,7 +80,7 @@ def chat(
         f"({escape(settings.provider)} {escape(settings.model)}). "
         "/help for commands, /quit to leave."
     )
-    for notice in session.start_notices:
+    for notice in ([offline] if offline else []) + session.start_notices:
         console.print(f"[dim]· {escape(notice)}[/dim]")
     try:
         while True:

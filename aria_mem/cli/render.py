@@ -146,7 +146,8 @@ def status_report(report: StatusReport) -> None:
         console.print(
             f"memories: {c['total']} ({c['active']} active, {c['archived']} archived, "
             f"{c['expired']} expired, {c['held']} held) — index: {c['indexed']} indexed, "
-            f"{c['pending']} pending, {c['queued_deletions']} vector removals queued"
+            f"{c['pending']} pending, {c['queued_deletions']} vector removals queued; "
+            f"knowledge: {c['knowledge_passages']} passages ({c['knowledge_pending']} pending)"
         )
 
 

@@ -512,9 +512,15 @@ class PostgresStore:
                 """
             ).fetchone()
             queued = conn.execute("SELECT count(*) AS n FROM vector_deletions").fetchone()
-        assert row is not None and queued is not None
+            passages = conn.execute(
+                "SELECT count(*) AS total, count(*) FILTER (WHERE index_state = 'pending')"
+                " AS pending FROM knowledge_items"
+            ).fetchone()
+        assert row is not None and queued is not None and passages is not None
         result = {k: int(v) for k, v in row.items()}
         result["queued_deletions"] = int(queued["n"])
+        result["knowledge_passages"] = int(passages["total"])
+        result["knowledge_pending"] = int(passages["pending"])
         return result
 
     # -- reconciling ----------------------------------------------------------------------
