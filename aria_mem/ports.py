@@ -160,7 +160,13 @@ class Embedder(Protocol):
         """The name stored with every vector, e.g. ``ollama/mxbai-embed-large``."""
         ...
 
-    def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Texts to store: memories and knowledge passages."""
+        ...
+
+    def embed_query(self, text: str) -> list[float]:
+        """A search query (models trained for retrieval embed queries differently)."""
+        ...
 
     def dimension(self) -> int:
         """The vector size, learned from a test vector."""

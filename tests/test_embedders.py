@@ -70,9 +70,10 @@ def test_lmstudio_embeds_through_the_sdk(fake_lmstudio: FakeLMStudio) -> None:
         "text-embedding-nomic-embed-text-v1.5", host=f"http://{fake_lmstudio.host}/", timeout=5
     )
     vectors = embedder.embed(["sister pottery", "peanut allergy"])
-    assert vectors == [embed("sister pottery", 48), embed("peanut allergy", 48)]
+    sent = ["search_document: sister pottery", "search_document: peanut allergy"]  # nomic
+    assert vectors == [embed(text, 48) for text in sent]
     assert embedder.dimension() == 48
-    assert fake_lmstudio.state.embedded == ["sister pottery", "peanut allergy"]
+    assert fake_lmstudio.state.embedded == sent
     embedder.close()
 
 
@@ -112,3 +113,29 @@ def test_in_process_model_gives_real_semantic_vectors() -> None:
 def test_in_process_model_missing_path_is_explained() -> None:
     with pytest.raises(EmbedderError, match="No sentence-transformers model at"):
         SentenceTransformerEmbedder("/no/such/model").embed(["x"])
+
+
+def test_models_get_the_task_prefixes_their_cards_ask_for(
+    fake_ollama: FakeOllama, fake_lmstudio: FakeLMStudio
+) -> None:
+    from aria_mem.domain.instructions import RETRIEVAL_INSTRUCTION, prefixes
+
+    mxbai = OllamaEmbedder("mxbai-embed-large", host=fake_ollama.url)
+    mxbai.embed(["The user's sister loves pottery."])
+    mxbai.embed_query("gift for my sister")
+    assert fake_ollama.state.embed_calls[-2:] == [
+        ["The user's sister loves pottery."],
+        [RETRIEVAL_INSTRUCTION + "gift for my sister"],
+    ]
+    nomic = LMStudioEmbedder(
+        "text-embedding-nomic-embed-text-v1.5", host=fake_lmstudio.host, timeout=5
+    )
+    nomic.embed(["a memory"])
+    nomic.embed_query("a question")
+    assert fake_lmstudio.state.embedded[-2:] == [
+        "search_document: a memory",
+        "search_query: a question",
+    ]
+    nomic.close()
+    assert prefixes("all-MiniLM-L6-v2") == ("", "")
+    assert prefixes("nomic-embed-text:latest") == ("search_query: ", "search_document: ")

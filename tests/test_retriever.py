@@ -448,3 +448,18 @@ def test_no_result_ever_crosses_user_companion_model_or_usability(
         assert (x.memory.user_id, x.memory.companion_id) == who
         assert x.memory.status is MemoryStatus.ACTIVE
     assert len(chosen) == min(len(allowed), result.selection.cap)  # and nothing usable is lost
+
+
+def test_the_query_is_embedded_as_a_query(
+    store: PostgresStore,
+    index: EdgeIndex,
+    embedder: OllamaEmbedder,
+    retriever: Retriever,
+    concept_ollama: FakeOllama,
+) -> None:
+    from aria_mem.domain.instructions import RETRIEVAL_INSTRUCTION
+
+    retriever.retrieve("u1", "aria", "I need a gift", previous="My sister", count_use=False)
+    assert concept_ollama.state.embed_calls[-1] == [
+        RETRIEVAL_INSTRUCTION + "My sister\nI need a gift"
+    ]

@@ -220,7 +220,7 @@ class Retriever:
         knowledge_scope = SearchScope(KNOWLEDGE_SCOPE_USER, companion_id, self._embedder.model_name)
 
         def embed() -> list[float]:
-            return self._embedder.embed([result.query])[0]
+            return self._embedder.embed_query(result.query)
 
         def search(vector: list[float]) -> tuple[list[Hit], list[Hit]]:
             memories = self._index.search(

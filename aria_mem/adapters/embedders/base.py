@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from aria_mem.domain.instructions import prefixes
 from aria_mem.errors import EmbedderError
 
 PROBE_TEXT = "aria-mem dimension probe"
@@ -20,6 +21,7 @@ class BaseEmbedder:
         self._model = model
         self._batch_size = batch_size
         self._dimension: int | None = None
+        self._query_prefix, self._document_prefix = prefixes(model)
 
     @property
     def model_name(self) -> str:
@@ -28,7 +30,17 @@ class BaseEmbedder:
     def _embed_batch(self, texts: list[str]) -> list[list[float]]:
         raise NotImplementedError
 
+    def embed_query(self, text: str) -> list[float]:
+        """A search query, with the model's query prefix if it wants one."""
+        return self._embed_all([self._query_prefix + text])[0]
+
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Texts to store (memories, passages), with the model's document prefix if any."""
+        if self._document_prefix:
+            texts = [self._document_prefix + t for t in texts]
+        return self._embed_all(texts)
+
+    def _embed_all(self, texts: Sequence[str]) -> list[list[float]]:
         vectors: list[list[float]] = []
         for start in range(0, len(texts), self._batch_size):
             batch = list(texts[start : start + self._batch_size])
