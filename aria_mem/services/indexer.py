@@ -61,7 +61,7 @@ class Indexer:
                 self._store.mark_indexed([(m.id, m.updated_at) for m in unusable], None)
                 report.removed += len(unusable)
             except ServiceError as exc:
-                self._failed(report, unusable, exc)
+                self._failed(report, [m.id for m in unusable], exc)
         if usable:
             try:
                 model = self._write_vectors(
@@ -71,7 +71,7 @@ class Indexer:
                 self._store.mark_indexed([(m.id, m.updated_at) for m in usable], model)
                 report.indexed += len(usable)
             except ServiceError as exc:
-                self._failed(report, usable, exc)
+                self._failed(report, [m.id for m in usable], exc)
         return report
 
     def _write_vectors(
@@ -92,12 +92,22 @@ class Indexer:
         )
         return model
 
-    def _failed(self, report: SyncReport, memories: Sequence[Memory], exc: ServiceError) -> None:
-        log.warning("could not index %d memories: %s", len(memories), exc)
-        report.failed += len(memories)
+    def _failed(
+        self,
+        report: SyncReport,
+        ids: Sequence[uuid.UUID],
+        exc: ServiceError,
+        *,
+        knowledge: bool = False,
+    ) -> None:
+        """Note the failure on the rows (they stay pending) and in the report."""
+        what = "knowledge passages" if knowledge else "memories"
+        log.warning("could not index %d %s: %s", len(ids), what, exc)
+        report.failed += len(ids)
         report.errors.append(str(exc))
+        mark = self._store.mark_knowledge_failed if knowledge else self._store.mark_index_failed
         try:
-            self._store.mark_index_failed([m.id for m in memories], str(exc))
+            mark(ids, str(exc))
         except ServiceError as store_exc:
             log.warning("could not record the indexing failure: %s", store_exc)
 
@@ -113,13 +123,7 @@ class Indexer:
             self._store.mark_knowledge_indexed([(i.id, i.updated_at) for i in items], model)
             report.indexed += len(items)
         except ServiceError as exc:
-            log.warning("could not index %d knowledge passages: %s", len(items), exc)
-            report.failed += len(items)
-            report.errors.append(str(exc))
-            try:
-                self._store.mark_knowledge_failed([i.id for i in items], str(exc))
-            except ServiceError as store_exc:
-                log.warning("could not record the indexing failure: %s", store_exc)
+            self._failed(report, [i.id for i in items], exc, knowledge=True)
         return report
 
     def run_deletions(self, limit: int = 1000) -> SyncReport:
