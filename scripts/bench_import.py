@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import psycopg  # noqa: E402
+from benchlib import drop_db, fresh_db  # noqa: E402
 
 from aria_mem.adapters.postgres import embedded  # noqa: E402
 from aria_mem.adapters.postgres.store import PostgresStore  # noqa: E402
@@ -55,19 +55,6 @@ def write_file(path: Path, n: int) -> None:
                 )
                 + "\n"
             )
-
-
-def fresh_db(admin: str) -> str:
-    name = f"aria_bench_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    return psycopg.conninfo.make_conninfo(admin, dbname=name)
-
-
-def drop_db(admin: str, dsn: str) -> None:
-    name = psycopg.conninfo.conninfo_to_dict(dsn)["dbname"]
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
 
 
 def bench_import(admin: str, sizes: list[int], runs: int, work: Path) -> None:

@@ -18,28 +18,24 @@ import statistics
 import sys
 import tempfile
 import time
-import uuid
-from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
-import psycopg  # noqa: E402
+from benchlib import fresh_store  # noqa: E402
 
 from aria_mem.adapters.embedders.base import BaseEmbedder  # noqa: E402
 from aria_mem.adapters.postgres import embedded  # noqa: E402
 from aria_mem.adapters.postgres.store import PostgresStore  # noqa: E402
 from aria_mem.adapters.qdrant_edge import EdgeIndex  # noqa: E402
 from aria_mem.domain.models import (  # noqa: E402
-    IndexState,
-    Memory,
-    MemoryStatus,
     MemoryType,
 )
 from aria_mem.services.reconciler import Reconciler  # noqa: E402
 from aria_mem.services.reindexer import Reindexer  # noqa: E402
+from tests.factories import make_memory  # noqa: E402
 
 DIM = 384
 
@@ -60,40 +56,18 @@ class FastFakeEmbedder(BaseEmbedder):
 
 
 def seed(store: PostgresStore, n: int) -> None:
-    now = datetime.now(UTC)
-    batch: list[Memory] = []
-    for i in range(n):
-        batch.append(
-            Memory(
-                id=uuid.uuid4(),
-                user_id=f"user{i % 100}",
-                companion_id="aria",
-                type=list(MemoryType)[i % 8],
-                text=f"Memory {i} about topic {i % 997}.",
-                importance=0.5,
-                emotional_significance=0.2,
-                confidence=0.8,
-                reason="",
-                pinned=False,
-                status=MemoryStatus.ACTIVE,
-                held_until_stage=None,
-                expires_at=None,
-                created_at=now,
-                updated_at=now,
-                last_used_at=None,
-                last_confirmed_at=None,
-                use_count=0,
-                index_state=IndexState.PENDING,
-                indexed_model=None,
-                index_attempts=0,
-                index_error=None,
-            )
+    for start in range(0, n, 5000):
+        store.import_memories(
+            [
+                make_memory(
+                    f"Memory {i} about topic {i % 997}.",
+                    user_id=f"user{i % 100}",
+                    type=list(MemoryType)[i % 8],
+                    emotional_significance=0.2,
+                )
+                for i in range(start, min(n, start + 5000))
+            ]
         )
-        if len(batch) == 5000:
-            store.import_memories(batch)
-            batch = []
-    if batch:
-        store.import_memories(batch)
 
 
 def main() -> None:
@@ -108,11 +82,7 @@ def main() -> None:
         admin = embedded.ensure_running(work / "pg")
         try:
             for n in (int(s) for s in args.sizes.split(",")):
-                name = f"aria_bench_{uuid.uuid4().hex[:10]}"
-                with psycopg.connect(admin, autocommit=True) as conn:
-                    conn.execute(f'CREATE DATABASE "{name}"')
-                store = PostgresStore(psycopg.conninfo.make_conninfo(admin, dbname=name))
-                store.migrate()
+                store = fresh_store(admin)
                 seed(store, n)
                 index = EdgeIndex(work / f"edge-{n}")
                 embedder = FastFakeEmbedder()

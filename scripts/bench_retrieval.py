@@ -19,16 +19,14 @@ import statistics
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
-import psycopg  # noqa: E402
+from benchlib import fresh_store  # noqa: E402
 
 from aria_mem.adapters.embedders.base import BaseEmbedder  # noqa: E402
 from aria_mem.adapters.embedders.ollama import OllamaEmbedder  # noqa: E402
@@ -39,14 +37,13 @@ from aria_mem.adapters.qdrant_server import QdrantServerIndex  # noqa: E402
 from aria_mem.domain.models import (  # noqa: E402
     MEMORIES_COLLECTION,
     IndexPoint,
-    IndexState,
     Memory,
-    MemoryStatus,
     MemoryType,
     memory_payload,
 )
 from aria_mem.ports import VectorIndex  # noqa: E402
 from aria_mem.services.retriever import Retriever  # noqa: E402
+from tests.factories import make_memory  # noqa: E402
 
 DIM = 384
 MODEL = "ollama/mxbai-embed-large"
@@ -69,12 +66,7 @@ class QueuedEmbedder(BaseEmbedder):
 def build(
     n: int, admin: str, index: VectorIndex, rng: np.random.Generator
 ) -> tuple[PostgresStore, dict[str, list[np.ndarray]]]:
-    name = f"aria_bench_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    store = PostgresStore(psycopg.conninfo.make_conninfo(admin, dbname=name))
-    store.migrate()
-    now = datetime.now(UTC)
+    store = fresh_store(admin)
     vectors = rng.normal(size=(n, DIM)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     by_user: dict[str, list[np.ndarray]] = {}
@@ -82,29 +74,14 @@ def build(
     for i in range(n):
         user = f"user{i % 100}"
         memories.append(
-            Memory(
-                id=uuid.uuid4(),
+            make_memory(
+                f"Memory {i} of {user}.",
                 user_id=user,
-                companion_id="aria",
                 type=TYPES[i % len(TYPES)],
-                text=f"Memory {i} of {user}.",
                 importance=(i % 10) / 10,
                 emotional_significance=(i % 7) / 7,
-                confidence=0.8,
-                reason="",
                 pinned=i % 97 == 0,
-                status=MemoryStatus.ACTIVE,
-                held_until_stage=None,
-                expires_at=None,
-                created_at=now,
-                updated_at=now,
-                last_used_at=None,
-                last_confirmed_at=None,
                 use_count=i % 30,
-                index_state=IndexState.PENDING,
-                indexed_model=None,
-                index_attempts=0,
-                index_error=None,
             )
         )
         by_user.setdefault(user, []).append(vectors[i])
