@@ -11,26 +11,23 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 
 from aria_mem.domain.models import KNOWLEDGE_COLLECTION, MEMORIES_COLLECTION
 from aria_mem.errors import ServiceError
 from aria_mem.ports import Embedder, MemoryStore, VectorIndex
-from aria_mem.services.indexer import Indexer
+from aria_mem.services.indexer import Indexer, SyncReport
 
 log = logging.getLogger(__name__)
 
 
 @dataclass
-class PassReport:
-    indexed: int = 0
-    removed: int = 0
-    failed: int = 0
-    deletions_done: int = 0
+class PassReport(SyncReport):
+    """What the indexer did in the pass, plus what the daemon reports about it."""
+
     expired_found: int = 0
     pending_left: int = 0
     duration_ms: float = 0.0
-    errors: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -74,9 +71,7 @@ class Reconciler:
             done = self._indexer.run_pending(
                 batch_size=self._batch_size, max_batches=self._max_batches, should_stop=should_stop
             )
-            report.indexed, report.removed = done.indexed, done.removed
-            report.failed, report.deletions_done = done.failed, done.deletions_done
-            report.errors = done.errors
+            report.add(done)
             report.pending_left = self._store.pending_count()
         except ServiceError as exc:
             report.errors.append(str(exc))
