@@ -11,6 +11,7 @@ where its value came from.
 
 from __future__ import annotations
 
+import math
 import os
 import tomllib
 from dataclasses import dataclass, fields, replace
@@ -21,6 +22,7 @@ import platformdirs
 import tomli_w
 
 from aria_mem.errors import ConfigError
+from aria_mem.private import private_dir, write_private
 
 APP_NAME = "aria-mem"
 PROVIDERS = ("ollama", "lmstudio", "sentence-transformers")
@@ -159,24 +161,56 @@ def default_data_dir() -> Path:
     return Path(platformdirs.user_data_dir(APP_NAME))
 
 
+_BOUNDS: dict[tuple[str, str], tuple[float, float]] = {
+    ("postgres", "connect_timeout"): (0.1, 600),
+    ("index", "timeout"): (0.1, 600),
+    ("embedder", "timeout"): (0.1, 3600),
+    ("embedder", "batch_size"): (1, 4096),
+    ("retrieval", "min_similarity"): (0, 1),
+    ("retrieval", "timeout"): (0.05, 60),
+    ("chat", "timeout"): (1, 3600),
+    ("chat", "context_window"): (256, 10_000_000),
+    ("chat", "reply_reserve"): (1, 10_000_000),
+    ("chat", "history_turns"): (0, 10_000),
+    ("daemon", "reconcile_interval"): (1, 86_400),
+}
+"""Every number has a sane range: a timeout of inf or a context window of 1e23 is a typo."""
+
+_OTHER_VARIABLES = {
+    "ARIA_MEM_HOME": "moves config and data into one folder",
+    "ARIA_MEM_CONFIG": "the config file",
+    "ARIA_MEM_USER": "the --user of a command",
+    "ARIA_MEM_COMPANION": "the --companion of a command",
+    "ARIA_MEM_TEST_DSN": "a PostgreSQL server for the test suite",
+    "ARIA_MEM_DOCKER_TESTS": "the opt-in Docker test suite",
+    "ARIA_MEM_BENCH_DSN": "a PostgreSQL server for the benchmarks",
+}
+"""ARIA_MEM_* variables that are not settings; any other unknown one is refused, by name."""
+
+
 def _coerce(section: str, key: str, raw: Any, kind: Any, source: str) -> Any:
     where = f"[{section}] {key} (from {source})"
     if kind in (float, "float"):
         if isinstance(raw, bool):
             raise ConfigError(f"{where} must be a number, got {raw!r}")
         try:
-            return float(raw)
+            number = float(raw)
         except (TypeError, ValueError):
             raise ConfigError(f"{where} must be a number, got {raw!r}") from None
+        if not math.isfinite(number):
+            raise ConfigError(f"{where} must be a finite number, got {raw!r}")
+        return number
     if kind in (int, "int"):
-        if isinstance(raw, bool):
+        if isinstance(raw, bool | float):
             raise ConfigError(f"{where} must be a whole number, got {raw!r}")
         try:
-            return int(raw)
+            return int(str(raw).strip())
         except (TypeError, ValueError):
             raise ConfigError(f"{where} must be a whole number, got {raw!r}") from None
     if not isinstance(raw, str):
         raise ConfigError(f"{where} must be a string, got {raw!r}")
+    if any("\ud800" <= ch <= "\udfff" for ch in raw) or "\x00" in raw:
+        raise ConfigError(f"{where} is not valid UTF-8 text")
     return raw
 
 
@@ -185,34 +219,22 @@ def _check(settings: Settings, sources: dict[tuple[str, str], str]) -> None:
         source = sources.get((section, key), "default")
         raise ConfigError(f"[{section}] {key} (from {source}) {message}")
 
+    for (section, key), (low, high) in _BOUNDS.items():
+        value = getattr(getattr(settings, section), key)
+        if not low <= value <= high:
+            fail(section, key, f"must be between {low:g} and {high:g}, got {value!r}")
     if settings.embedder.provider not in PROVIDERS:
         fail(
             "embedder",
             "provider",
             f"must be one of {', '.join(PROVIDERS)}, got {settings.embedder.provider!r}",
         )
-    if not 0.0 <= settings.retrieval.min_similarity <= 1.0:
-        fail("retrieval", "min_similarity", "must be between 0 and 1")
     if settings.chat.provider not in ("ollama", "lmstudio"):
         fail("chat", "provider", f"must be ollama or lmstudio, got {settings.chat.provider!r}")
     if settings.chat.extract_memories not in ("on", "off"):
         fail("chat", "extract_memories", "must be on or off")
-    if settings.chat.context_window < 256:
-        fail("chat", "context_window", "must be at least 256 tokens")
-    if not 0 < settings.chat.reply_reserve < settings.chat.context_window:
-        fail("chat", "reply_reserve", "must be between 0 and context_window")
-    if settings.embedder.batch_size < 1:
-        fail("embedder", "batch_size", "must be at least 1")
-    for section, key, value in (
-        ("embedder", "timeout", settings.embedder.timeout),
-        ("index", "timeout", settings.index.timeout),
-        ("postgres", "connect_timeout", settings.postgres.connect_timeout),
-        ("daemon", "reconcile_interval", settings.daemon.reconcile_interval),
-        ("retrieval", "timeout", settings.retrieval.timeout),
-        ("chat", "timeout", settings.chat.timeout),
-    ):
-        if value <= 0:
-            fail(section, key, "must be greater than 0")
+    if not settings.chat.reply_reserve < settings.chat.context_window:
+        fail("chat", "reply_reserve", "must be smaller than context_window")
     url = settings.index.url
     if url and not (url.startswith(("http://", "https://", "local:")) or url == ":memory:"):
         fail(
@@ -224,6 +246,19 @@ def _check(settings: Settings, sources: dict[tuple[str, str], str]) -> None:
     for key in ("user", "companion"):
         if not getattr(settings.identity, key).strip():
             fail("identity", key, "must not be empty")
+
+
+def _refuse_unknown_variables(env: dict[str, str]) -> None:
+    known = set(_OTHER_VARIABLES)
+    for section, cls in _SECTIONS.items():
+        known.update(f"ARIA_MEM_{section.upper()}_{f.name.upper()}" for f in fields(cls))
+    unknown = sorted(var for var in env if var.startswith("ARIA_MEM_") and var not in known)
+    if unknown:
+        raise ConfigError(
+            f"Unknown environment variable ${unknown[0]} — settings are "
+            "ARIA_MEM_<SECTION>_<KEY> for the keys in config.example.toml; unset it or fix "
+            "its name"
+        )
 
 
 def load(config_path: Path | None = None, *, environ: dict[str, str] | None = None) -> Settings:
@@ -268,6 +303,7 @@ def load(config_path: Path | None = None, *, environ: dict[str, str] | None = No
             if var in env:
                 values[section][f.name] = _coerce(section, f.name, env[var], f.type, f"${var}")
                 sources[(section, f.name)] = f"${var}"
+    _refuse_unknown_variables(env)
     for var, (section, key) in _ALIASES.items():
         if var in env:
             kind = {f.name: f.type for f in fields(_SECTIONS[section])}[key]
@@ -305,7 +341,18 @@ def save_keys(path: Path, updates: dict[str, dict[str, Any]]) -> None:
             raise ConfigError(f"Cannot update the config file {path}: {exc}") from exc
     for section, body in updates.items():
         data.setdefault(section, {}).update(body)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".toml.tmp")
-    tmp.write_text(tomli_w.dumps(data), encoding="utf-8")
-    tmp.replace(path)
+    if not path.parent.exists() or path.parent in _own_folders():
+        private_dir(path.parent, what="config folder")
+    try:
+        write_private(path, tomli_w.dumps(data))
+    except OSError as exc:
+        raise ConfigError(f"Cannot write the config file {path}: {exc.strerror or exc}") from exc
+
+
+def _own_folders() -> set[Path]:
+    """Folders that are aria-mem's alone (a --config file elsewhere leaves its folder be)."""
+    folders = {Path(platformdirs.user_config_dir(APP_NAME))}
+    home = home_dir()
+    if home is not None:
+        folders.add(home)
+    return folders

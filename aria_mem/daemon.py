@@ -117,6 +117,8 @@ class Daemon:
             host=socket.gethostname(),
             started_at=self._started_at,
             heartbeat_at=datetime.now(UTC),
+            reconcile_interval=svc.settings.daemon.reconcile_interval,
+            stopped_at=None,
         )
         dimension = self._check_dimension()
         svc.store.save_daemon_state(dimension=dimension)
@@ -237,6 +239,11 @@ class Daemon:
 
     def _shutdown(self) -> None:
         log.info("stopping")
+        if self._svc is not None and self._lock is not None and self._lock.still_held():
+            try:
+                self._svc.store.save_daemon_state(stopped_at=datetime.now(UTC))
+            except AriaMemError as exc:
+                log.warning("could not record the stop: %s", exc)
         self._close_services()
         if self._lock is not None:
             self._lock.release()

@@ -52,6 +52,8 @@ class ImportResult:
     inserted: int
     updated: int
     merged_duplicates: int
+    unchanged: int = 0
+    """Rows equal to what was stored: left alone, so they are not re-embedded."""
 
 
 class MemoryStore(Protocol):
@@ -170,6 +172,10 @@ class Embedder(Protocol):
 
     def dimension(self) -> int:
         """The vector size, learned from a test vector."""
+        ...
+
+    def warm_up(self) -> None:
+        """Get ready to embed without delay (an in-process model loads; a server: nothing)."""
         ...
 
 

@@ -8,6 +8,7 @@ from functools import cached_property
 
 from aria_mem.config import Settings
 from aria_mem.ports import ChatModel, Embedder, MemoryStore, VectorIndex
+from aria_mem.private import private_dir
 from aria_mem.services.indexer import Indexer
 from aria_mem.services.retriever import Retriever
 from aria_mem.services.writer import MemoryWriter
@@ -88,6 +89,7 @@ class Services:
         if not url:
             from aria_mem.adapters.index_sharing import SharedEdgeIndex
 
+            private_dir(self.settings.data_dir, what="data folder")
             return SharedEdgeIndex(self.settings.index_dir)
         from aria_mem.adapters.qdrant_server import QdrantServerIndex
 

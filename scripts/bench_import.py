@@ -29,7 +29,7 @@ from benchlib import drop_db, fresh_db  # noqa: E402
 
 from aria_mem.adapters.postgres import embedded  # noqa: E402
 from aria_mem.adapters.postgres.store import PostgresStore  # noqa: E402
-from aria_mem.cli.transfer import BATCH, parse_lines  # noqa: E402
+from aria_mem.services.transfer import import_lines, read_lines  # noqa: E402
 
 TYPES = ["ProfileFact", "Preference", "EpisodicEvent", "RelationshipFact", "Goal"]
 
@@ -72,13 +72,11 @@ def bench_import(admin: str, sizes: list[int], runs: int, work: Path) -> None:
             store = PostgresStore(dsn)
             store.migrate()
             t0 = time.perf_counter()
-            memories, _ = parse_lines(path, skip_invalid=False)
+            parsed = read_lines(path, skip_invalid=False)
             t1 = time.perf_counter()
-            for start in range(0, len(memories), BATCH):
-                store.import_memories(memories[start : start + BATCH])
+            import_lines(store, parsed.lines, skip_invalid=False)
             t2 = time.perf_counter()
-            for start in range(0, len(memories), BATCH):
-                store.import_memories(memories[start : start + BATCH])
+            import_lines(store, parsed.lines, skip_invalid=False)
             t3 = time.perf_counter()
             assert store.counts()["total"] == n
             store.close()

@@ -53,7 +53,7 @@ def test_aria_mem_config_variable_picks_the_file(
         ("[retrieval]\nmin_similarity = 1.5\n", r"\[retrieval\] min_similarity .* between 0 and 1"),
         ('[retrieval]\nmin_similarity = "high"\n', "must be a number"),
         ('[embedder]\nprovider = "openai"\n', r"\[embedder\] provider .*must be one of"),
-        ("[embedder]\nbatch_size = 0\n", "batch_size .* at least 1"),
+        ("[embedder]\nbatch_size = 0\n", "batch_size .* between 1 and 4096"),
         ('[index]\nurl = "qdrant.example"\n', r"\[index\] url"),
         ("[retrieval]\nmin_sim = 0.5\n", r"Unknown key \[retrieval\] min_sim"),
         ("[colour]\nx = 1\n", r"Unknown section \[colour\]"),

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import os
 import signal
+import stat
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import qdrant_edge as qe
@@ -102,11 +104,21 @@ def test_the_client_takes_over_when_the_owner_is_killed(tmp_path: Path) -> None:
     assert not socket_path_for(tmp_path).exists()
 
 
-def test_long_roots_get_a_short_socket_path(tmp_path: Path) -> None:
+def test_a_long_root_keeps_its_socket_in_the_private_index_folder(tmp_path: Path) -> None:
+    """Too long for a Unix socket address, the socket still sits beside the shards (reached
+    through /proc/self/fd), never at a guessable place in a shared folder."""
     deep = tmp_path / ("d" * 120)
-    path = socket_path_for(deep)
-    assert len(str(path)) <= 100 and path != deep / "index.sock"
-    index = SharedEdgeIndex(deep)
-    index.ensure_collection("memories", 4)
-    assert index.collection_size("memories") == 4
-    index.close()
+    before = set(Path(tempfile.gettempdir()).iterdir())
+    owner = _child(deep, "alice", 5, hold=True)
+    try:
+        assert owner.stdout is not None and owner.stdout.readline().startswith("owner=True")
+        assert (deep / "index.sock").is_socket()
+        assert stat.S_IMODE(deep.stat().st_mode) == 0o700
+        client = SharedEdgeIndex(deep)
+        assert client.count("memories") == 5 and not client.is_owner
+        client.close()
+    finally:
+        owner.communicate("", timeout=30)
+    assert owner.returncode == 0
+    new = {p.name for p in set(Path(tempfile.gettempdir()).iterdir()) - before}
+    assert not [name for name in new if name.startswith("aria-mem")]

@@ -174,7 +174,7 @@ def test_import_is_idempotent_by_id_and_merges_known_facts(store: PostgresStore)
     first = store.import_memories(memories)
     assert (first.inserted, first.updated, first.merged_duplicates) == (3, 0, 1)
     second = store.import_memories(memories)
-    assert (second.inserted, second.updated) == (0, 3)
+    assert (second.inserted, second.updated, second.unchanged) == (0, 0, 3)
     assert len(store.list_memories(user_id="u1", companion_id="aria")) == 4
     assert store.get(existing.id).text == "The user plays chess."
     restored = store.get(uuid.UUID(records[1]["id"]))

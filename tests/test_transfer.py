@@ -81,9 +81,13 @@ def test_export_import_round_trip_to_another_machine(
             sorted((json.loads(x) for x in again.stdout.splitlines()), key=lambda r: r["id"])
             == exported
         )
+        embedded_before = sum(len(call) for call in fake_ollama.state.embed_calls)
         twice = json.loads(cli("import", str(out), "--json", env=other_env).stdout)
-        assert twice["inserted"] == 0 and twice["updated"] == 3
-        assert len(json.loads(cli("list", "--json", env=other_env).stdout)) == 3
+        assert (twice["inserted"], twice["updated"], twice["unchanged"]) == (0, 0, 3)
+        assert twice["indexed"] == 0  # unchanged rows keep their vectors: nothing re-embedded
+        assert sum(len(call) for call in fake_ollama.state.embed_calls) == embedded_before
+        listed = json.loads(cli("list", "--json", env=other_env).stdout)
+        assert len(listed) == 3 and all(m["index_state"] == "indexed" for m in listed)
     finally:
         embedded_pg.drop_database(other)
 

@@ -12,37 +12,59 @@ after the owner vanished mid-way does no harm.
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import logging
 import os
 import socket
 import socketserver
-import tempfile
+import struct
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
 from aria_mem.adapters.qdrant_edge import EdgeIndex
 from aria_mem.domain.models import Hit, IndexPoint, SearchScope
 from aria_mem.errors import DimensionMismatchError, VectorIndexError
+from aria_mem.private import FILE_MODE, private_dir
 
 log = logging.getLogger(__name__)
 
 _MAX_SOCKET_PATH = 100
+"""A Unix socket path holds at most 107 bytes on Linux; keep a margin."""
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+"""The longest request or reply line (a batch of vectors is a few MB)."""
+SOCKET_NAME = "index.sock"
 
 
 def socket_path_for(root: Path) -> Path:
-    """The socket beside the shards, or a short one in the temp dir when that path is too
-    long for a Unix socket."""
-    preferred = root / "index.sock"
-    if len(str(preferred)) <= _MAX_SOCKET_PATH:
-        return preferred
-    digest = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
-    return Path(tempfile.gettempdir()) / f"aria-mem-{digest}.sock"
+    """The socket always sits beside the shards, in the owner's 0700 index folder."""
+    return root / SOCKET_NAME
+
+
+@contextmanager
+def socket_address(path: Path) -> Iterator[str]:
+    """An address for bind/connect: the path itself, or, when it is too long for a Unix
+    socket, the same file reached through this process's handle on its folder
+    (``/proc/self/fd/N/index.sock``), so the socket never has to move somewhere shared."""
+    if len(os.fsencode(path)) <= _MAX_SOCKET_PATH:
+        yield str(path)
+        return
+    folder = os.open(path.parent, os.O_PATH | os.O_DIRECTORY)
+    try:
+        yield f"/proc/self/fd/{folder}/{path.name}"
+    finally:
+        os.close(folder)
+
+
+def peer_uid(sock: socket.socket) -> int:
+    """The account of the process at the other end of a Unix socket (SO_PEERCRED)."""
+    raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    _pid, uid, _gid = struct.unpack("3i", raw)
+    return int(uid)
 
 
 def _encode_points(points: Sequence[IndexPoint]) -> list[dict[str, Any]]:
@@ -84,7 +106,14 @@ class _Handler(socketserver.StreamRequestHandler):
     server: _Server
 
     def handle(self) -> None:
-        for line in self.rfile:
+        uid = peer_uid(self.request)
+        if uid != os.geteuid():
+            log.warning("refused an index connection from another account (uid %d)", uid)
+            return
+        while line := self.rfile.readline(MAX_MESSAGE_BYTES + 1):
+            if len(line) > MAX_MESSAGE_BYTES:
+                log.warning("refused an index request over %d bytes", MAX_MESSAGE_BYTES)
+                return
             try:
                 result: dict[str, Any] = {"ok": _dispatch(self.server.index, json.loads(line))}
             except DimensionMismatchError as exc:
@@ -95,7 +124,7 @@ class _Handler(socketserver.StreamRequestHandler):
                 }
             except VectorIndexError as exc:
                 result = {"error": str(exc), "kind": "index"}
-            except (KeyError, ValueError, TypeError) as exc:
+            except (KeyError, ValueError, TypeError, RecursionError) as exc:
                 result = {"error": f"bad index request: {exc}", "kind": "index"}
             self.wfile.write(json.dumps(result).encode() + b"\n")
             self.wfile.flush()
@@ -106,7 +135,8 @@ class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
 
     def __init__(self, path: Path, index: EdgeIndex) -> None:
         self.index = index
-        super().__init__(str(path), _Handler)
+        with socket_address(path) as address:
+            super().__init__(address, _Handler)
 
 
 class SharedEdgeIndex:
@@ -131,13 +161,15 @@ class SharedEdgeIndex:
     # -- election -----------------------------------------------------------------------
 
     def _try_own(self) -> bool:
-        self._root.mkdir(parents=True, exist_ok=True)
-        handle = open(self._root / "index.lock", "w")  # noqa: SIM115 - held while we own
+        private_dir(self._root, what="index folder")
+        fd = os.open(self._root / "index.lock", os.O_RDWR | os.O_CREAT, FILE_MODE)
+        handle = os.fdopen(fd, "w")
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             handle.close()
             return False
+        handle.truncate(0)
         handle.write(str(os.getpid()))
         handle.flush()
         self._lock_file = handle
@@ -157,10 +189,18 @@ class SharedEdgeIndex:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.settimeout(30)
         try:
-            sock.connect(str(self._socket_path))
+            with socket_address(self._socket_path) as address:
+                sock.connect(address)
         except OSError:
             sock.close()
             return False
+        uid = peer_uid(sock)
+        if uid != os.geteuid():
+            sock.close()
+            raise VectorIndexError(
+                f"The index socket {self._socket_path} is served by another account (uid "
+                f"{uid}); nothing was sent to it — check who owns {self._root}"
+            )
         self._conn = sock
         self._reader = sock.makefile("rb")
         return True
@@ -195,7 +235,7 @@ class SharedEdgeIndex:
                 assert self._conn is not None and self._reader is not None
                 try:
                     self._conn.sendall(json.dumps(request).encode() + b"\n")
-                    line = self._reader.readline()
+                    line = self._reader.readline(MAX_MESSAGE_BYTES + 1)
                 except OSError as exc:
                     log.debug("index owner connection failed (%s); electing again", exc)
                     line = b""

@@ -16,8 +16,9 @@ import json
 import logging
 import shutil
 import threading
+import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ import qdrant_edge as qe
 
 from aria_mem.domain.models import Hit, IndexPoint, SearchScope
 from aria_mem.errors import DimensionMismatchError, VectorIndexError
+from aria_mem.private import private_dir, write_private
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +35,22 @@ BOOLEAN_FIELDS = ("active", "pinned")
 KEYWORD_FIELDS = ("user_id", "companion_id", "embedding_model", "type", "memory_id")
 INTEGER_FIELDS = BOOLEAN_FIELDS
 _META = "collections.json"
+
+
+_WAL_RETRY_SECONDS = 10.0
+
+
+def _opening(open_shard: Callable[[], Any]) -> Any:
+    """Open a shard, waiting while another process still holds its write-ahead log: a process
+    that owned the index may be exiting, its lock file released before its shard handles."""
+    deadline = time.monotonic() + _WAL_RETRY_SECONDS
+    while True:
+        try:
+            return open_shard()
+        except Exception as exc:
+            if "WouldBlock" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def _to_edge(payload: dict[str, object]) -> dict[str, object]:
@@ -65,10 +83,8 @@ class EdgeIndex:
             raise VectorIndexError(f"The index register {path} is unreadable: {exc}") from exc
 
     def _write_meta(self, meta: dict[str, int]) -> None:
-        self._root.mkdir(parents=True, exist_ok=True)
-        tmp = self._root / (_META + ".tmp")
-        tmp.write_text(json.dumps(meta))
-        tmp.replace(self._root / _META)
+        private_dir(self._root, what="index folder")
+        write_private(self._root / _META, json.dumps(meta))
 
     def collection_size(self, collection: str) -> int | None:
         with self._lock:
@@ -89,8 +105,9 @@ class EdgeIndex:
             config = qe.EdgeConfig(
                 vectors={VECTOR: qe.EdgeVectorParams(size=size, distance=qe.Distance.Cosine)}
             )
+            private_dir(self._root, what="index folder")
             try:
-                shard = qe.EdgeShard.create(str(path), config)
+                shard = _opening(lambda: qe.EdgeShard.create(str(path), config))
                 for name in KEYWORD_FIELDS:
                     shard.update(
                         qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Keyword)
@@ -124,7 +141,7 @@ class EdgeIndex:
         if not path.exists() or self.collection_size(collection) is None:
             raise VectorIndexError(f"The index has no '{collection}' collection yet")
         try:
-            shard = qe.EdgeShard.load(str(path))
+            shard = _opening(lambda: qe.EdgeShard.load(str(path)))
         except Exception as exc:
             raise VectorIndexError(f"Could not open the index shard {path}: {exc}") from exc
         self._shards[collection] = shard

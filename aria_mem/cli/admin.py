@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
 from aria_mem import config
 from aria_mem.cli import render
 from aria_mem.cli.context import emit_json, services, state
+from aria_mem.cli.render import markup_safe
 from aria_mem.errors import EmbedderError
 from aria_mem.services import health
 
@@ -25,7 +25,11 @@ def status(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     """
     svc = services(ctx)
     report = health.collect(
-        lambda: svc.store, lambda: svc.index, lambda: svc.embedder, svc.targets()
+        lambda: svc.store,
+        lambda: svc.index,
+        lambda: svc.embedder,
+        svc.targets(),
+        svc.settings.daemon.reconcile_interval,
     )
     if as_json:
         emit_json(report.as_dict())
@@ -80,7 +84,7 @@ def sync(
             f"removals, {report.failed} failed."
         )
         for error in report.errors:
-            render.err_console.print(f"[red]{escape(error)}[/red]")
+            render.err_console.print(f"[red]{markup_safe(error)}[/red]")
     if report.failed or report.errors:
         raise typer.Exit(1)
 
@@ -125,7 +129,9 @@ def init(
     """
     path = state(ctx).config_path or config.default_config_path()
     if path.exists() and not force and not (provider or model or user or companion):
-        render.console.print(f"Config already at {path} (use --force or options to change it)")
+        render.console.print(
+            f"Config already at {markup_safe(str(path))} (use --force or options to change it)"
+        )
     else:
         chosen = provider or _detect_provider()[0]
         if chosen not in config.PROVIDERS:
@@ -149,10 +155,13 @@ def init(
         if identity:
             updates["identity"] = identity
         config.save_keys(path, updates)
-        render.console.print(f"Wrote {path}: embedder {chosen} {updates['embedder']['model']}")
+        render.console.print(
+            f"Wrote {markup_safe(str(path))}: embedder {chosen} "
+            f"{markup_safe(str(updates['embedder']['model']))}"
+        )
     svc = services(ctx)
     svc.store.ping()
-    render.console.print(f"PostgreSQL ready: {svc.targets()['postgres']}")
+    render.console.print(f"PostgreSQL ready: {markup_safe(svc.targets()['postgres'])}")
     dimension = svc.embedder.dimension()
     render.console.print(
         f"Embedding model {svc.embedder.model_name} answers ({dimension} dimensions)"

@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
 from aria_mem.cli import admin, chat, knowledge, memories, search, transfer, upkeep
 from aria_mem.cli.context import State
-from aria_mem.cli.render import err_console
-from aria_mem.errors import AriaMemError
+from aria_mem.cli.render import err_console, markup_safe
+from aria_mem.errors import AriaMemError, UsageError
+from aria_mem.private import restrict_umask
 
 app = typer.Typer(
     name="aria-mem",
@@ -66,11 +66,28 @@ knowledge.register(app)
 admin.register(app)
 
 
+def _refuse_undecodable_arguments() -> None:
+    """Python hands over bytes that are not UTF-8 as lone surrogates; nothing downstream
+    (PostgreSQL, JSON, the terminal) can take them, so they are refused here, by position."""
+    for position, argument in enumerate(sys.argv[1:], start=1):
+        try:
+            argument.encode("utf-8")
+        except UnicodeEncodeError:
+            raw = argument.encode("utf-8", "surrogateescape")
+            raise UsageError(
+                f"argument {position} ({raw!r}) is not valid UTF-8 text — give it as UTF-8"
+            ) from None
+
+
 def main() -> None:
+    restrict_umask()
     try:
+        _refuse_undecodable_arguments()
         app()
     except AriaMemError as exc:
-        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+        err_console.print(
+            f"[red]error:[/red] {markup_safe(str(exc), keep_lines=True)}", highlight=False
+        )
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         err_console.print("interrupted")

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
 from aria_mem import config
 from aria_mem.cli import render
 from aria_mem.cli.context import scope, services, state
 from aria_mem.cli.memories import CompanionOpt, UserOpt
+from aria_mem.cli.render import markup_safe, safe
 from aria_mem.domain.models import NewMemory
 from aria_mem.errors import AriaMemError, ChatModelError, StoreError
 from aria_mem.services import health
@@ -74,14 +74,14 @@ def chat(
         new_conversation=new,
     )
     svc.retriever.warm_up()
-    persona = escape(settings.persona_name)
+    persona = markup_safe(settings.persona_name)
     console.print(
-        f"[bold]{persona}[/bold] — chatting as {escape(user_id)} "
-        f"({escape(settings.provider)} {escape(settings.model)}). "
+        f"[bold]{persona}[/bold] — chatting as {markup_safe(user_id)} "
+        f"({markup_safe(settings.provider)} {markup_safe(settings.model)}). "
         "/help for commands, /quit to leave."
     )
     for notice in ([offline] if offline else []) + session.start_notices:
-        console.print(f"[dim]· {escape(notice)}[/dim]")
+        console.print(f"[dim]· {markup_safe(notice)}[/dim]")
     try:
         while True:
             try:
@@ -109,19 +109,19 @@ def _turn(session: ChatSession, line: str, persona: str) -> None:
     console = render.console
     turn = session.prepare(line)
     for notice in turn.notices:
-        console.print(f"[dim]· {escape(notice)}[/dim]")
+        console.print(f"[dim]· {markup_safe(notice)}[/dim]")
     console.print(f"[bold magenta]{persona}[/bold magenta]> ", end="")
     stream = session.reply(turn)
     try:
         for piece in stream:
-            console.print(piece, end="", markup=False, highlight=False)
+            console.print(safe(piece, keep_lines=True), end="", markup=False, highlight=False)
             console.file.flush()
         console.print()
     except KeyboardInterrupt:
         console.print(" [dim](stopped)[/dim]")
     except ChatModelError as exc:
         console.print(
-            f"\n[red]{escape(str(exc))}[/red]\n[dim]Your message is kept; send "
+            f"\n[red]{markup_safe(str(exc))}[/red]\n[dim]Your message is kept; send "
             "another when the model is back.[/dim]"
         )
     finally:
@@ -154,7 +154,7 @@ def _command(line: str, session: ChatSession, svc: Services) -> bool:
                 console.print("No memories were used in the last reply.")
                 return True
             for n, memory in enumerate(used, start=1):
-                console.print(f"  {n}. {escape(memory.text)}")
+                console.print(f"  {n}. {markup_safe(memory.text)}")
             choice = console.input("forget which (number, Enter to cancel)? ").strip()
             if choice.isdigit() and 1 <= int(choice) <= len(used):
                 render.write_line("Forgotten", svc.writer.forget(used[int(choice) - 1].id))
@@ -169,7 +169,9 @@ def _command(line: str, session: ChatSession, svc: Services) -> bool:
             else:
                 for message in last.prompt.messages:
                     console.print(f"[bold]── {message['role']} ──[/bold]")
-                    console.print(message["content"], markup=False, highlight=False)
+                    console.print(
+                        safe(message["content"], keep_lines=True), markup=False, highlight=False
+                    )
                 trimmed = last.prompt.trimmed
                 console.print(
                     f"[dim]{last.prompt.tokens} of {last.prompt.budget} tokens; "
@@ -186,9 +188,11 @@ def _command(line: str, session: ChatSession, svc: Services) -> bool:
                 )
             )
         else:
-            console.print(f"[yellow]unknown command {escape(name)}[/yellow] — /help lists them")
+            console.print(
+                f"[yellow]unknown command {markup_safe(name)}[/yellow] — /help lists them"
+            )
     except AriaMemError as exc:
-        console.print(f"[red]{escape(str(exc))}[/red]")
+        console.print(f"[red]{markup_safe(str(exc))}[/red]")
     return True
 
 

@@ -72,7 +72,12 @@ def parse_when(value: str | None, *, now: datetime | None = None) -> datetime | 
     text = value.strip()
     now = now or datetime.now(UTC)
     if len(text) >= 2 and text[-1].lower() in _UNITS and text[:-1].isdigit():
-        return now + timedelta(**{_UNITS[text[-1].lower()]: int(text[:-1])})
+        try:
+            return now + timedelta(**{_UNITS[text[-1].lower()]: int(text[:-1])})
+        except OverflowError:
+            raise UsageError(
+                f"--expires {value} is too far ahead — give a span that ends before the year 9999"
+            ) from None
     try:
         parsed = datetime.fromisoformat(text)
     except ValueError:

@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from aria_mem.adapters import documents
 from aria_mem.cli import render
 from aria_mem.cli.context import emit_json, scope, services
 from aria_mem.cli.memories import CompanionOpt, JsonOpt
+from aria_mem.cli.render import markup_safe
 from aria_mem.domain.chunking import chunk
 from aria_mem.errors import UsageError
 
@@ -54,7 +54,7 @@ def learn(
     if as_json:
         emit_json(summary)
         return
-    shown_title = escape(title or found_title)
+    shown_title = markup_safe(title or found_title)
     render.console.print(
         f"Learned [cyan]{str(source_id)[:8]}[/cyan] {shown_title}: "
         f"{len(passages)} passages" + (f" (replacing {replaced})" if replaced else "")
@@ -62,7 +62,7 @@ def learn(
     if report.errors:
         render.console.print(
             "[yellow]not indexed yet[/yellow]: "
-            f"{escape('; '.join(report.errors))} — `aria-mem sync` later"
+            f"{markup_safe('; '.join(report.errors))} — `aria-mem sync` later"
         )
 
 
@@ -86,8 +86,8 @@ def list_knowledge(
     for s in sources:
         table.add_row(
             str(s["id"])[:8],
-            escape(s["title"]),
-            escape(s["source"]),
+            markup_safe(s["title"]),
+            markup_safe(s["source"]),
             str(s["passages"]),
             str(s["pending"]),
         )
@@ -113,7 +113,9 @@ def forget_knowledge(
             }
         )
     else:
-        render.console.print(f"Forgot {escape(source['title'])} ({source['passages']} passages)")
+        render.console.print(
+            f"Forgot {markup_safe(source['title'])} ({source['passages']} passages)"
+        )
 
 
 def register(app: typer.Typer) -> None:

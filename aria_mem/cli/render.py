@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -18,6 +19,35 @@ from aria_mem.services.writer import WriteResult
 
 console = Console()
 err_console = Console(stderr=True)
+
+_SHOWN_AS = {"\n": "↵", "\r": "↵", "\t": " ", "\u2028": "↵", "\u2029": "↵"}
+_JOINERS = {"\u200c", "\u200d"}
+"""Zero-width (non-)joiners are format characters that emoji and some scripts need."""
+
+
+def safe(text: str, *, keep_lines: bool = False) -> str:
+    """Text from memories, documents, models or arguments, made safe for a terminal: escape
+    sequences, other control characters and invisible format characters (bidirectional
+    overrides included) are shown as visible escapes (``\\x1b``, ``\\u202e``), so no
+    stored text can clear the screen, set the window title or reorder what is shown."""
+    if text.isprintable():
+        return text
+    shown = []
+    for ch in text:
+        if keep_lines and ch == "\n":
+            shown.append(ch)
+        elif ch in _SHOWN_AS:
+            shown.append(_SHOWN_AS[ch])
+        elif unicodedata.category(ch) in ("Cc", "Cf", "Cs") and ch not in _JOINERS:
+            shown.append(ch.encode("unicode_escape", "backslashreplace").decode("ascii"))
+        else:
+            shown.append(ch)
+    return "".join(shown)
+
+
+def markup_safe(text: str, *, keep_lines: bool = False) -> str:
+    """``safe`` text for a Rich markup string (its brackets escaped too)."""
+    return escape(safe(text, keep_lines=keep_lines))
 
 
 def _when(value: datetime | None) -> str:
@@ -39,7 +69,7 @@ def memory_table(memories: Sequence[Memory]) -> Table:
         table.add_row(
             str(m.id)[:8],
             m.type.value,
-            Text(m.text),
+            Text(safe(m.text)),
             f"{m.importance:.2f}",
             status,
             m.index_state.value,
@@ -74,7 +104,7 @@ def memory_detail(m: Memory) -> Table:
     if m.index_error:
         rows.append(("index error", m.index_error))
     for key, value in rows:
-        table.add_row(key, Text(value))
+        table.add_row(key, Text(safe(value)))
     return table
 
 
@@ -83,7 +113,7 @@ def write_line(verb: str, result: WriteResult) -> None:
     if result.problem and not result.indexed:
         console.print(
             f"{verb} [cyan]{short}[/cyan] — saved in PostgreSQL; "
-            f"[yellow]index update pending[/yellow]: {escape(result.problem)}"
+            f"[yellow]index update pending[/yellow]: {markup_safe(result.problem)}"
         )
     else:
         console.print(f"{verb} [cyan]{short}[/cyan]")
@@ -108,7 +138,7 @@ def _daemon_detail(d: dict[str, object]) -> str:
     run = d.get("reindex")
     if isinstance(run, dict):
         text += f"; re-index to {run['model']}: {run['done']}/{run['total']}"
-    return escape(text)
+    return markup_safe(text)
 
 
 def status_report(report: StatusReport) -> None:
@@ -119,7 +149,7 @@ def status_report(report: StatusReport) -> None:
     table.add_column("latency", justify="right")
     for check in report.checks:
         mark = "[green]ok[/green]" if check.ok else "[red]FAIL[/red]"
-        detail = escape(check.target)
+        detail = markup_safe(check.target)
         if check.name == "embedder" and check.ok:
             detail += f" — {check.detail.get('dimension')} dimensions"
         if check.name == "index" and check.ok:
@@ -137,7 +167,7 @@ def status_report(report: StatusReport) -> None:
         if check.name == "dimension" and check.ok and check.detail.get("checked") is False:
             detail += " — not checked (a service is down)"
         if check.error:
-            detail += f"\n[red]{escape(check.error)}[/red]"
+            detail += f"\n[red]{markup_safe(check.error)}[/red]"
         latency = f"{check.latency_ms:.1f} ms" if check.latency_ms is not None else ""
         table.add_row(check.name, mark, Text.from_markup(detail), latency)
     console.print(table)
@@ -165,7 +195,7 @@ def ranked_list(result: RetrievalResult) -> None:
             Text.assemble(
                 f"{position:>2}. ",
                 (f"[{ranked.section.value}] ", "dim"),
-                f"{ranked.memory.text}  ",
+                f"{safe(ranked.memory.text)}  ",
                 (f"({score})", "cyan"),
             )
         )
@@ -177,7 +207,7 @@ def explain(result: RetrievalResult) -> None:
     console.print(
         f"stage {result.stage.value}: similarity bar {sel.threshold:.2f}, cap "
         f"{sel.cap} memories; {result.candidates} candidates from the index "
-        f"({escape(result.model)})"
+        f"({markup_safe(result.model)})"
     )
     table = Table(
         header_style="bold",
@@ -205,7 +235,7 @@ def explain(result: RetrievalResult) -> None:
             ]
             total = f"[bold]{s.total:.3f}[/bold]"
         tag = ("P" if r.section.value == "profile" else "R") + str(position)
-        table.add_row(tag, total, r.memory.type.value, Text(r.memory.text), *cells)
+        table.add_row(tag, total, r.memory.type.value, Text(safe(r.memory.text)), *cells)
     console.print(table)
     if sel.dropped:
         dropped = Table(
@@ -219,7 +249,7 @@ def explain(result: RetrievalResult) -> None:
         for d in sel.dropped:
             dropped.add_row(
                 str(d.memory_id)[:8],
-                Text(d.memory.text if d.memory else "—"),
+                Text(safe(d.memory.text) if d.memory else "—"),
                 _f(d.similarity, 3),
                 _f(d.score.total if d.score else None, 3),
                 d.reason.value,
@@ -236,7 +266,9 @@ def explain(result: RetrievalResult) -> None:
         passages.add_column("passage", overflow="fold")
         passages.add_column("sim", justify="right")
         for item, similarity in result.knowledge:
-            passages.add_row(Text(item.title or item.source), Text(item.text), f"{similarity:.3f}")
+            passages.add_row(
+                Text(safe(item.title or item.source)), Text(safe(item.text)), f"{similarity:.3f}"
+            )
         console.print(passages)
     timings = "  ".join(f"{k} {v:.1f} ms" for k, v in result.timings_ms.items())
     console.print(Text(f"timings: {timings}", style="dim"))
@@ -247,11 +279,15 @@ def fate(item: Fate) -> None:
         Text.assemble(
             ("why ", "bold"),
             (str(item.memory_id)[:8], "cyan"),
-            f": {item.outcome}" + (f" — {item.detail}" if item.detail else ""),
+            safe(f": {item.outcome}" + (f" — {item.detail}" if item.detail else "")),
         )
     )
 
 
 def prompt(result: RetrievalResult) -> None:
     console.print()
-    console.print(Text(result.prompt or "(no memory sections)"), highlight=False, soft_wrap=True)
+    console.print(
+        Text(safe(result.prompt, keep_lines=True) or "(no memory sections)"),
+        highlight=False,
+        soft_wrap=True,
+    )

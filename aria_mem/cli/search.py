@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
 
 from aria_mem.cli import render
 from aria_mem.cli.context import emit_json, scope, services
 from aria_mem.cli.memories import CompanionOpt, JsonOpt, UserOpt
+from aria_mem.cli.render import markup_safe
 from aria_mem.domain import validation
 from aria_mem.domain.selection import Dropped, Ranked
 from aria_mem.errors import ValidationError
@@ -141,7 +141,7 @@ def search(
     if prompt:
         render.prompt(result)
     for reason in result.degraded:
-        render.err_console.print(f"[yellow]degraded:[/yellow] {escape(reason)}")
+        render.err_console.print(f"[yellow]degraded:[/yellow] {markup_safe(reason)}")
 
 
 def stage(
@@ -172,13 +172,15 @@ def stage(
         if report.errors:
             render.err_console.print(
                 "[yellow]held memories will be (un)indexed by the next "
-                f"sync:[/yellow] {escape('; '.join(report.errors))}"
+                f"sync:[/yellow] {markup_safe('; '.join(report.errors))}"
             )
     current = svc.store.stage(user_id, companion_id)
     if as_json:
         emit_json({"user": user_id, "companion": companion_id, "stage": current.value})
     else:
-        render.console.print(f"{user_id} / {companion_id}: {current.value}")
+        render.console.print(
+            f"{markup_safe(user_id)} / {markup_safe(companion_id)}: {current.value}"
+        )
 
 
 def register(app: typer.Typer) -> None:

@@ -8,17 +8,16 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from aria_mem.cli import render
 from aria_mem.cli.context import emit_json, services
-from aria_mem.domain.models import Memory
-from aria_mem.domain.validation import memory_from_record, memory_to_record
-from aria_mem.errors import ValidationError
+from aria_mem.cli.render import markup_safe
+from aria_mem.domain.validation import memory_to_record
+from aria_mem.errors import UsageError
+from aria_mem.private import open_private
 from aria_mem.services.indexer import SyncReport
-
-BATCH = 5000
+from aria_mem.services.transfer import import_lines, read_lines
 
 
 def export(
@@ -32,7 +31,10 @@ def export(
     Example: aria-mem export -o memories.jsonl
     """
     store = services(ctx).store
-    stream = open(output, "w", encoding="utf-8") if output else sys.stdout  # noqa: SIM115
+    try:
+        stream = open_private(output) if output else sys.stdout
+    except OSError as exc:
+        raise UsageError(f"Cannot write {output}: {exc.strerror or exc}") from exc
     count = 0
     try:
         for memory in store.iter_all():
@@ -42,38 +44,7 @@ def export(
         if output:
             stream.close()
     if output:
-        render.err_console.print(f"Exported {count} memories to {output}")
-
-
-def parse_lines(path: Path, *, skip_invalid: bool) -> tuple[list[Memory], list[str]]:
-    """Validate every line; return the memories and the problems (``line N: ...``)."""
-    memories: list[Memory] = []
-    problems: list[str] = []
-    try:
-        handle = open(path, encoding="utf-8")  # noqa: SIM115
-    except OSError as exc:
-        raise ValidationError(f"Cannot read {path}: {exc.strerror}") from exc
-    with handle:
-        try:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    memories.append(memory_from_record(json.loads(line)))
-                except json.JSONDecodeError as exc:
-                    problems.append(f"line {number}: not valid JSON ({exc.msg})")
-                except ValidationError as exc:
-                    problems.append(f"line {number}: {exc}")
-        except UnicodeDecodeError as exc:
-            raise ValidationError(f"{path} is not UTF-8 text: {exc}") from exc
-    if problems and not skip_invalid:
-        shown = "\n  ".join(problems[:20])
-        more = f"\n  … and {len(problems) - 20} more" if len(problems) > 20 else ""
-        raise ValidationError(
-            f"{path} has {len(problems)} invalid line(s); nothing was imported:\n  {shown}{more}"
-            "\nFix them, or pass --skip-invalid to import the valid lines only"
-        )
-    return memories, problems
+        render.err_console.print(f"Exported {count} memories to {markup_safe(str(output))}")
 
 
 def import_(
@@ -97,23 +68,21 @@ def import_(
 
     Example: aria-mem import memories.jsonl
     """
-    memories, problems = parse_lines(file, skip_invalid=skip_invalid)
+    parsed = read_lines(file, skip_invalid=skip_invalid)
     svc = services(ctx)
-    inserted = updated = merged = 0
-    for start in range(0, len(memories), BATCH):
-        result = svc.store.import_memories(memories[start : start + BATCH])
-        inserted += result.inserted
-        updated += result.updated
-        merged += result.merged_duplicates
+    outcome = import_lines(svc.store, parsed.lines, skip_invalid=skip_invalid)
+    problems = parsed.problems + outcome.rejected
     summary: dict[str, object] = {
-        "inserted": inserted,
-        "updated": updated,
-        "merged_duplicates": merged,
+        "inserted": outcome.inserted,
+        "updated": outcome.updated,
+        "unchanged": outcome.unchanged,
+        "merged_duplicates": outcome.merged_duplicates,
+        "repeated_lines": parsed.repeated,
         "invalid_lines": problems,
     }
     report_errors: list[str] = []
-    if not no_index and memories:
-        report = _index_with_progress(ctx, total=len(memories), quiet=as_json)
+    if not no_index and parsed.lines:
+        report = _index_with_progress(ctx, total=svc.store.pending_count(), quiet=as_json)
         report_errors = report.errors
         summary.update(
             indexed=report.indexed, index_failed=report.failed, index_errors=report.errors
@@ -122,13 +91,14 @@ def import_(
         emit_json(summary)
         return
     render.console.print(
-        f"Imported {len(memories)} memories: {inserted} new, {updated} updated, "
-        f"{merged} merged into facts already known."
+        f"Imported {len(parsed.lines)} memories: {outcome.inserted} new, {outcome.updated} "
+        f"updated, {outcome.unchanged} unchanged, {outcome.merged_duplicates} merged into "
+        "facts already known."
     )
     for problem in problems:
-        render.err_console.print(f"[yellow]skipped[/yellow] {escape(problem)}")
+        render.err_console.print(f"[yellow]skipped[/yellow] {markup_safe(problem)}")
     if "indexed" in summary and summary["index_failed"]:
-        errors = escape("; ".join(report_errors))
+        errors = markup_safe("; ".join(report_errors))
         render.console.print(
             f"[yellow]{summary['index_failed']} not indexed yet[/yellow] "
             f"({errors}) — they stay pending; "

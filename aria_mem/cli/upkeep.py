@@ -9,7 +9,6 @@ from types import FrameType
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -22,7 +21,9 @@ from rich.progress import (
 from aria_mem import config
 from aria_mem.cli import render
 from aria_mem.cli.context import emit_json, services, state
+from aria_mem.cli.render import markup_safe
 from aria_mem.daemon import Daemon
+from aria_mem.services import health
 from aria_mem.services.reindexer import Reindexer
 from aria_mem.wiring import Services
 
@@ -120,7 +121,8 @@ def reindex(
         svc = Services(config.load(st.config_path))
         st.replace_services(svc)
         render.err_console.print(
-            f"Switched to {escape(svc.embedder.model_name)} (written to {svc.settings.config_path})"
+            f"Switched to {markup_safe(svc.embedder.model_name)} "
+            f"(written to {markup_safe(str(svc.settings.config_path))})"
         )
     reindexer = Reindexer(
         svc.store, svc.index, svc.embedder, batch_size=svc.settings.embedder.batch_size
@@ -131,6 +133,7 @@ def reindex(
         "dimension": plan.dimension,
         "recreated": plan.recreated,
         "total": plan.total,
+        "resumed_after": plan.done_before,
     }
     if background:
         alive = _daemon_alive(svc)
@@ -139,7 +142,7 @@ def reindex(
             emit_json(summary)
         else:
             render.console.print(
-                f"{plan.total} memories queued for {escape(plan.model)}; "
+                f"{plan.total} memories queued for {markup_safe(plan.model)}; "
                 + (
                     "the daemon is working on them — `aria-mem status` shows progress"
                     if alive
@@ -159,12 +162,12 @@ def reindex(
         console=render.err_console,
         disable=as_json,
     ) as bar:
-        task = bar.add_task("reindex", total=plan.total, rate="")
+        task = bar.add_task("reindex", total=plan.total, completed=plan.done_before, rate="")
 
         def advance(n: int) -> None:
             bar.advance(task, n)
             elapsed = bar.tasks[0].elapsed or 0.0
-            done = bar.tasks[0].completed
+            done = bar.tasks[0].completed - plan.done_before
             bar.update(task, rate=f"{done / elapsed:,.0f}/s" if elapsed else "")
 
         done, failed, sweep = reindexer.run(progress=advance)
@@ -177,8 +180,12 @@ def reindex(
     if as_json:
         emit_json(summary)
     else:
+        if plan.resumed:
+            render.err_console.print(
+                f"Resumed an interrupted re-index: {plan.done_before} of {plan.total} were done"
+            )
         render.console.print(
-            f"Re-indexed {done} memories with {escape(plan.model)} ({plan.dimension} dims)"
+            f"Re-indexed {done} memories with {markup_safe(plan.model)} ({plan.dimension} dims)"
             + (f"; recreated {', '.join(plan.recreated)}" if plan.recreated else "")
             + (f"; removed {sweep.orphans_removed} old vectors" if sweep else "")
             + (
@@ -193,10 +200,7 @@ def reindex(
 
 
 def _daemon_alive(svc: Services) -> bool:
-    state_row = svc.store.daemon_state()
-    if not state_row or state_row.get("heartbeat_age") is None:
-        return False
-    return float(state_row["heartbeat_age"]) < 3 * svc.settings.daemon.reconcile_interval + 5
+    return health.daemon_running(svc.store.daemon_state(), svc.settings.daemon.reconcile_interval)
 
 
 def register(app: typer.Typer) -> None:

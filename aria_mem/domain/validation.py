@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 import uuid
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from aria_mem.domain.models import (
@@ -25,9 +25,60 @@ from aria_mem.errors import ValidationError
 MAX_TEXT_CHARS = 2000
 """A memory is one fact; anything longer is a document and belongs in knowledge."""
 
+MAX_REASON_CHARS = 2000
+"""Why a memory is worth keeping: a sentence or two, never a document."""
+
 MAX_ID_CHARS = 200
+MAX_USE_COUNT = 2**31 - 1
+"""PostgreSQL's integer."""
+
+EARLIEST = datetime(1, 1, 2, tzinfo=UTC)
+LATEST = datetime(9999, 12, 30, tzinfo=UTC)
+"""Timestamps both PostgreSQL and Python can hold in any time zone: a day inside Python's
+range, so that no offset can push one outside it when it is read back."""
 
 _SPACE = re.compile(r"\s+")
+
+
+def plain_text(name: str, value: str) -> str:
+    """Refuse what PostgreSQL's text cannot store (NUL) and what is not Unicode text at all
+    (a lone surrogate: invalid UTF-8 that came in through an argument or a JSON escape)."""
+    if "\x00" in value:
+        raise ValidationError(f"{name} contains a NUL character — remove it")
+    if any("\ud800" <= ch <= "\udfff" for ch in value):
+        raise ValidationError(
+            f"{name} is not valid UTF-8 text (it holds a lone surrogate) — give UTF-8 text"
+        )
+    return value
+
+
+def _has_hidden_characters(value: str) -> bool:
+    """Control and invisible format characters (bidirectional overrides included)."""
+    return any(unicodedata.category(ch) in ("Cc", "Cf") for ch in value)
+
+
+def timestamp(name: str, value: datetime) -> datetime:
+    """An aware timestamp inside the range every layer can hold."""
+    if value.tzinfo is None:
+        raise ValidationError(f"{name} needs a time zone (e.g. +00:00): {value.isoformat()}")
+    if not EARLIEST <= value <= LATEST:
+        raise ValidationError(
+            f"{name} {value.isoformat()} is outside the years 0001-9999 that can be stored"
+        )
+    return value
+
+
+def future(name: str, value: datetime | None, now: datetime) -> datetime | None:
+    """An expiry given for a new or edited memory: it must still be ahead."""
+    if value is None:
+        return None
+    timestamp(name, value)
+    if value <= now:
+        raise ValidationError(
+            f"{name} {value.isoformat()} is already past — give a later time, or forget the "
+            "memory instead"
+        )
+    return value
 
 
 def normalize_text(text: str) -> str:
@@ -38,7 +89,7 @@ def normalize_text(text: str) -> str:
 
 
 def clean_text(text: str) -> str:
-    cleaned = text.strip()
+    cleaned = plain_text("The memory text", text).strip()
     if not cleaned:
         raise ValidationError("The memory text is empty — give the fact to remember")
     if len(cleaned) > MAX_TEXT_CHARS:
@@ -64,7 +115,32 @@ def identifier(name: str, value: Any) -> str:
         raise ValidationError(f"{name} must be a non-empty string, got {value!r}")
     if len(value) > MAX_ID_CHARS:
         raise ValidationError(f"{name} is longer than {MAX_ID_CHARS} characters")
+    plain_text(name, value)
+    if _has_hidden_characters(value):
+        raise ValidationError(
+            f"{name} {value.encode('unicode_escape').decode()!r} contains control or invisible "
+            "characters — use letters, digits and punctuation"
+        )
     return value.strip()
+
+
+def reason(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValidationError(f"reason must be a string, got {value!r}")
+    if len(value) > MAX_REASON_CHARS:
+        raise ValidationError(
+            f"reason is {len(value)} characters; the limit is {MAX_REASON_CHARS} — say in a "
+            "sentence why the memory matters"
+        )
+    return plain_text("reason", value).strip()
+
+
+def use_count(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_USE_COUNT:
+        raise ValidationError(
+            f"use_count must be a whole number from 0 to {MAX_USE_COUNT}, got {value!r}"
+        )
+    return value
 
 
 def memory_type(value: Any) -> MemoryType:
@@ -85,8 +161,9 @@ def stage(value: Any) -> Stage:
         ) from None
 
 
-def new_memory(candidate: NewMemory) -> NewMemory:
-    """Return ``candidate`` with its text cleaned, or raise on the first bad field."""
+def new_memory(candidate: NewMemory, now: datetime | None = None) -> NewMemory:
+    """Return ``candidate`` with its text cleaned, or raise on the first bad field. Its expiry
+    must lie ahead of ``now`` (default: the current time)."""
     return NewMemory(
         id=candidate.id,
         user_id=identifier("user", candidate.user_id),
@@ -98,10 +175,10 @@ def new_memory(candidate: NewMemory) -> NewMemory:
             "emotional significance", candidate.emotional_significance
         ),
         confidence=unit_interval("confidence", candidate.confidence),
-        reason=candidate.reason.strip(),
+        reason=reason(candidate.reason),
         pinned=candidate.pinned,
         held_until_stage=candidate.held_until_stage,
-        expires_at=candidate.expires_at,
+        expires_at=future("expires", candidate.expires_at, now or datetime.now(UTC)),
     )
 
 
@@ -116,9 +193,7 @@ def _timestamp(name: str, value: Any, *, required: bool) -> datetime | None:
         parsed = datetime.fromisoformat(value)
     except ValueError:
         raise ValidationError(f"{name} is not an ISO 8601 timestamp: {value!r}") from None
-    if parsed.tzinfo is None:
-        raise ValidationError(f"{name} needs a time zone (e.g. +00:00): {value!r}")
-    return parsed
+    return timestamp(name, parsed)
 
 
 EXPORT_FIELDS = (
@@ -192,15 +267,9 @@ def memory_from_record(record: Any) -> Memory:
             f"status must be 'active' or 'archived', got {status_value!r}"
         ) from None
     held = record.get("held_until_stage")
-    use_count = record.get("use_count", 0)
-    if isinstance(use_count, bool) or not isinstance(use_count, int) or use_count < 0:
-        raise ValidationError(f"use_count must be a whole number >= 0, got {use_count!r}")
     pinned = record.get("pinned", False)
     if not isinstance(pinned, bool):
         raise ValidationError(f"pinned must be true or false, got {pinned!r}")
-    reason = record.get("reason", "") or ""
-    if not isinstance(reason, str):
-        raise ValidationError(f"reason must be a string, got {reason!r}")
     created_at = _timestamp("created_at", record.get("created_at"), required=True)
     assert created_at is not None
     updated_at = _timestamp("updated_at", record.get("updated_at"), required=False) or created_at
@@ -215,7 +284,7 @@ def memory_from_record(record: Any) -> Memory:
             "emotional_significance", record.get("emotional_significance", 0.0)
         ),
         confidence=unit_interval("confidence", record.get("confidence", 0.8)),
-        reason=reason,
+        reason=reason(record.get("reason", "") or ""),
         pinned=pinned,
         status=status,
         held_until_stage=stage(held) if held is not None else None,
@@ -226,7 +295,7 @@ def memory_from_record(record: Any) -> Memory:
         last_confirmed_at=_timestamp(
             "last_confirmed_at", record.get("last_confirmed_at"), required=False
         ),
-        use_count=use_count,
+        use_count=use_count(record.get("use_count", 0)),
         index_state=IndexState.PENDING,
         indexed_model=None,
         index_attempts=0,

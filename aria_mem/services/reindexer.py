@@ -27,6 +27,12 @@ class ReindexPlan:
     recreated: list[str]
     marked: int
     total: int
+    done_before: int = 0
+    """Already re-indexed by an earlier, interrupted run of the same model (resumed)."""
+
+    @property
+    def resumed(self) -> bool:
+        return self.done_before > 0
 
 
 class Reindexer:
@@ -40,7 +46,8 @@ class Reindexer:
 
     def prepare(self, *, rebuild: bool, background: bool = False) -> ReindexPlan:
         """Learn the model's dimension, (re)create collections whose size differs, mark what
-        needs a new vector pending and record the run."""
+        needs a new vector pending and record the run. An unfinished run of the same model
+        (killed, or stopped) is resumed instead: nothing already re-indexed is marked again."""
         dimension = self._embedder.dimension()
         recreated = []
         for collection in (MEMORIES_COLLECTION, KNOWLEDGE_COLLECTION):
@@ -50,6 +57,12 @@ class Reindexer:
                 recreated.append(collection)
             self._index.ensure_collection(collection, dimension)
         model = self._embedder.model_name
+        unfinished = self._store.open_reindex()
+        if unfinished is not None and unfinished["model"] == model and not recreated:
+            total = int(unfinished["total"])
+            pending = self._store.pending_count()
+            log.info("resuming the re-index to %s: %d of %d left", model, pending, total)
+            return ReindexPlan(model, dimension, [], 0, total, max(0, total - pending))
         marked = self._store.mark_pending_for_model(model, force=rebuild or bool(recreated))
         total = self._store.pending_count()
         self._store.start_reindex(model, total, background)

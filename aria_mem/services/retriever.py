@@ -11,7 +11,7 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -41,7 +41,7 @@ from aria_mem.domain.selection import (
 )
 from aria_mem.errors import NotFoundError, ServiceError
 from aria_mem.ports import Embedder, MemoryStore, VectorIndex
-from aria_mem.services.background import BackgroundTasks
+from aria_mem.services.background import BackgroundTasks, DeadlinePool
 
 log = logging.getLogger(__name__)
 
@@ -105,15 +105,16 @@ class Retriever:
         self._timeout = timeout
         self._weights = weights
         self._clock = clock
-        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="aria-mem-retrieve")
+        self._pool = DeadlinePool("aria-mem-retrieve")
         self._background = BackgroundTasks("aria-mem-use-count")
         self._knowledge_limit = knowledge_limit
 
     def warm_up(self) -> None:
-        """Load the embedding model before the first message (an in-process model takes
-        seconds to load, which must not count against the retrieval timeout)."""
+        """Load an in-process embedding model before the first message (it takes seconds,
+        which must not count against the retrieval timeout). A model server needs no warm-up,
+        and asking it for a test vector could hang for its whole timeout."""
         try:
-            self._embedder.dimension()
+            self._embedder.warm_up()
         except ServiceError as exc:
             log.warning("the embedding model is not ready: %s", exc)
 
@@ -304,7 +305,7 @@ class Retriever:
 
     def close(self) -> None:
         self.flush()
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._pool.close()
 
     @contextmanager
     def _timed(self, result: RetrievalResult, stage: str) -> Iterator[None]:

@@ -59,8 +59,8 @@ class MemoryWriter:
             importance=_unit("importance", changes.importance),
             emotional_significance=_unit("emotional significance", changes.emotional_significance),
             confidence=_unit("confidence", changes.confidence),
-            reason=changes.reason.strip() if changes.reason is not None else None,
-            expires_at=changes.expires_at,
+            reason=validation.reason(changes.reason) if changes.reason is not None else None,
+            expires_at=validation.future("expires", changes.expires_at, datetime.now(UTC)),
             clear_expiry=changes.clear_expiry,
         )
         if checked == MemoryChanges():

@@ -70,6 +70,9 @@ class BaseEmbedder:
         self._dimension = len(values)
         return values
 
+    def warm_up(self) -> None:
+        """Nothing to do for a model server: its first answer says whether it is there."""
+
     def dimension(self) -> int:
         """The vector size, learned once from a test vector."""
         if self._dimension is None:

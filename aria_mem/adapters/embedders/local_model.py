@@ -55,6 +55,10 @@ class SentenceTransformerEmbedder(BaseEmbedder):
         except (OSError, ValueError, RuntimeError) as exc:
             raise EmbedderError(f"Could not load the model at {path}: {exc}") from exc
 
+    def warm_up(self) -> None:
+        """Load the model now (seconds), so the first query does not wait for it."""
+        self.dimension()
+
     def _embed_batch(self, texts: list[str]) -> list[list[float]]:
         if self._st is None:
             self._st = self._load()

@@ -9,6 +9,7 @@ import contextlib
 
 import psycopg
 
+from aria_mem.adapters.postgres import problems
 from aria_mem.errors import StoreError
 
 DAEMON_LOCK_KEY = 0x41524944  # "ARID"
@@ -31,7 +32,8 @@ class DaemonLock:
             ).fetchone()
         except psycopg.OperationalError as exc:
             self.release()
-            raise StoreError(f"PostgreSQL failed while taking the daemon lock: {exc}") from exc
+            problem = problems.describe(self._dsn, exc, self._timeout)
+            raise StoreError(f"Could not take the daemon lock: {problem}") from exc
         return bool(row and row[0])
 
     def still_held(self) -> bool:

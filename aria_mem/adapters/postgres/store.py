@@ -6,15 +6,17 @@ import logging
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
+from psycopg.abc import Buffer
 from psycopg.rows import dict_row, tuple_row
+from psycopg.types.datetime import TimestamptzLoader
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from aria_mem.adapters.postgres import migrations
+from aria_mem.adapters.postgres import migrations, problems
 from aria_mem.domain.models import (
     KNOWLEDGE_COLLECTION,
     IndexState,
@@ -26,8 +28,8 @@ from aria_mem.domain.models import (
     Stage,
 )
 from aria_mem.domain.profile import MAX_PROFILE_FACTS, MIN_PROFILE_IMPORTANCE
-from aria_mem.domain.validation import EXPORT_FIELDS, normalize_text
-from aria_mem.errors import NotFoundError, StoreError
+from aria_mem.domain.validation import EARLIEST, EXPORT_FIELDS, LATEST, normalize_text
+from aria_mem.errors import NotFoundError, StoreError, ValidationError
 from aria_mem.ports import ImportResult, MemoryChanges, QueuedDeletion, SaveOutcome
 
 log = logging.getLogger(__name__)
@@ -46,6 +48,24 @@ USABLE_SQL = (
 """SQL that is true when a memory may be used (needs ``memories m LEFT JOIN relationships r``)."""
 
 _JOIN_REL = "LEFT JOIN relationships r ON r.user_id = m.user_id AND r.companion_id = m.companion_id"
+
+_TIMESTAMPS = ("expires_at", "created_at", "updated_at", "last_used_at", "last_confirmed_at")
+_OUT_OF_RANGE_SQL = " OR ".join(f"m.{c} < %(earliest)s OR m.{c} > %(latest)s" for c in _TIMESTAMPS)
+"""True for a row an older aria-mem let in with a timestamp Python cannot hold."""
+
+
+class _ClampingTimestamptzLoader(TimestamptzLoader):
+    """Reads a timestamp outside Python's years 1-9999 (stored by an older aria-mem) as the
+    nearest one it can hold, so such a row can still be listed, shown and forgotten instead of
+    breaking every command; `status` counts these rows."""
+
+    def load(self, data: Buffer) -> datetime:
+        try:
+            return super().load(data)
+        except psycopg.DataError:
+            text = bytes(data)
+            low = text.startswith(b"0") or b" BC" in text or text.startswith(b"-")
+            return (datetime.min if low else datetime.max).replace(tzinfo=UTC)
 
 
 def _memory(row: Row) -> Memory:
@@ -76,10 +96,15 @@ def _memory(row: Row) -> Memory:
     )
 
 
+def _configure(conn: psycopg.Connection[Any]) -> None:
+    conn.adapters.register_loader("timestamptz", _ClampingTimestamptzLoader)
+
+
 class PostgresStore:
     """The source of truth. Opening it connects nothing: the pool connects on first use."""
 
     def __init__(self, dsn: str, *, connect_timeout: float = 5.0, max_size: int = 4) -> None:
+        problems.check_dsn(dsn)
         self._dsn = dsn
         self._timeout = connect_timeout
         self._max_size = max_size
@@ -94,6 +119,7 @@ class PostgresStore:
             kwargs={"connect_timeout": max(1, round(self._timeout)), "autocommit": True},
             timeout=self._timeout,
             open=False,
+            configure=_configure,
         )
         pool.open(wait=False)
         return pool
@@ -118,10 +144,7 @@ class PostgresStore:
                 yield conn  # type: ignore[misc]
         except PoolTimeout as exc:
             self._broken = True
-            raise StoreError(
-                f"PostgreSQL did not answer within {self._timeout:g}s — is it running? "
-                "Check [postgres] dsn in config.toml"
-            ) from exc
+            raise StoreError(problems.diagnose(self._dsn, self._timeout)) from exc
         except psycopg.OperationalError as exc:
             self._broken = True
             raise StoreError(f"PostgreSQL failed: {exc}".strip()) from exc
@@ -507,9 +530,13 @@ class PostgresStore:
                                      AND (m.expires_at IS NULL OR m.expires_at > now())) AS held,
                     count(*) FILTER (WHERE m.index_state = 'pending') AS pending,
                     count(*) FILTER (WHERE m.index_state = 'indexed') AS indexed,
-                    count(*) FILTER (WHERE m.index_error IS NOT NULL) AS index_errors
+                    count(*) FILTER (WHERE m.index_state = 'indexed'
+                                     AND m.indexed_model IS NOT NULL) AS with_vector,
+                    count(*) FILTER (WHERE m.index_error IS NOT NULL) AS index_errors,
+                    count(*) FILTER (WHERE {_OUT_OF_RANGE_SQL}) AS unreadable
                 FROM memories m {_JOIN_REL}
-                """
+                """,
+                {"earliest": EARLIEST, "latest": LATEST},
             ).fetchone()
             queued = conn.execute("SELECT count(*) AS n FROM vector_deletions").fetchone()
             passages = conn.execute(
@@ -599,6 +626,8 @@ class PostgresStore:
             "last_pass",
             "dimension",
             "last_sweep",
+            "reconcile_interval",
+            "stopped_at",
         }
         unknown = set(fields) - allowed
         if unknown:
@@ -623,7 +652,9 @@ class PostgresStore:
         return dict(row) if row else None
 
     def start_reindex(self, model: str, total: int, background: bool) -> int:
-        with self._conn() as conn:
+        """Record a new run; an unfinished run of another model is superseded by it."""
+        with self._conn() as conn, conn.transaction():
+            conn.execute("UPDATE reindex_runs SET finished_at = now() WHERE finished_at IS NULL")
             row = conn.execute(
                 "INSERT INTO reindex_runs (model, total, background) VALUES (%s, %s, %s)"
                 " RETURNING id",
@@ -850,61 +881,80 @@ class PostgresStore:
 
     def import_memories(self, memories: Sequence[Memory]) -> ImportResult:
         """Insert or update by id, in one transaction. A line whose fact another memory of the
-        same user and companion already states (different id) is merged into that one."""
+        same user and companion already states (different id) is merged into that one. A row
+        equal to the stored one is left alone (it keeps its vector: nothing to re-embed).
+        Imports take the table in turn (a lock), so two at once cannot collide on a fact."""
         columns = (*EXPORT_FIELDS[:5], "normalized_text", *EXPORT_FIELDS[5:])
-        with self._conn() as conn, conn.transaction():
-            conn.execute(
-                "CREATE TEMP TABLE incoming (LIKE memories INCLUDING DEFAULTS) ON COMMIT DROP"
-            )
-            with conn.cursor().copy(f"COPY incoming ({', '.join(columns)}) FROM STDIN") as copy:
-                for m in memories:
-                    copy.write_row(
-                        (
-                            m.id,
-                            m.user_id,
-                            m.companion_id,
-                            m.type.value,
-                            m.text,
-                            normalize_text(m.text),
-                            m.importance,
-                            m.emotional_significance,
-                            m.confidence,
-                            m.reason,
-                            m.pinned,
-                            m.status.value,
-                            m.held_until_stage.value if m.held_until_stage else None,
-                            m.expires_at,
-                            m.created_at,
-                            m.updated_at,
-                            m.last_used_at,
-                            m.last_confirmed_at,
-                            m.use_count,
-                        )
-                    )
-            existing = conn.execute(
-                "SELECT count(*) AS n FROM incoming i JOIN memories m ON m.id = i.id"
-            ).fetchone()
-            updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in columns if c != "id")
-            cur = conn.execute(
-                f"""
-                INSERT INTO memories ({", ".join(columns)}, index_state)
-                SELECT DISTINCT ON (i.user_id, i.companion_id, md5(i.normalized_text))
-                    {", ".join("i." + c for c in columns)}, 'pending'
-                FROM incoming i
-                WHERE NOT EXISTS (
-                    SELECT 1 FROM memories m
-                    WHERE m.user_id = i.user_id AND m.companion_id = i.companion_id
-                      AND md5(m.normalized_text) = md5(i.normalized_text) AND m.id <> i.id)
-                ORDER BY i.user_id, i.companion_id, md5(i.normalized_text), i.updated_at DESC
-                ON CONFLICT (id) DO UPDATE SET {updates}, index_state = 'pending',
-                    index_attempts = 0
-                """
-            )
-            written = cur.rowcount
-        assert existing is not None
-        updated = int(existing["n"])
+        stored = ", ".join(f"memories.{c}" for c in columns)
+        given = ", ".join(f"EXCLUDED.{c}" for c in columns)
+        try:
+            with self._conn() as conn, conn.transaction():
+                conn.execute("LOCK TABLE memories IN SHARE ROW EXCLUSIVE MODE")
+                conn.execute(
+                    "CREATE TEMP TABLE incoming (LIKE memories INCLUDING DEFAULTS) ON COMMIT DROP"
+                )
+                with conn.cursor().copy(f"COPY incoming ({', '.join(columns)}) FROM STDIN") as copy:
+                    for m in memories:
+                        copy.write_row(_import_row(m))
+                seen = conn.execute(
+                    "SELECT count(m.id) AS existing, count(m.id) FILTER (WHERE ("
+                    + ", ".join(f"m.{c}" for c in columns)
+                    + ") IS NOT DISTINCT FROM ("
+                    + ", ".join(f"i.{c}" for c in columns)
+                    + ")) AS unchanged FROM incoming i LEFT JOIN memories m ON m.id = i.id"
+                ).fetchone()
+                updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in columns if c != "id")
+                cur = conn.execute(
+                    f"""
+                    INSERT INTO memories ({", ".join(columns)}, index_state)
+                    SELECT DISTINCT ON (i.user_id, i.companion_id, md5(i.normalized_text))
+                        {", ".join("i." + c for c in columns)}, 'pending'
+                    FROM incoming i
+                    WHERE NOT EXISTS (
+                        SELECT 1 FROM memories m
+                        WHERE m.user_id = i.user_id AND m.companion_id = i.companion_id
+                          AND md5(m.normalized_text) = md5(i.normalized_text) AND m.id <> i.id)
+                    ORDER BY i.user_id, i.companion_id, md5(i.normalized_text), i.updated_at DESC
+                    ON CONFLICT (id) DO UPDATE SET {updates}, index_state = 'pending',
+                        index_attempts = 0
+                    WHERE ({stored}) IS DISTINCT FROM ({given})
+                    """
+                )
+                written = cur.rowcount
+        except (psycopg.DataError, psycopg.IntegrityError) as exc:
+            raise ValidationError(
+                f"PostgreSQL refused the data: {exc.diag.message_primary or exc}"
+            ) from exc
+        assert seen is not None
+        unchanged = int(seen["unchanged"])
+        updated = max(0, int(seen["existing"]) - unchanged)
         return ImportResult(
-            inserted=written - updated if written >= updated else 0,
+            inserted=max(0, written - updated),
             updated=min(updated, written),
-            merged_duplicates=len(memories) - written,
+            merged_duplicates=max(0, len(memories) - written - unchanged),
+            unchanged=unchanged,
         )
+
+
+def _import_row(m: Memory) -> tuple[object, ...]:
+    return (
+        m.id,
+        m.user_id,
+        m.companion_id,
+        m.type.value,
+        m.text,
+        normalize_text(m.text),
+        m.importance,
+        m.emotional_significance,
+        m.confidence,
+        m.reason,
+        m.pinned,
+        m.status.value,
+        m.held_until_stage.value if m.held_until_stage else None,
+        m.expires_at,
+        m.created_at,
+        m.updated_at,
+        m.last_used_at,
+        m.last_confirmed_at,
+        m.use_count,
+    )

@@ -1,0 +1,163 @@
+"""Import: every line of a JSON Lines file validated before anything is stored, and no line,
+however it is made, able to break the store.
+
+Bounded: only regular files are read (``/dev/zero`` or a pipe would never end), a line may hold
+at most ``MAX_LINE_BYTES`` (a memory line is a few hundred bytes), and JSON nested too deeply is
+a bad line like any other. Without ``skip_invalid`` one bad line stops the import before
+anything is stored, and the store runs it as one transaction, so a line only PostgreSQL finds
+fault with also leaves nothing behind. With ``skip_invalid`` every line that cannot be stored is
+skipped and reported, whichever layer finds the fault: a batch PostgreSQL refuses is split in
+halves until the refused lines stand alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from aria_mem.domain.models import Memory
+from aria_mem.domain.validation import memory_from_record
+from aria_mem.errors import ValidationError
+from aria_mem.ports import MemoryStore
+
+MAX_LINE_BYTES = 64 * 1024
+MAX_PROBLEMS_SHOWN = 20
+
+
+@dataclass(frozen=True)
+class ParsedLine:
+    number: int
+    memory: Memory
+
+
+@dataclass
+class ParsedFile:
+    lines: list[ParsedLine] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    repeated: int = 0
+    """Lines that repeat an earlier line word for word (harmless, imported once)."""
+
+
+@dataclass
+class ImportOutcome:
+    inserted: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    merged_duplicates: int = 0
+    rejected: list[str] = field(default_factory=list)
+    """Lines PostgreSQL refused (only with skip_invalid; otherwise it raises)."""
+
+
+def _refuse(path: Path, problems: Sequence[str]) -> ValidationError:
+    shown = "\n  ".join(problems[:MAX_PROBLEMS_SHOWN])
+    extra = len(problems) - MAX_PROBLEMS_SHOWN
+    more = f"\n  … and {extra} more" if extra > 0 else ""
+    return ValidationError(
+        f"{path} has {len(problems)} invalid line(s); nothing was imported:\n  {shown}{more}"
+        "\nFix them, or pass --skip-invalid to import the valid lines only"
+    )
+
+
+def _open_regular(path: Path) -> int:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise ValidationError(f"Cannot read {path}: {exc.strerror}") from exc
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ValidationError(
+            f"{path} is not a regular file — give a JSON Lines file as `aria-mem export` writes it"
+        )
+    os.set_blocking(fd, True)
+    return fd
+
+
+def _parse_line(raw: bytes) -> Memory:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValidationError(f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValidationError(f"not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise ValidationError("JSON nested too deeply to be a memory") from None
+    return memory_from_record(record)
+
+
+def read_lines(path: Path, *, skip_invalid: bool) -> ParsedFile:
+    """Validate every line; raise on the first problems unless ``skip_invalid``."""
+    parsed = ParsedFile()
+    first_seen: dict[uuid.UUID, ParsedLine] = {}
+    with os.fdopen(_open_regular(path), "rb") as handle:
+        number = 0
+        while raw := handle.readline(MAX_LINE_BYTES + 1):
+            number += 1
+            if len(raw) > MAX_LINE_BYTES:
+                while raw and not raw.endswith(b"\n"):
+                    raw = handle.readline(MAX_LINE_BYTES + 1)
+                parsed.problems.append(
+                    f"line {number}: longer than {MAX_LINE_BYTES // 1024} KB — one memory "
+                    "takes a few hundred bytes"
+                )
+                continue
+            if not raw.strip():
+                continue
+            try:
+                memory = _parse_line(raw)
+            except ValidationError as exc:
+                parsed.problems.append(f"line {number}: {exc}")
+                continue
+            earlier = first_seen.get(memory.id)
+            if earlier is not None:
+                if earlier.memory == memory:
+                    parsed.repeated += 1
+                else:
+                    parsed.problems.append(
+                        f"line {number}: id {memory.id} is already on line {earlier.number} "
+                        "with other contents — give each memory its own id"
+                    )
+                continue
+            line = ParsedLine(number, memory)
+            first_seen[memory.id] = line
+            parsed.lines.append(line)
+    if parsed.problems and not skip_invalid:
+        raise _refuse(path, parsed.problems)
+    return parsed
+
+
+def import_lines(
+    store: MemoryStore, lines: Sequence[ParsedLine], *, skip_invalid: bool
+) -> ImportOutcome:
+    """Store the lines; see the module docstring for what happens when PostgreSQL refuses."""
+    outcome = ImportOutcome()
+
+    def store_part(part: Sequence[ParsedLine]) -> None:
+        try:
+            result = store.import_memories([line.memory for line in part])
+        except ValidationError as exc:
+            if not skip_invalid:
+                raise ValidationError(
+                    f"{exc}; nothing was imported — fix the line, or pass --skip-invalid"
+                ) from exc
+            if len(part) == 1:
+                outcome.rejected.append(f"line {part[0].number}: {exc}")
+                return
+            half = len(part) // 2
+            store_part(part[:half])
+            store_part(part[half:])
+            return
+        outcome.inserted += result.inserted
+        outcome.updated += result.updated
+        outcome.unchanged += result.unchanged
+        outcome.merged_duplicates += result.merged_duplicates
+
+    if lines:
+        store_part(lines)
+    return outcome
