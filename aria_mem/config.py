@@ -172,7 +172,7 @@ _BOUNDS: dict[tuple[str, str], tuple[float, float]] = {
     ("chat", "context_window"): (256, 10_000_000),
     ("chat", "reply_reserve"): (1, 10_000_000),
     ("chat", "history_turns"): (0, 10_000),
-    ("daemon", "reconcile_interval"): (1, 86_400),
+    ("daemon", "reconcile_interval"): (0.1, 86_400),
 }
 """Every number has a sane range: a timeout of inf or a context window of 1e23 is a typo."""
 

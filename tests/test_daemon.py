@@ -185,9 +185,8 @@ def _count_indexed(dsn: str, model: str) -> int:
     return int(row[0])
 
 
-def test_reindex_killed_halfway_resumes_and_leaves_only_the_new_model(
-    cli: Cli, embedded_dsn: str, isolated_env: Path, tmp_path: Path
-) -> None:
+def _write_goals(path: Path, count: int) -> None:
+    """An export file of ``count`` memories with fixed ids."""
     lines = [
         json.dumps(
             {
@@ -199,9 +198,15 @@ def test_reindex_killed_halfway_resumes_and_leaves_only_the_new_model(
                 "created_at": "2026-01-01T00:00:00+00:00",
             }
         )
-        for i in range(200)
+        for i in range(count)
     ]
-    (tmp_path / "in.jsonl").write_text("\n".join(lines) + "\n")
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_reindex_killed_halfway_resumes_and_leaves_only_the_new_model(
+    cli: Cli, embedded_dsn: str, isolated_env: Path, tmp_path: Path
+) -> None:
+    _write_goals(tmp_path / "in.jsonl", 200)
     state = FakeOllamaState(dim=64, model_dims={"nomic-embed-text": 32})
     with FakeOllama(state) as server:
         env = {
@@ -229,11 +234,12 @@ def test_reindex_killed_halfway_resumes_and_leaves_only_the_new_model(
         assert 50 <= halfway < 200
         state.embed_delay = 0.0
         calls_before = sum(len(c) for c in state.embed_calls)
-        again = cli("reindex", "--model", "nomic-embed-text", "--json", env=env)
+        again = cli("reindex", "--json", env=env)  # plain: resumes the interrupted --model run
         assert again.code == 0, again.stderr
         resumed = json.loads(again.stdout)
         re_embedded = sum(len(c) for c in state.embed_calls) - calls_before
-    assert resumed["finished"] is True and resumed["total"] == 200 - halfway
+    assert resumed["finished"] is True and resumed["total"] == 200
+    assert resumed["resumed_after"] == halfway and resumed["done"] == 200 - halfway
     assert re_embedded <= 200 - halfway + 1 + 10  # the rest (and a probe), not all again
     assert _count_indexed(embedded_dsn, "ollama/nomic-embed-text") == 200
     index = EdgeIndex(isolated_env / "data" / "index")
@@ -242,6 +248,55 @@ def test_reindex_killed_halfway_resumes_and_leaves_only_the_new_model(
     index.close()
     config = (isolated_env / "config.toml").read_text()
     assert 'model = "nomic-embed-text"' in config
+
+
+def test_a_killed_rebuild_resumes_where_it_stopped(
+    cli: Cli, embedded_dsn: str, tmp_path: Path
+) -> None:
+    """A plain `reindex` (rebuild from PostgreSQL) killed halfway: running it again re-embeds
+    only what is left, not every memory from the start."""
+    _write_goals(tmp_path / "in.jsonl", 200)
+    state = FakeOllamaState(dim=64)
+    with FakeOllama(state) as server:
+        env = {
+            "ARIA_MEM_POSTGRES_DSN": embedded_dsn,
+            "ARIA_MEM_EMBEDDER_HOST": server.url,
+            "ARIA_MEM_EMBEDDER_BATCH_SIZE": "10",
+        }
+        assert cli("import", str(tmp_path / "in.jsonl"), env=env).code == 0
+        model = "ollama/mxbai-embed-large"
+        state.embed_delay = 0.1
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "aria_mem", "reindex"],
+            cwd=ROOT,
+            env={**os.environ, **env},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 60
+        while _count_pending(embedded_dsn) == 0 or _count_indexed(embedded_dsn, model) < 50:
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.05)
+        proc.kill()
+        proc.wait()
+        left = _count_pending(embedded_dsn)
+        assert 0 < left <= 150
+        state.embed_delay = 0.0
+        calls_before = sum(len(c) for c in state.embed_calls)
+        again = cli("reindex", "--json", env=env)
+        assert again.code == 0, again.stderr
+        resumed = json.loads(again.stdout)
+        re_embedded = sum(len(c) for c in state.embed_calls) - calls_before
+    assert resumed["resumed_after"] == 200 - left and resumed["done"] == left
+    assert re_embedded <= left + 1  # what was left (and a probe), not all 200 again
+    assert _count_indexed(embedded_dsn, model) == 200
+
+
+def _count_pending(dsn: str) -> int:
+    with psycopg.connect(dsn) as conn:
+        row = conn.execute("SELECT count(*) FROM memories WHERE index_state = 'pending'").fetchone()
+    assert row is not None
+    return int(row[0])
 
 
 def test_reindex_rebuilds_a_deleted_index_directory(
@@ -281,3 +336,36 @@ def test_reindex_refuses_a_model_that_does_not_answer(
     result = cli("reindex", "--model", "no-such-model", env=env)
     assert result.code == 1 and "ollama pull no-such-model" in result.stderr
     assert not (isolated_env / "config.toml").exists()
+
+
+def test_status_says_a_daemon_stopped_cleanly_or_killed_is_not_running(
+    cli: Cli, env: dict[str, str]
+) -> None:
+    def running() -> bool:
+        report = json.loads(cli("status", "--json", env=env).stdout)
+        return bool(report["checks"]["daemon"]["running"])
+
+    daemon = DaemonProcess(env)
+    daemon.wait_for("pass:")
+    assert running()
+    assert daemon.stop() == 0
+    assert not running()  # stopped cleanly: it said so
+
+    killed = DaemonProcess(env)
+    killed.wait_for("pass:", after=0)
+    assert running()
+    killed.proc.kill()
+    killed.proc.wait()
+    assert not running()  # killed a moment ago: its heartbeat is fresh, its process is gone
+
+
+def test_status_index_check_fails_when_the_index_folder_was_deleted(
+    cli: Cli, env: dict[str, str], isolated_env: Path
+) -> None:
+    cli("remember", "The user swims.", env=env)
+    assert cli("status", env=env).code == 0
+    shutil.rmtree(isolated_env / "data" / "index")
+    status = cli("status", "--json", env=env)
+    assert status.code == 1
+    check = json.loads(status.stdout)["checks"]["index"]
+    assert check["ok"] is False and "aria-mem reindex" in check["error"]

@@ -161,9 +161,13 @@ def test_held_and_expired_memories_get_no_vector(
 
     writer = writer_for(store, index, ollama_embedder)
     held = writer.remember(_new("The user's divorce was painful.", held_until_stage=Stage.CLOSE))
-    gone = writer.remember(
-        _new("The user is in Paris this week.", expires_at=datetime.now(UTC) - timedelta(hours=1))
+    # A new memory cannot be given a past expiry; one that has expired since (here: stored
+    # straight into PostgreSQL, as an import of old memories does) is written again.
+    past = _new(
+        "The user is in Paris this week.", expires_at=datetime.now(UTC) - timedelta(hours=1)
     )
+    expired = store.save(past).memory
+    gone = writer.edit(expired.id, MemoryChanges(importance=0.6))
     assert not held.indexed and not gone.indexed
     assert index.count(MEMORIES_COLLECTION) == 0
     assert store.get(held.memory.id).index_state is IndexState.INDEXED  # in line: no vector
