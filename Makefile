@@ -30,10 +30,13 @@ bench: install
 	$(BIN)/python scripts/bench_reindex.py
 	$(BIN)/python scripts/bench_chat.py
 
+# ruff, mypy --strict over the package, tests and scripts, and the import-linter contracts
+# (domain -> no I/O; services -> ports, never adapters; cli -> the public API).
 lint: install
 	$(BIN)/ruff check aria_mem tests scripts
 	$(BIN)/ruff format --check aria_mem tests scripts
 	$(BIN)/mypy
+	$(BIN)/lint-imports --config pyproject.toml
 
 all: lint test
 

@@ -21,16 +21,13 @@ from typing import Any
 import platformdirs
 import tomli_w
 
+from aria_mem import providers
 from aria_mem.errors import ConfigError
 from aria_mem.private import private_dir, write_private
 
 APP_NAME = "aria-mem"
-PROVIDERS = ("ollama", "lmstudio", "sentence-transformers")
-DEFAULT_MODELS = {
-    "ollama": "mxbai-embed-large",
-    "lmstudio": "text-embedding-nomic-embed-text-v1.5",
-    "sentence-transformers": "all-MiniLM-L6-v2",
-}
+PROVIDERS = tuple(providers.EMBEDDING)
+DEFAULT_MODELS = {name: p.default_model for name, p in providers.EMBEDDING.items()}
 
 
 SUGGESTED_MIN_SIMILARITY = {"all-MiniLM-L6-v2": 0.25}
@@ -229,8 +226,12 @@ def _check(settings: Settings, sources: dict[tuple[str, str], str]) -> None:
             "provider",
             f"must be one of {', '.join(PROVIDERS)}, got {settings.embedder.provider!r}",
         )
-    if settings.chat.provider not in ("ollama", "lmstudio"):
-        fail("chat", "provider", f"must be ollama or lmstudio, got {settings.chat.provider!r}")
+    if settings.chat.provider not in providers.CHAT:
+        fail(
+            "chat",
+            "provider",
+            f"must be one of {', '.join(providers.CHAT)}, got {settings.chat.provider!r}",
+        )
     if settings.chat.extract_memories not in ("on", "off"):
         fail("chat", "extract_memories", "must be on or off")
     if not settings.chat.reply_reserve < settings.chat.context_window:

@@ -1,13 +1,13 @@
-"""`aria-mem daemon`: keeps the index healthy.
+"""`aria-mem daemon`: keeps the index healthy, through the public API.
 
 At start it checks PostgreSQL, applies migrations, checks the embedding model's vector size
 against the collections (a mismatch is recorded for `status` and logged, and no vector of the
-wrong size is written), requeues memories indexed under another model, and sweeps orphans.
+wrong size is written), requeues entries indexed under another model, and sweeps orphans.
 Then every ``reconcile_interval`` seconds it runs one bounded reconciler pass and writes a
 heartbeat and the pass's result to PostgreSQL; every ``sweep_interval`` it sweeps again. It
 never exits for a passing fault: it logs, backs off and catches up. SIGTERM and SIGINT stop it
-between batches. Only one daemon reconciles a database at a time (an advisory lock); another
-one says so and waits.
+between batches, and it records that it stopped. Only one daemon reconciles a database at a
+time (an advisory lock); another one says so and waits.
 """
 
 from __future__ import annotations
@@ -19,14 +19,11 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
 
-from aria_mem.adapters.postgres.daemon_lock import DaemonLock
+from aria_mem.api import AriaMem, DaemonStart
 from aria_mem.config import Settings
-from aria_mem.domain.models import KNOWLEDGE_COLLECTION, MEMORIES_COLLECTION
-from aria_mem.errors import AriaMemError, ServiceError
-from aria_mem.services.reconciler import Reconciler
-from aria_mem.wiring import Services
+from aria_mem.errors import AriaMemError
+from aria_mem.ports import DaemonLock
 
 log = logging.getLogger("aria_mem.daemon")
 
@@ -40,7 +37,7 @@ class Daemon:
         self._load_settings = load_settings
         self._sweep_interval = sweep_interval
         self._stop = threading.Event()
-        self._svc: Services | None = None
+        self._mem: AriaMem | None = None
         self._lock: DaemonLock | None = None
         self._config_mtime: float | None = None
         self._started_at = datetime.now(UTC)
@@ -50,143 +47,99 @@ class Daemon:
 
     # -- setup --------------------------------------------------------------------------
 
-    def _services(self) -> Services:
-        if self._svc is None:
+    def _memory(self) -> AriaMem:
+        if self._mem is None:
             settings = self._load_settings()
-            self._svc = Services(settings)
+            self._mem = AriaMem(settings)
             path = settings.config_path
             self._config_mtime = path.stat().st_mtime if path.exists() else None
-        return self._svc
+        return self._mem
 
     def _wait(self, seconds: float) -> bool:
         """Sleep unless asked to stop; True if asked to stop."""
         return self._stop.wait(seconds)
 
     def _acquire_lock(self) -> bool:
-        svc = self._services()
+        mem = self._memory()
         if self._lock is None:
-            self._lock = DaemonLock(svc.dsn, svc.settings.postgres.connect_timeout)
+            self._lock = mem.daemon_lock()
         told = False
         while not self._stop.is_set():
             if self._lock.try_acquire():
                 log.info("reconciling this database (pid %d)", os.getpid())
                 return True
             if not told:
-                state = svc.store.daemon_state() or {}
+                state = mem.upkeep.state()
                 log.warning(
                     "another aria-mem daemon (pid %s on %s) reconciles this database; "
                     "waiting to take over",
-                    state.get("pid", "?"),
-                    state.get("host", "?"),
+                    state.pid if state else "?",
+                    state.host if state else "?",
                 )
                 told = True
-            self._wait(svc.settings.daemon.reconcile_interval)
+            self._wait(mem.settings.daemon.reconcile_interval)
         return False
 
-    def _check_dimension(self) -> dict[str, Any]:
-        svc = self._services()
-        result: dict[str, Any] = {
-            "model": svc.embedder.model_name,
-            "checked_at": datetime.now(UTC).isoformat(),
-        }
-        try:
-            dimension = svc.embedder.dimension()
-        except ServiceError as exc:
-            result.update(ok=None, error=f"embedding model not reachable: {exc}")
-            log.warning("dimension check postponed: %s", exc)
-            return result
-        sizes = {
-            c: svc.index.collection_size(c) for c in (MEMORIES_COLLECTION, KNOWLEDGE_COLLECTION)
-        }
-        mismatched = {c: s for c, s in sizes.items() if s is not None and s != dimension}
-        result.update(ok=not mismatched, model_dimension=dimension, collections=sizes)
-        if mismatched:
-            result["error"] = (
-                ", ".join(f"'{c}' holds {s}-dimensional vectors" for c, s in mismatched.items())
-                + f" but {svc.embedder.model_name} makes {dimension}-dimensional ones — run "
-                "`aria-mem reindex` to rebuild for this model"
-            )
-            log.error("dimension mismatch: %s; no vectors will be written", result["error"])
-        return result
-
     def _start(self) -> None:
-        svc = self._services()
-        svc.store.migrate()
-        svc.store.save_daemon_state(
-            pid=os.getpid(),
-            host=socket.gethostname(),
-            started_at=self._started_at,
-            heartbeat_at=datetime.now(UTC),
-            reconcile_interval=svc.settings.daemon.reconcile_interval,
-            stopped_at=None,
+        mem = self._memory()
+        upkeep = mem.upkeep
+        upkeep.started(
+            DaemonStart(
+                os.getpid(),
+                socket.gethostname(),
+                self._started_at,
+                mem.settings.daemon.reconcile_interval,
+            )
         )
-        dimension = self._check_dimension()
-        svc.store.save_daemon_state(dimension=dimension)
-        if dimension.get("ok"):
-            requeued = svc.store.mark_pending_for_model(svc.embedder.model_name)
+        if upkeep.check_dimension().ok:
+            requeued = upkeep.requeue_other_models()
             if requeued:
-                log.info(
-                    "%d memories were indexed under another model; re-embedding them", requeued
-                )
+                log.info("%d entries were indexed under another model; re-embedding", requeued)
             self._sweep()
 
     def _sweep(self) -> None:
-        svc = self._services()
-        try:
-            report = Reconciler(svc.store, svc.index, svc.embedder).sweep()
-        except ServiceError as exc:
-            log.warning("orphan sweep failed: %s", exc)
-            return
-        svc.store.save_daemon_state(
-            last_sweep={**report.as_dict(), "at": datetime.now(UTC).isoformat()}
-        )
-        log.info(
-            "sweep: %d points in the index, %d orphans removed, %d missing requeued (%.0f ms)",
-            report.index_points,
-            report.orphans_removed,
-            report.missing_requeued,
-            report.duration_ms,
-        )
+        report = self._memory().upkeep.sweep()
+        if report is not None:
+            log.info(
+                "sweep: %d points in the index, %d orphans removed, %d missing requeued (%.0f ms)",
+                report.index_points,
+                report.orphans_removed,
+                report.missing_requeued,
+                report.duration_ms,
+            )
 
     def _config_changed(self) -> bool:
-        if self._svc is None:
+        if self._mem is None:
             return False
-        path = self._svc.settings.config_path
+        path = self._mem.settings.config_path
         mtime = path.stat().st_mtime if path.exists() else None
         return mtime != self._config_mtime
 
     def _reload(self) -> None:
         log.info("config changed; reloading")
-        self._close_services()
+        self._close()
         self._start()
 
-    def _close_services(self) -> None:
-        if self._svc is not None:
-            self._svc.close()
-            self._svc = None
+    def _close(self) -> None:
+        if self._mem is not None:
+            self._mem.close()
+            self._mem = None
 
     # -- the loop -----------------------------------------------------------------------
 
     def run_pass(self) -> None:
-        svc = self._services()
-        state = svc.store.daemon_state() or {}
-        dimension = state.get("dimension") or {}
-        if not dimension.get("ok"):  # unknown or mismatched: look again (reindex may have run)
-            dimension = self._check_dimension()
-            svc.store.save_daemon_state(dimension=dimension)
-        if dimension.get("ok") is False:
-            svc.store.save_daemon_state(heartbeat_at=datetime.now(UTC))
+        upkeep = self._memory().upkeep
+        state = upkeep.state()
+        dimension = state.dimension if state else None
+        if dimension is None or not dimension.ok:  # unknown or mismatched: look again
+            dimension = upkeep.check_dimension()  # (a reindex may have fixed it)
+        if dimension.ok is False:
+            upkeep.heartbeat()
             return  # a mismatch: write nothing until `aria-mem reindex` fixes it
-        report = Reconciler(svc.store, svc.index, svc.embedder).run_pass(self._stop.is_set)
-        now = datetime.now(UTC)
-        svc.store.save_daemon_state(
-            heartbeat_at=now, last_pass={**report.as_dict(), "at": now.isoformat()}
-        )
-        run = svc.store.open_reindex()
-        if run and run["model"] == svc.embedder.model_name and not report.pending_left:
-            self._sweep()
-            svc.store.finish_reindex(run["model"])
-            log.info("re-index to %s finished", run["model"])
+        report = upkeep.run_pass(self._stop.is_set)
+        finished = upkeep.finish_reindex_if_done(report)
+        if finished:
+            log.info("re-index to %s finished", finished)
         level = logging.WARNING if report.errors else logging.INFO
         log.log(
             level,
@@ -225,7 +178,7 @@ class Daemon:
                 backoff = 1.0
                 if once:
                     break
-                self._wait(self._services().settings.daemon.reconcile_interval)
+                self._wait(self._memory().settings.daemon.reconcile_interval)
             except AriaMemError as exc:
                 log.warning("%s — retrying in %.0fs", exc, backoff)
                 if self._wait(backoff):
@@ -239,11 +192,11 @@ class Daemon:
 
     def _shutdown(self) -> None:
         log.info("stopping")
-        if self._svc is not None and self._lock is not None and self._lock.still_held():
+        if self._mem is not None and self._lock is not None and self._lock.still_held():
             try:
-                self._svc.store.save_daemon_state(stopped_at=datetime.now(UTC))
+                self._mem.upkeep.stopped()
             except AriaMemError as exc:
                 log.warning("could not record the stop: %s", exc)
-        self._close_services()
+        self._close()
         if self._lock is not None:
             self._lock.release()

@@ -1,4 +1,8 @@
-"""The small interfaces the services need. Adapters implement them; tests hand in real ones."""
+"""The small interfaces the services need, each shaped by the job of its caller. Adapters
+implement them (PostgreSQL and an in-memory twin for the store; Qdrant Edge and qdrant-client
+for the index; Ollama, LM Studio and an in-process model for embeddings); tests hand in real
+ones, and the in-memory store lets service tests run without a database.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from typing import Any, Protocol
 from aria_mem.domain.models import (
     Hit,
     IndexPoint,
+    Kind,
     KnowledgeItem,
     Memory,
     MemoryStatus,
@@ -18,50 +23,27 @@ from aria_mem.domain.models import (
     SearchScope,
     Stage,
 )
+from aria_mem.domain.records import (
+    DaemonState,
+    DimensionCheck,
+    ImportResult,
+    IndexEntry,
+    KnowledgeSource,
+    LearnOutcome,
+    MemoryChanges,
+    MemoryCounts,
+    PassReport,
+    QueuedDeletion,
+    ReindexRun,
+    SaveOutcome,
+    SweepReport,
+)
+
+# -- the store, by job ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class SaveOutcome:
-    memory: Memory
-    created: bool
-    """False when the text was already known and the call confirmed it instead."""
-
-
-@dataclass(frozen=True, slots=True)
-class MemoryChanges:
-    """Fields an edit may change; None leaves a field as it is."""
-
-    text: str | None = None
-    importance: float | None = None
-    emotional_significance: float | None = None
-    confidence: float | None = None
-    reason: str | None = None
-    expires_at: datetime | None = None
-    clear_expiry: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class QueuedDeletion:
-    id: int
-    collection: str
-    point_id: uuid.UUID
-
-
-@dataclass(frozen=True, slots=True)
-class ImportResult:
-    inserted: int
-    updated: int
-    merged_duplicates: int
-    unchanged: int = 0
-    """Rows equal to what was stored: left alone, so they are not re-embedded."""
-
-
-class MemoryStore(Protocol):
-    """PostgreSQL, the source of truth."""
-
-    def migrate(self) -> list[str]: ...
-    def close(self) -> None: ...
-    def ping(self) -> None: ...
+class MemoryRepository(Protocol):
+    """Managing memories: the writer, `list`/`show`, export and import."""
 
     def save(self, new: NewMemory) -> SaveOutcome: ...
     def get(self, memory_id: uuid.UUID) -> Memory: ...
@@ -79,40 +61,82 @@ class MemoryStore(Protocol):
     def set_pinned(self, memory_id: uuid.UUID, pinned: bool) -> Memory: ...
     def set_status(self, memory_id: uuid.UUID, status: MemoryStatus) -> Memory: ...
     def confirm(self, memory_id: uuid.UUID) -> Memory: ...
-    def delete(self, memory_id: uuid.UUID, collection: str) -> Memory: ...
+    def delete(self, memory_id: uuid.UUID) -> Memory:
+        """Remove it for good and queue its vector's removal, in one transaction."""
+        ...
 
-    def pending(self, limit: int) -> list[tuple[Memory, bool]]: ...
+    def import_memories(self, memories: Sequence[Memory]) -> ImportResult: ...
+    def counts(self) -> MemoryCounts: ...
+
+
+class RetrievalReads(Protocol):
+    """What the trip of one message reads, each bounded by a timeout."""
+
+    def retrieval_context(
+        self, user_id: str, companion_id: str, timeout: float | None = None
+    ) -> tuple[Stage, list[Memory]]:
+        """The relationship stage and the usable profile candidates."""
+        ...
+
+    def fetch_with_usability(
+        self, memory_ids: Sequence[uuid.UUID], timeout: float | None = None
+    ) -> dict[uuid.UUID, tuple[Memory, bool]]:
+        """The memories that still exist, each with whether it may be used now."""
+        ...
+
+    def knowledge_by_ids(
+        self, ids: Sequence[uuid.UUID], timeout: float | None = None
+    ) -> dict[uuid.UUID, KnowledgeItem]: ...
+    def record_use(self, memory_ids: Sequence[uuid.UUID]) -> None: ...
+
+
+class Relationships(Protocol):
+    def stage(self, user_id: str, companion_id: str) -> Stage: ...
+    def set_stage(self, user_id: str, companion_id: str, stage: Stage) -> None:
+        """Held memories of the pair become pending, so indexing follows the new stage."""
+        ...
+
+
+class IndexQueue(Protocol):
+    """What must change in the vector index: pending entries of either kind, and the durable
+    queue of vector removals."""
+
+    def pending(self, kind: Kind, limit: int) -> list[IndexEntry]: ...
     def mark_indexed(
-        self, versions: Sequence[tuple[uuid.UUID, datetime]], model: str | None
-    ) -> int: ...
-    def mark_index_failed(self, memory_ids: Sequence[uuid.UUID], error: str) -> None: ...
+        self, kind: Kind, versions: Sequence[tuple[uuid.UUID, datetime]], model: str | None
+    ) -> int:
+        """In line with the index (``model`` None: usable no more, no vector). Rows changed
+        since they were read stay pending."""
+        ...
 
+    def mark_failed(self, kind: Kind, ids: Sequence[uuid.UUID], error: str) -> None: ...
+    def mark_pending(self, kind: Kind, ids: Sequence[uuid.UUID]) -> int: ...
+    def indexed_ids(self, kind: Kind, model: str) -> set[uuid.UUID]:
+        """Ids that should have a vector made by ``model`` right now."""
+        ...
+
+    def mark_pending_for_model(self, model: str, *, force: bool = False) -> int:
+        """Pending: every entry indexed under another model (``force``: every entry)."""
+        ...
+
+    def pending_count(self) -> int: ...
+    def mark_expired_pending(self) -> int: ...
     def queued_deletions(self, limit: int) -> list[QueuedDeletion]: ...
     def drop_queued_deletions(self, ids: Sequence[int]) -> None: ...
     def note_deletion_failure(self, ids: Sequence[int], error: str) -> None: ...
 
-    def stage(self, user_id: str, companion_id: str) -> Stage: ...
-    def set_stage(self, user_id: str, companion_id: str, stage: Stage) -> None: ...
-    def retrieval_context(
-        self, user_id: str, companion_id: str, timeout: float | None = None
-    ) -> tuple[Stage, list[Memory]]: ...
-    def fetch_with_usability(
-        self, memory_ids: Sequence[uuid.UUID], timeout: float | None = None
-    ) -> dict[uuid.UUID, tuple[Memory, bool]]: ...
-    def record_use(self, memory_ids: Sequence[uuid.UUID]) -> None: ...
-    def counts(self) -> dict[str, int]: ...
-    def import_memories(self, memories: Sequence[Memory]) -> ImportResult: ...
 
-    def mark_pending_for_model(self, model: str, *, force: bool = False) -> int: ...
-    def pending_count(self) -> int: ...
-    def mark_expired_pending(self) -> int: ...
-    def indexed_ids(self, model: str, *, knowledge: bool = False) -> set[uuid.UUID]: ...
-    def mark_pending(self, ids: Sequence[uuid.UUID], *, knowledge: bool = False) -> int: ...
-    def save_daemon_state(self, **fields: Any) -> None: ...
-    def daemon_state(self) -> dict[str, Any] | None: ...
-    def start_reindex(self, model: str, total: int, background: bool) -> int: ...
-    def finish_reindex(self, model: str) -> None: ...
-    def open_reindex(self) -> dict[str, Any] | None: ...
+class KnowledgeRepository(Protocol):
+    def learn(
+        self, companion_id: str, source: str, title: str, chunks: Sequence[str]
+    ) -> LearnOutcome: ...
+    def sources(self, companion_id: str | None) -> list[KnowledgeSource]: ...
+    def forget(self, prefix: str) -> KnowledgeSource:
+        """Delete a source and its passages; their vectors are queued for removal."""
+        ...
+
+
+class ConversationLog(Protocol):
     def open_conversation(
         self, user_id: str, companion_id: str, *, new: bool = False
     ) -> uuid.UUID: ...
@@ -120,19 +144,67 @@ class MemoryStore(Protocol):
         self, conversation_id: uuid.UUID, turns: Sequence[tuple[str, str, datetime]]
     ) -> None: ...
     def recent_turns(self, conversation_id: uuid.UUID, limit: int) -> list[tuple[str, str]]: ...
-    def learn(
-        self, companion_id: str, source: str, title: str, chunks: Sequence[str]
-    ) -> tuple[uuid.UUID, int]: ...
-    def knowledge_sources(self, companion_id: str | None) -> list[dict[str, Any]]: ...
-    def forget_knowledge(self, prefix: str) -> dict[str, Any]: ...
-    def pending_knowledge(self, limit: int) -> list[KnowledgeItem]: ...
-    def mark_knowledge_indexed(
-        self, versions: Sequence[tuple[uuid.UUID, datetime]], model: str
+
+
+@dataclass(frozen=True)
+class DaemonStart:
+    pid: int
+    host: str
+    started_at: datetime
+    reconcile_interval: float
+
+
+class DaemonRecords(Protocol):
+    """What the daemon reports to `status`, and re-index runs."""
+
+    def daemon_started(self, start: DaemonStart) -> None: ...
+    def daemon_heartbeat(
+        self,
+        *,
+        last_pass: PassReport | None = None,
+        last_sweep: SweepReport | None = None,
+        dimension: DimensionCheck | None = None,
     ) -> None: ...
-    def mark_knowledge_failed(self, ids: Sequence[uuid.UUID], error: str) -> None: ...
-    def knowledge_by_ids(
-        self, ids: Sequence[uuid.UUID], timeout: float | None = None
-    ) -> dict[uuid.UUID, KnowledgeItem]: ...
+    def daemon_stopped(self) -> None: ...
+    def daemon_state(self) -> DaemonState | None: ...
+    def start_reindex(self, model: str, total: int, background: bool) -> None: ...
+    def finish_reindex(self, model: str) -> None: ...
+    def open_reindex(self) -> ReindexRun | None: ...
+
+
+class Store(Protocol):
+    """Everything the source of truth keeps, one narrow port per job."""
+
+    @property
+    def memories(self) -> MemoryRepository: ...
+    @property
+    def reads(self) -> RetrievalReads: ...
+    @property
+    def relationships(self) -> Relationships: ...
+    @property
+    def queue(self) -> IndexQueue: ...
+    @property
+    def knowledge(self) -> KnowledgeRepository: ...
+    @property
+    def conversations(self) -> ConversationLog: ...
+    @property
+    def daemon(self) -> DaemonRecords: ...
+
+    def migrate(self) -> list[str]: ...
+    def schema_version(self) -> int: ...
+    def ping(self) -> None: ...
+    def close(self) -> None: ...
+
+
+class DaemonLock(Protocol):
+    """One daemon reconciles a database at a time."""
+
+    def try_acquire(self) -> bool: ...
+    def still_held(self) -> bool: ...
+    def release(self) -> None: ...
+
+
+# -- the index and the models ----------------------------------------------------------------
 
 
 class VectorIndex(Protocol):
@@ -197,4 +269,12 @@ class ChatModel(Protocol):
 
     def context_length(self) -> int | None:
         """The context window in tokens, when the server says it."""
+        ...
+
+
+class DocumentReader(Protocol):
+    """Reads what the companion is asked to learn: a file or a web page."""
+
+    def read(self, location: str) -> tuple[str, str, str]:
+        """(source, title, text)."""
         ...

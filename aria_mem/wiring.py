@@ -1,17 +1,21 @@
 """The one place that builds real adapters from settings. Everything is built on first use,
-so a command that needs only PostgreSQL never opens the index or calls the embedder."""
+so a command that needs only PostgreSQL never opens the index or loads a model."""
 
 from __future__ import annotations
 
+import importlib
 import re
-from functools import cached_property
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
 
+from aria_mem import providers
 from aria_mem.config import Settings
-from aria_mem.ports import ChatModel, Embedder, MemoryStore, VectorIndex
+from aria_mem.ports import ChatModel, DaemonLock, DocumentReader, Embedder, Store, VectorIndex
 from aria_mem.private import private_dir
-from aria_mem.services.indexer import Indexer
-from aria_mem.services.retriever import Retriever
-from aria_mem.services.writer import MemoryWriter
+from aria_mem.services.health import Targets
+
+T = TypeVar("T")
 
 
 def redact(dsn: str) -> str:
@@ -20,71 +24,101 @@ def redact(dsn: str) -> str:
     return re.sub(r"(password=)\S+", r"\1***", dsn)
 
 
+def _load(path: str) -> Any:
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
 def build_embedder(settings: Settings) -> Embedder:
     cfg = settings.embedder
-    if cfg.provider == "ollama":
-        from aria_mem.adapters.embedders.ollama import OllamaEmbedder
-
-        return OllamaEmbedder(
-            cfg.effective_model, host=cfg.host, timeout=cfg.timeout, batch_size=cfg.batch_size
-        )
-    if cfg.provider == "lmstudio":
-        from aria_mem.adapters.embedders.lmstudio import LMStudioEmbedder
-
-        return LMStudioEmbedder(
-            cfg.effective_model, host=cfg.host, timeout=cfg.timeout, batch_size=cfg.batch_size
-        )
-    from aria_mem.adapters.embedders.local_model import SentenceTransformerEmbedder
-
-    return SentenceTransformerEmbedder(cfg.effective_model, batch_size=cfg.batch_size)
+    factory = _load(providers.EMBEDDING[cfg.provider].embedder)
+    embedder: Embedder = factory(
+        cfg.effective_model, host=cfg.host, timeout=cfg.timeout, batch_size=cfg.batch_size
+    )
+    return embedder
 
 
 def build_chat_model(settings: Settings) -> ChatModel:
     cfg = settings.chat
-    if cfg.provider == "lmstudio":
-        from aria_mem.adapters.chat.lmstudio import LMStudioChat
+    path = providers.CHAT[cfg.provider].chat
+    assert path is not None
+    model: ChatModel = _load(path)(
+        cfg.model, host=cfg.host, timeout=cfg.timeout, num_ctx=cfg.context_window
+    )
+    return model
 
-        return LMStudioChat(cfg.model, host=cfg.host, timeout=cfg.timeout)
-    from aria_mem.adapters.chat.ollama import OllamaChat
 
-    return OllamaChat(cfg.model, host=cfg.host, timeout=cfg.timeout, num_ctx=cfg.context_window)
+def probe_embedder(provider: str, *, timeout: float = 2.0) -> Embedder:
+    """An embedder of ``provider`` with its default model, to see if its server answers."""
+    factory = _load(providers.EMBEDDING[provider].embedder)
+    embedder: Embedder = factory(providers.EMBEDDING[provider].default_model, timeout=timeout)
+    return embedder
 
 
-class Services:
-    """Lazily built adapters and services for one process."""
+class Adapters:
+    """Lazily built adapters for one set of settings; safe to share between threads (each
+    adapter is built once, under a lock)."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        self._lock = threading.RLock()
+        self._built: dict[str, Any] = {}
 
-    @cached_property
+    def _get(self, name: str, build: Callable[[], T]) -> T:
+        with self._lock:
+            if name not in self._built:
+                self._built[name] = build()
+            found: T = self._built[name]
+            return found
+
+    def built(self, name: str) -> bool:
+        return name in self._built
+
+    @property
     def dsn(self) -> str:
+        return self._get("dsn", self._dsn)
+
+    def _dsn(self) -> str:
         if self.settings.postgres.dsn:
             return self.settings.postgres.dsn
         from aria_mem.adapters.postgres import embedded
 
         return embedded.ensure_running(self.settings.postgres_dir)
 
-    @cached_property
-    def store(self) -> MemoryStore:
+    @property
+    def store(self) -> Store:
+        return self._get("store", self._store)
+
+    def _store(self) -> Store:
         from aria_mem.adapters.postgres.store import PostgresStore
 
         store = PostgresStore(self.dsn, connect_timeout=self.settings.postgres.connect_timeout)
         store.migrate()
         return store
 
-    def use_store_without_migrating(self) -> MemoryStore:
+    def unmigrated_store(self) -> Store:
+        """A store of its own that has not migrated (to report what a migration applies)."""
+        from aria_mem.adapters.postgres.store import PostgresStore
+
+        return PostgresStore(self.dsn, connect_timeout=self.settings.postgres.connect_timeout)
+
+    def store_without_migrating(self) -> Store:
         """For a chat that must go on while a PostgreSQL server is unreachable: a store that
         connects when it can (its calls fail, and are handled, until then)."""
         from aria_mem.adapters.postgres.store import PostgresStore
 
-        store = PostgresStore(
-            self.settings.postgres.dsn, connect_timeout=self.settings.postgres.connect_timeout
-        )
-        self.__dict__["store"] = store
-        return store
+        with self._lock:
+            store = PostgresStore(
+                self.settings.postgres.dsn, connect_timeout=self.settings.postgres.connect_timeout
+            )
+            self._built["store"] = store
+            return store
 
-    @cached_property
+    @property
     def index(self) -> VectorIndex:
+        return self._get("index", self._index)
+
+    def _index(self) -> VectorIndex:
         url = self.settings.index.url
         if not url:
             from aria_mem.adapters.index_sharing import SharedEdgeIndex
@@ -97,43 +131,40 @@ class Services:
             url, api_key=self.settings.index.api_key, timeout=self.settings.index.timeout
         )
 
-    @cached_property
+    @property
     def embedder(self) -> Embedder:
-        return build_embedder(self.settings)
+        return self._get("embedder", lambda: build_embedder(self.settings))
 
-    @cached_property
-    def indexer(self) -> Indexer:
-        return Indexer(self.store, self.index, self.embedder)
+    @property
+    def chat_model(self) -> ChatModel:
+        return self._get("chat_model", lambda: build_chat_model(self.settings))
 
-    @cached_property
-    def retriever(self) -> Retriever:
-        r = self.settings.retrieval
-        return Retriever(
-            self.store,
-            self.index,
-            self.embedder,
-            min_similarity=r.min_similarity,
-            timeout=r.timeout,
-        )
+    @property
+    def reader(self) -> DocumentReader:
+        from aria_mem.adapters.documents import DocumentFetcher
 
-    @cached_property
-    def writer(self) -> MemoryWriter:
-        return MemoryWriter(self.store, self.indexer)
+        return self._get("reader", DocumentFetcher)
 
-    def targets(self) -> dict[str, str]:
+    def daemon_lock(self) -> DaemonLock:
+        from aria_mem.adapters.postgres.daemon_lock import PgDaemonLock
+
+        return PgDaemonLock(self.dsn, self.settings.postgres.connect_timeout)
+
+    def targets(self) -> Targets:
         s = self.settings
         embedder = f"{s.embedder.provider} {s.embedder.effective_model}"
         if s.embedder.host:
             embedder += f" at {s.embedder.host}"
-        return {
-            "postgres": f"embedded ({s.postgres_dir})"
+        return Targets(
+            postgres=f"embedded ({s.postgres_dir})"
             if s.embedded_postgres
             else redact(s.postgres.dsn),
-            "index": f"Qdrant Edge ({s.index_dir})" if s.embedded_index else s.index.url,
-            "embedder": embedder,
-        }
+            index=f"Qdrant Edge ({s.index_dir})" if s.embedded_index else s.index.url,
+            embedder=embedder,
+        )
 
     def close(self) -> None:
-        for name in ("retriever", "index", "store"):
-            if name in self.__dict__:
-                getattr(self, name).close()
+        with self._lock:
+            for name in ("index", "store"):
+                if name in self._built:
+                    self._built.pop(name).close()

@@ -62,7 +62,9 @@ def main() -> None:
         store.migrate()
         index = EdgeIndex(work / "index")
         embedder = OllamaEmbedder("mxbai-embed-large", host=fake.url)
-        writer = MemoryWriter(store, Indexer(store, index, embedder))
+        writer = MemoryWriter(
+            store.memories, store.relationships, Indexer(store.queue, index, embedder)
+        )
         for i in range(300):
             writer.remember(
                 NewMemory(
@@ -71,12 +73,13 @@ def main() -> None:
                     text=f"The user's sister story number {i} about pottery.",
                 )
             )
-        retriever = Retriever(store, index, embedder, timeout=5)
+        retriever = Retriever(store.reads, index, embedder, timeout=5)
         settings = ChatSettings(extract_memories="off")
         results: dict[str, list[float]] = {}
         for mode in ("parallel", "sequential", "no retrieval"):
             session = ChatSession(
-                store=store,
+                conversations=store.conversations,
+                reads=store.reads,
                 retriever=retriever,
                 chat_model=OllamaChat("llama3.2", host=fake.url),
                 writer=None,
@@ -91,7 +94,7 @@ def main() -> None:
                 message = f"my sister asked about pottery again ({turn})"
                 started = time.perf_counter()
                 if mode == "sequential":
-                    retriever.retrieve("me", "aria", message, count_use=False)
+                    retriever.retrieve("me", "aria", message)
                 if mode == "no retrieval":
                     slow_analysis(session.history, message)
                     prepared = None

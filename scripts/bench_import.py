@@ -74,11 +74,11 @@ def bench_import(admin: str, sizes: list[int], runs: int, work: Path) -> None:
             t0 = time.perf_counter()
             parsed = read_lines(path, skip_invalid=False)
             t1 = time.perf_counter()
-            import_lines(store, parsed.lines, skip_invalid=False)
+            import_lines(store.memories, parsed.lines, skip_invalid=False)
             t2 = time.perf_counter()
-            import_lines(store, parsed.lines, skip_invalid=False)
+            import_lines(store.memories, parsed.lines, skip_invalid=False)
             t3 = time.perf_counter()
-            assert store.counts()["total"] == n
+            assert store.memories.counts().total == n
             store.close()
             drop_db(admin, dsn)
             parse_t.append(t1 - t0)

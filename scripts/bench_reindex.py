@@ -57,7 +57,7 @@ class FastFakeEmbedder(BaseEmbedder):
 
 def seed(store: PostgresStore, n: int) -> None:
     for start in range(0, n, 5000):
-        store.import_memories(
+        store.memories.import_memories(
             [
                 make_memory(
                     f"Memory {i} about topic {i % 997}.",
@@ -87,15 +87,14 @@ def main() -> None:
                 index = EdgeIndex(work / f"edge-{n}")
                 embedder = FastFakeEmbedder()
                 started = time.perf_counter()
-                reindexer = Reindexer(store, index, embedder, batch_size=256)
-                reindexer.prepare(rebuild=True)
-                done, failed, _ = reindexer.run()
+                reindexer = Reindexer(store.queue, store.daemon, index, embedder, batch_size=256)
+                outcome = reindexer.run(reindexer.prepare(rebuild=True))
                 took = time.perf_counter() - started
-                assert done == n and failed == 0
+                assert outcome.done == n and outcome.failed == 0
                 embed_only = time.perf_counter()
                 embedder.embed([f"Memory {i} about topic {i % 997}." for i in range(2000)])
                 embed_cost = (time.perf_counter() - embed_only) / 2000 * n
-                reconciler = Reconciler(store, index, embedder)
+                reconciler = Reconciler(store.queue, index, embedder)
                 idle = [reconciler.run_pass().duration_ms for _ in range(20)]
                 sweeps = [reconciler.sweep().duration_ms for _ in range(3)]
                 rows.append(

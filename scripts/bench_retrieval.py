@@ -39,8 +39,8 @@ from aria_mem.domain.models import (  # noqa: E402
     IndexPoint,
     Memory,
     MemoryType,
-    memory_payload,
 )
+from aria_mem.domain.payload import memory_payload  # noqa: E402
 from aria_mem.ports import VectorIndex  # noqa: E402
 from aria_mem.services.retriever import Retriever  # noqa: E402
 from tests.factories import make_memory  # noqa: E402
@@ -86,7 +86,7 @@ def build(
         )
         by_user.setdefault(user, []).append(vectors[i])
     for start in range(0, n, 5000):
-        store.import_memories(memories[start : start + 5000])
+        store.memories.import_memories(memories[start : start + 5000])
     index.ensure_collection(MEMORIES_COLLECTION, DIM)
     for start in range(0, n, 1000):
         chunk = memories[start : start + 1000]
@@ -122,14 +122,12 @@ def run_queries(
         noisy = base + rng.normal(scale=0.02, size=DIM).astype(np.float32)
         if feed is not None:
             feed.queue.append((noisy / np.linalg.norm(noisy)).tolist())
-        result = retriever.retrieve(user, "aria", f"query {q}", count_use=False)
+        result = retriever.retrieve(user, "aria", f"query {q}")
         if q < 20:
             continue
-        totals.append(
-            result.timings_ms["total"]
-            - (result.timings_ms.get("embed", 0.0) if feed is not None else 0.0)
-        )
-        for k, v in result.timings_ms.items():
+        timings = dict(result.timings.items())
+        totals.append(timings["total"] - (timings.get("embed", 0.0) if feed is not None else 0.0))
+        for k, v in timings.items():
             stages.setdefault(k, []).append(v)
         chosen += len(result.chosen)
     return totals, stages, chosen
@@ -161,7 +159,7 @@ def main() -> None:
                     store, by_user = build(n, admin, index, rng)
                     setup = time.perf_counter() - t0
                     feed = QueuedEmbedder()
-                    retriever = Retriever(store, index, feed, timeout=30)
+                    retriever = Retriever(store.reads, index, feed, timeout=30)
                     totals, stages, chosen = run_queries(
                         retriever, by_user, args.queries, rng, feed
                     )
@@ -181,7 +179,7 @@ def main() -> None:
 
                         with FakeOllama(FakeOllamaState(dim=DIM)) as fake:
                             whole = Retriever(
-                                store,
+                                store.reads,
                                 index,
                                 OllamaEmbedder("mxbai-embed-large", host=fake.url),
                                 timeout=30,

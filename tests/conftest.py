@@ -15,8 +15,10 @@ import psycopg
 import pytest
 
 from aria_mem.adapters.embedders.ollama import OllamaEmbedder
+from aria_mem.adapters.in_memory.store import InMemoryStore
 from aria_mem.adapters.postgres import embedded
 from aria_mem.adapters.postgres.store import PostgresStore
+from aria_mem.ports import Store
 from tests.fakes.lmstudio_server import FakeLMStudio
 from tests.fakes.ollama_server import FakeOllama
 
@@ -114,6 +116,42 @@ def store(dsn: str) -> Iterator[PostgresStore]:
     s = PostgresStore(dsn)
     yield s
     s.close()
+
+
+@pytest.fixture(scope="session")
+def _embedded_db(embedded_pg: PgServer) -> Iterator[str]:
+    dsn = embedded_pg.create_database()
+    yield dsn
+    embedded_pg.drop_database(dsn)
+
+
+@pytest.fixture(scope="session")
+def _server_db(server_pg: PgServer) -> Iterator[str]:
+    dsn = server_pg.create_database()
+    yield dsn
+    server_pg.drop_database(dsn)
+
+
+def _empty(dsn: str) -> str:
+    store = PostgresStore(dsn)
+    store.migrate()
+    store.close()
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f"TRUNCATE {TABLES} CASCADE")
+    return dsn
+
+
+@pytest.fixture(params=["embedded", "server", "memory"])
+def any_store(request: pytest.FixtureRequest) -> Iterator[Store]:
+    """Each store the services can run on: PostgreSQL (embedded, and a server by DSN) and
+    the in-memory twin. One contract holds for all of them."""
+    if request.param == "memory":
+        yield InMemoryStore()
+        return
+    dsn = _empty(request.getfixturevalue(f"_{request.param}_db"))
+    store = PostgresStore(dsn)
+    yield store
+    store.close()
 
 
 @pytest.fixture

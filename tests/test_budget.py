@@ -7,17 +7,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from aria_mem.domain.budget import PromptParts, Turn, count, estimate_tokens, fit, render
-from aria_mem.domain.prompt import PromptRecord
+from aria_mem.domain.prompt import PromptRecord, PromptSections
 
 
 def _parts() -> PromptParts:
     return PromptParts(
         system="You are Aria, a warm companion.",
-        profile=[
-            PromptRecord("ProfileFact", f"profile fact {i} " + "p" * 60, 0.9) for i in range(2)
-        ],
-        relevant=[PromptRecord("EpisodicEvent", f"memory {i} " + "m" * 60, 0.8) for i in range(3)],
-        knowledge=[("guide.md", f"passage {i} " + "k" * 60) for i in range(2)],
+        sections=PromptSections.build(
+            [PromptRecord("ProfileFact", f"profile fact {i} " + "p" * 60, 0.9) for i in range(2)],
+            [PromptRecord("EpisodicEvent", f"memory {i} " + "m" * 60, 0.8) for i in range(3)],
+            [("guide.md", f"passage {i} " + "k" * 60) for i in range(2)],
+        ),
         history=[Turn("user", "u" * 60), Turn("assistant", "a" * 60)],
         reply_hint="The user is replying to your question about June.",
         message="What should I bring?",
@@ -60,12 +60,16 @@ def test_trimming_order_is_exact() -> None:
 def test_the_profile_outlives_every_relevant_memory() -> None:
     parts = _parts()
     without_relevant = PromptParts(
-        parts.system, parts.profile, [], [], [], parts.reply_hint, parts.message
+        parts.system,
+        PromptSections(profile=parts.sections.profile),
+        [],
+        parts.reply_hint,
+        parts.message,
     )
     budget = count(render(without_relevant), estimate_tokens)
     fitted = fit(parts, budget)
     assert fitted.trimmed.relevant == 3 and fitted.trimmed.profile == 0
-    assert len(fitted.parts.profile) == 2 and fitted.tokens <= budget
+    assert len(fitted.parts.sections.profile) == 2 and fitted.tokens <= budget
 
 
 def test_the_message_is_shortened_only_when_nothing_else_is_left() -> None:
@@ -80,9 +84,7 @@ def test_never_exceeds_the_window(budget: int, turns: int) -> None:
     parts = _parts()
     parts = PromptParts(
         parts.system,
-        parts.profile,
-        parts.relevant,
-        parts.knowledge,
+        parts.sections,
         [Turn("user", "t" * 50)] * turns,
         parts.reply_hint,
         parts.message,

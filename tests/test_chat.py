@@ -21,6 +21,7 @@ from aria_mem.adapters.qdrant_edge import EdgeIndex
 from aria_mem.adapters.qdrant_server import QdrantServerIndex
 from aria_mem.config import ChatSettings
 from aria_mem.domain.models import MemoryType, NewMemory, Stage
+from aria_mem.domain.retrieval import SearchResult
 from aria_mem.errors import ChatModelError
 from aria_mem.ports import ChatModel, VectorIndex
 from aria_mem.services.chat import ChatSession
@@ -60,10 +61,13 @@ def _session(
 ) -> ChatSession:
     embedder = OllamaEmbedder("mxbai-embed-large", host=embed_host or server.url, timeout=2)
     return ChatSession(
-        store=store,
-        retriever=Retriever(store, index, embedder, timeout=3),
+        conversations=store.conversations,
+        reads=store.reads,
+        retriever=Retriever(store.reads, index, embedder, timeout=3),
         chat_model=chat or OllamaChat("llama3.2", host=server.url, num_ctx=4096),
-        writer=MemoryWriter(store, Indexer(store, index, embedder)),
+        writer=MemoryWriter(
+            store.memories, store.relationships, Indexer(store.queue, index, embedder)
+        ),
         settings=settings,
         user_id="u1",
         companion_id="aria",
@@ -75,9 +79,9 @@ def _remember(
     store: PostgresStore, index: VectorIndex, server: FakeOllama, text: str, **kw: object
 ) -> None:
     embedder = OllamaEmbedder("mxbai-embed-large", host=server.url)
-    MemoryWriter(store, Indexer(store, index, embedder)).remember(
-        NewMemory(user_id="u1", companion_id="aria", text=text, **kw)
-    )  # type: ignore[arg-type]
+    MemoryWriter(
+        store.memories, store.relationships, Indexer(store.queue, index, embedder)
+    ).remember(NewMemory(user_id="u1", companion_id="aria", text=text, **kw))  # type: ignore[arg-type]
 
 
 def _say(session: ChatSession, message: str) -> str:
@@ -199,7 +203,9 @@ def test_chat_model_down_keeps_the_message_and_the_session(
         "".join(session.reply(turn))
     assert session.history[-1].content == "are you there?"
     assert session.conversation_id is not None
-    assert store.recent_turns(session.conversation_id, 5) == [("user", "are you there?")]
+    assert store.conversations.recent_turns(session.conversation_id, 5) == [
+        ("user", "are you there?")
+    ]
     session._model = OllamaChat("llama3.2", host=server.url)  # the model is back
     assert _say(session, "now?").strip() == "Hello from the fake model."
     session.close()
@@ -225,7 +231,7 @@ def test_postgres_down_the_reply_goes_on_and_turns_are_saved_when_it_is_back(
         _say(session, "and back")
         assert session.unsaved_turns == 0
         assert session.conversation_id is not None
-        contents = [c for _, c in store.recent_turns(session.conversation_id, 10)]
+        contents = [c for _, c in store.conversations.recent_turns(session.conversation_id, 10)]
         assert contents[0] == "first" and "while the database is down" in contents
         assert contents[-2] == "and back"
         session.close()
@@ -280,14 +286,14 @@ def test_memories_are_extracted_from_the_conversation(
     session = _session(store, index, server, settings=ChatSettings(extract_memories="on"))
     _say(session, "My sister is getting married in June; dad won't be there.")
     session.wait_for_background()
-    stored = {m.text: m for m in store.list_memories(user_id="u1", companion_id="aria")}
+    stored = {m.text: m for m in store.memories.list_memories(user_id="u1", companion_id="aria")}
     assert stored["The user's sister is getting married in June."].held_until_stage is None
     assert stored["The user's father died last spring."].held_until_stage is Stage.ESTABLISHED
     extraction_request = [r for r in server.state.chat_requests if not r.get("stream", True)]
     assert extraction_request and extraction_request[0]["format"]["required"] == ["facts"]
     _say(session, "My sister is getting married in June; dad won't be there.")
     session.wait_for_background()
-    assert len(store.list_memories(user_id="u1", companion_id="aria")) == 2  # confirmed
+    assert len(store.memories.list_memories(user_id="u1", companion_id="aria")) == 2  # confirmed
     session.close()
 
 
@@ -298,7 +304,7 @@ def test_extraction_failures_never_reach_the_conversation(
     session = _session(store, index, server, settings=ChatSettings(extract_memories="on"))
     assert _say(session, "hello").strip() == "this is not JSON"
     session.wait_for_background()
-    assert store.list_memories(user_id="u1", companion_id="aria") == []
+    assert store.memories.list_memories(user_id="u1", companion_id="aria") == []
     session.close()
 
 
@@ -306,7 +312,7 @@ def test_lmstudio_chat_model_in_a_session(
     store: PostgresStore, index: EdgeIndex, server: FakeOllama
 ) -> None:
     with warnings.catch_warnings():
-        warnings.simplefilter("error", lmstudio.LMStudioUnknownMessageWarning)  # type: ignore[attr-defined]
+        warnings.simplefilter("error", lmstudio.LMStudioUnknownMessageWarning)
         with FakeLMStudio() as lms:
             _remember(store, index, server, "The user's sister loves pottery.")
             chat = LMStudioChat("qwen2.5-7b-instruct", host=lms.host, timeout=5)
@@ -327,9 +333,11 @@ def test_retrieval_runs_beside_the_reply_target_analysis(
     seen: list[str] = []
     original = session._retriever.retrieve
 
-    def tracking(*args: object, **kwargs: object) -> object:
+    def tracking(
+        user_id: str, companion_id: str, message: str, previous: str | None = None
+    ) -> SearchResult:
         seen.append(threading.current_thread().name)
-        return original(*args, **kwargs)  # type: ignore[arg-type]
+        return original(user_id, companion_id, message, previous)
 
     session._retriever.retrieve = tracking  # type: ignore[method-assign]
     session.prepare("hello")
@@ -340,10 +348,12 @@ def test_retrieval_runs_beside_the_reply_target_analysis(
 def test_knowledge_reaches_the_model_under_its_own_section(
     store: PostgresStore, index: EdgeIndex, server: FakeOllama
 ) -> None:
-    store.learn("aria", "guide.md", "Gift guide", ["A good gift for a potter is kiln time."])
+    store.knowledge.learn(
+        "aria", "guide.md", "Gift guide", ["A good gift for a potter is kiln time."]
+    )
     embedder = OllamaEmbedder("mxbai-embed-large", host=server.url)
-    Indexer(store, index, embedder).run_pending()
-    store.set_stage("u1", "aria", Stage.ESTABLISHED)
+    Indexer(store.queue, index, embedder).run_pending()
+    store.relationships.set_stage("u1", "aria", Stage.ESTABLISHED)
     session = _session(store, index, server)
     _say(session, "gift")
     system = server.state.chat_requests[-1]["messages"][0]["content"]
@@ -351,3 +361,45 @@ def test_knowledge_reaches_the_model_under_its_own_section(
     assert "- [Gift guide] A good gift for a potter is kiln time." in system
     assert "RELEVANT MEMORY DATA" not in system
     session.close()
+
+
+def test_memories_count_as_used_once_the_reply_has_used_them(
+    store: PostgresStore, index: EdgeIndex, server: FakeOllama
+) -> None:
+    _remember(
+        store, index, server, "The user's sister loves pottery.", type=MemoryType.RELATIONSHIP_FACT
+    )
+    session = _session(store, index, server)
+    sister = store.memories.list_memories(user_id="u1", companion_id="aria")[0]
+    turn = session.prepare("My sister's getting married and I need a gift")
+    assert turn.used_memory_ids() == [sister.id]
+    session.wait_for_background()
+    assert store.memories.get(sister.id).use_count == 0  # not before the reply
+    "".join(session.reply(turn))
+    session.wait_for_background()
+    assert store.memories.get(sister.id).use_count == 1
+
+    session._model = OllamaChat("llama3.2", host=f"http://127.0.0.1:{closed_port()}")
+    failed = session.prepare("My sister's getting married and I need a gift")
+    with pytest.raises(ChatModelError):
+        "".join(session.reply(failed))
+    session.wait_for_background()
+    assert store.memories.get(sister.id).use_count == 1  # no reply, no use
+    session.close()
+
+
+def test_memories_the_budget_trimmed_are_not_counted() -> None:
+    from aria_mem.domain.budget import FittedPrompt, PromptParts, Trimmed
+    from aria_mem.domain.retrieval import SearchResult
+    from aria_mem.domain.selection import Ranked, Section, Selection
+    from aria_mem.services.chat import PreparedTurn
+    from tests.factories import make_memory
+
+    profile = [Ranked(make_memory(f"p{i}"), Section.PROFILE, None) for i in range(2)]
+    relevant = [Ranked(make_memory(f"r{i}"), Section.RELEVANT, None) for i in range(3)]
+    result = SearchResult(
+        "u1", "aria", "q", "m", selection=Selection(tuple(profile), tuple(relevant))
+    )
+    fitted = FittedPrompt([], 0, 100, Trimmed(relevant=2, profile=1), PromptParts("sys"))
+    turn = PreparedTurn("q", result, fitted, None)
+    assert turn.used_memory_ids() == [profile[0].memory.id, relevant[0].memory.id]

@@ -188,7 +188,9 @@ def test_status_reports_a_dimension_mismatch(
     assert result.code == 1
     check = json.loads(result.stdout)["checks"]["dimension"]
     assert check["ok"] is False
-    assert "64-dimensional vectors but the model makes 32-dimensional" in check["error"]
+    assert (
+        "64-dimensional vectors but ollama/mxbai-embed-large makes 32-dimensional" in check["error"]
+    )
     human = cli("status", env=env)
     assert human.code == 1 and "FAIL" in human.stdout and "reindex" in human.stdout
     written = cli("remember", "The user cycles.", "--json", env=env)

@@ -22,6 +22,7 @@ from aria_mem.adapters.postgres import embedded
 from aria_mem.adapters.postgres.store import PostgresStore
 from aria_mem.adapters.qdrant_edge import EdgeIndex
 from aria_mem.domain.models import MEMORIES_COLLECTION, NewMemory
+from aria_mem.domain.records import DaemonState
 from tests.conftest import ROOT, CliResult
 from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
 
@@ -76,13 +77,13 @@ def env(embedded_dsn: str, ollama: FakeOllama) -> dict[str, str]:
 
 def _pending_write(dsn: str, text: str) -> None:
     store = PostgresStore(dsn)
-    store.save(NewMemory(user_id="me", companion_id="aria", text=text))
+    store.memories.save(NewMemory(user_id="me", companion_id="aria", text=text))
     store.close()
 
 
-def _state(dsn: str) -> dict[str, object]:
+def _state(dsn: str) -> DaemonState:
     store = PostgresStore(dsn)
-    state = store.daemon_state()
+    state = store.daemon.daemon_state()
     store.close()
     assert state is not None
     return state
@@ -139,7 +140,7 @@ def test_dimension_mismatch_at_start_is_recorded_and_nothing_is_written(
         daemon.wait_for("dimension mismatch")
         time.sleep(1)  # a few passes
         state = _state(embedded_dsn)
-        assert state["dimension"]["ok"] is False  # type: ignore[index]
+        assert state.dimension is not None and state.dimension.ok is False
         status = cli("status", "--json", env=env)
         assert status.code == 1
         report = json.loads(status.stdout)

@@ -23,7 +23,7 @@ from tests.fakes.vectors import embed
 @pytest.fixture(autouse=True)
 def protocol_drift_is_an_error() -> Iterator[None]:
     with warnings.catch_warnings():
-        warnings.simplefilter("error", lmstudio.LMStudioUnknownMessageWarning)  # type: ignore[attr-defined]
+        warnings.simplefilter("error", lmstudio.LMStudioUnknownMessageWarning)
         yield
 
 

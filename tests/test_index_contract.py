@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import qdrant_edge as qe
@@ -162,7 +163,7 @@ def test_qdrant_edge_boolean_match_still_matches_nothing(tmp_path: Path) -> None
         )
     )
 
-    def found(condition: object) -> int:
+    def found(condition: Any) -> int:
         return len(
             shard.search(
                 qe.SearchRequest(

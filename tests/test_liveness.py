@@ -6,8 +6,10 @@ import os
 import socket
 import subprocess
 import sys
+from dataclasses import replace
 
 from aria_mem.domain.liveness import DaemonSighting, is_running
+from aria_mem.domain.records import DaemonState
 from aria_mem.services.health import daemon_running
 
 
@@ -42,22 +44,17 @@ def test_a_stopped_or_dead_daemon_is_not_running_however_fresh_its_heartbeat() -
 
 
 def test_the_row_of_a_process_that_is_gone_or_not_aria_mem_says_not_running() -> None:
-    row = {
-        "host": socket.gethostname(),
-        "heartbeat_age": 1.0,
-        "reconcile_interval": 60.0,
-        "stopped_at": None,
-    }
+    row = DaemonState(host=socket.gethostname(), heartbeat_age_s=1.0, reconcile_interval=60.0)
     look_alike = subprocess.Popen(
         [sys.executable, "-c", "import time; time.sleep(60)", "aria-mem"], cwd="/"
     )
     try:
-        assert daemon_running({**row, "pid": look_alike.pid}, 60)
+        assert daemon_running(replace(row, pid=look_alike.pid), 60)
     finally:
         look_alike.kill()
         look_alike.wait()
-    assert not daemon_running({**row, "pid": look_alike.pid}, 60)  # killed, reaped
-    assert not daemon_running({**row, "pid": os.getpid()}, 60)  # alive, but not aria-mem
-    assert not daemon_running({**row, "pid": 1}, 60)  # alive, but not aria-mem
-    assert daemon_running({**row, "host": "elsewhere", "pid": 2**22 + 12345}, 60)
+    assert not daemon_running(replace(row, pid=look_alike.pid), 60)  # killed, reaped
+    assert not daemon_running(replace(row, pid=os.getpid()), 60)  # alive, but not aria-mem
+    assert not daemon_running(replace(row, pid=1), 60)  # alive, but not aria-mem
+    assert daemon_running(replace(row, host="elsewhere", pid=2**22 + 12345), 60)
     assert not daemon_running(None, 60)

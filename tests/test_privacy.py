@@ -250,7 +250,7 @@ def test_a_second_account_reaches_no_file_no_database_and_no_index(
     try:
         _set_up_home(home, fake_ollama, export)
         dsn = embedded.ensure_running(pgdata)
-        socket_dir = Path(psycopg.conninfo.conninfo_to_dict(dsn)["host"] or "")
+        socket_dir = Path(str(psycopg.conninfo.conninfo_to_dict(dsn)["host"]))
         assert (socket_dir == pgdata) is not long_path
 
         # Every mode, whatever the umask: the owner's alone.
@@ -272,7 +272,8 @@ def test_a_second_account_reaches_no_file_no_database_and_no_index(
         try:
             files = intruder.run(_TRY_FILES, str(home), str(export))
             assert files["readable"] == []
-            assert str(home / "data") not in files["listed"]
+            listed = files["listed"]
+            assert isinstance(listed, list) and str(home / "data") not in listed
 
             tried = intruder.run(_TRY_POSTGRES, str(socket_dir))["outcomes"]
             assert isinstance(tried, list) and tried[0]["connected"] is False, tried
@@ -293,7 +294,7 @@ def test_with_the_folders_opened_postgres_still_wants_the_password(
     try:
         _set_up_home(home, fake_ollama, open_base / "x.jsonl")
         dsn = embedded.ensure_running(pgdata)
-        socket_dir = Path(psycopg.conninfo.conninfo_to_dict(dsn)["host"] or "")
+        socket_dir = Path(str(psycopg.conninfo.conninfo_to_dict(dsn)["host"]))
         socket_dir.chmod(0o777)  # a mistake the server must survive
         (socket_dir / ".s.PGSQL.5432").chmod(0o777)
         tried = intruder.run(_TRY_POSTGRES, str(socket_dir))["outcomes"]

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import math
 import uuid
+from collections.abc import Sequence
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
-from aria_mem.domain.models import MemoryStatus, MemoryType, Stage
+from aria_mem.domain.models import DropReason, Memory, MemoryStatus, MemoryType, Stage
 from aria_mem.domain.profile import select_profile
 from aria_mem.domain.query import MAX_MESSAGE_CHARS, build_query
 from aria_mem.domain.ranking import DEFAULT_WEIGHTS, RankingWeights, last_touched, score
-from aria_mem.domain.selection import DropReason, Section, select, unusable_reason
+from aria_mem.domain.selection import Section, Selection, select
+from aria_mem.domain.usability import unusable_reason
 from tests.factories import NOW, make_memory
 
 W = DEFAULT_WEIGHTS
@@ -54,7 +57,7 @@ def test_recency_halves_every_90_days(days: float, expected: float) -> None:
 def test_recency_counts_from_the_latest_change_use_or_confirmation() -> None:
     old = NOW - timedelta(days=300)
     for latest in ("updated_at", "last_used_at", "last_confirmed_at"):
-        fields = {
+        fields: dict[str, Any] = {
             "updated_at": old,
             "last_used_at": old,
             "last_confirmed_at": old,
@@ -100,13 +103,13 @@ def test_early_cap_is_at_least_two() -> None:
 
 
 def _sel(
-    candidates: list[tuple[object, float]],
+    candidates: Sequence[tuple[Memory, float]],
     stage: Stage = Stage.ESTABLISHED,
-    profile: list[object] | None = None,
-) -> object:
+    profile: Sequence[Memory] | None = None,
+) -> Selection:
     return select(
         profile_pool=profile or [],
-        candidates=candidates,  # type: ignore[arg-type]
+        candidates=candidates,
         stage=stage,
         min_similarity=0.45,
         now=NOW,
@@ -116,46 +119,47 @@ def _sel(
 def test_similarity_at_the_bar_is_kept_and_just_below_is_dropped() -> None:
     at, below = make_memory("at"), make_memory("below")
     result = _sel([(at, 0.45), (below, 0.4499)])
-    assert [r.memory.id for r in result.relevant] == [at.id]  # type: ignore[attr-defined]
-    assert [(d.memory_id, d.reason) for d in result.dropped] == [  # type: ignore[attr-defined]
+    assert [r.memory.id for r in result.relevant] == [at.id]
+    assert [(d.memory_id, d.reason) for d in result.dropped] == [
         (below.id, DropReason.BELOW_THRESHOLD)
     ]
     early = _sel([(at, 0.45), (make_memory("bar"), 0.50)], stage=Stage.EARLY)
-    assert [r.memory.text for r in early.relevant] == ["bar"]  # type: ignore[attr-defined]
+    assert [r.memory.text for r in early.relevant] == ["bar"]
 
 
 def test_relevant_memories_are_ordered_by_score_not_similarity() -> None:
     plain = make_memory("pizza", importance=0.1)
     weighty = make_memory("father", importance=0.9, emotional_significance=0.95)
     result = _sel([(plain, 0.62), (weighty, 0.60)])
-    assert [r.memory.text for r in result.relevant] == ["father", "pizza"]  # type: ignore[attr-defined]
+    assert [r.memory.text for r in result.relevant] == ["father", "pizza"]
 
 
 def test_cap_counts_the_profile_and_cuts_the_lowest() -> None:
     profile = [make_memory(f"p{i}", pinned=True) for i in range(3)]
     candidates = [(make_memory(f"r{i}"), 0.9 - i * 0.01) for i in range(12)]
     result = _sel(candidates, profile=profile)
-    assert len(result.profile) == 3 and len(result.relevant) == 9  # type: ignore[attr-defined]
-    cut = [d for d in result.dropped if d.reason is DropReason.CUT_BY_CAP]  # type: ignore[attr-defined]
-    assert [d.memory.text for d in cut] == ["r9", "r10", "r11"]
+    assert len(result.profile) == 3 and len(result.relevant) == 9
+    cut = [d for d in result.dropped if d.reason is DropReason.CUT_BY_CAP]
+    assert [d.memory.text for d in cut if d.memory] == ["r9", "r10", "r11"]
     early = _sel(candidates, stage=Stage.EARLY, profile=profile)
-    assert len(early.chosen) == 7  # type: ignore[attr-defined]
+    assert len(early.chosen) == 7
 
 
 def test_profile_larger_than_the_cap_is_cut_too() -> None:
     profile = [make_memory(f"p{i}", pinned=True, importance=1 - i / 100) for i in range(9)]
     result = _sel([], stage=Stage.EARLY, profile=profile)
-    assert [r.memory.text for r in result.profile] == [f"p{i}" for i in range(7)]  # type: ignore[attr-defined]
-    assert {d.reason for d in result.dropped} == {DropReason.PROFILE_CUT_BY_CAP}  # type: ignore[attr-defined]
+    assert [r.memory.text for r in result.profile] == [f"p{i}" for i in range(7)]
+    assert {d.reason for d in result.dropped} == {DropReason.PROFILE_CUT_BY_CAP}
 
 
 def test_a_memory_is_never_in_both_sections() -> None:
     allergy = make_memory("peanuts", type=MemoryType.PROFILE_FACT, importance=0.9)
     result = _sel([(allergy, 0.8), (make_memory("other"), 0.7)], profile=[allergy])
-    ids = [r.memory.id for r in result.chosen]  # type: ignore[attr-defined]
+    ids = [r.memory.id for r in result.chosen]
     assert len(ids) == len(set(ids)) == 2
-    assert result.profile[0].section is Section.PROFILE  # type: ignore[attr-defined]
-    assert result.profile[0].score.similarity == 0.8  # type: ignore[attr-defined]
+    assert result.profile[0].section is Section.PROFILE
+    kept = result.profile[0].score
+    assert kept is not None and kept.similarity == 0.8
 
 
 def test_profile_is_pinned_plus_five_most_important_profile_facts_and_boundaries() -> None:

@@ -23,6 +23,7 @@ from aria_mem.domain.models import (
     NewMemory,
     SearchScope,
 )
+from aria_mem.ports import Store
 from aria_mem.services.indexer import Indexer
 from aria_mem.services.reconciler import Reconciler
 from aria_mem.services.reindexer import Reindexer
@@ -32,15 +33,29 @@ from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
 
 
 @pytest.fixture
+def store(any_store: Store) -> Store:
+    """Service tests run on every store: PostgreSQL, and the in-memory twin (no database)."""
+    return any_store
+
+
+@pytest.fixture
 def index(tmp_path: Path) -> Iterator[EdgeIndex]:
     built = EdgeIndex(tmp_path / "index")
     yield built
     built.close()
 
 
-def _save(store: PostgresStore, n: int, prefix: str = "fact") -> list[uuid.UUID]:
+def _dsn(store: Store) -> str:
+    """These tests change rows behind the store's back, as a crash or another tool would:
+    with SQL, so on PostgreSQL only."""
+    if not isinstance(store, PostgresStore):
+        pytest.skip("changes rows behind the store's back with SQL")
+    return store.db.dsn
+
+
+def _save(store: Store, n: int, prefix: str = "fact") -> list[uuid.UUID]:
     return [
-        store.save(
+        store.memories.save(
             NewMemory(user_id="u1", companion_id="aria", text=f"{prefix} number {i}")
         ).memory.id
         for i in range(n)
@@ -48,27 +63,29 @@ def _save(store: PostgresStore, n: int, prefix: str = "fact") -> list[uuid.UUID]
 
 
 def test_memories_written_while_the_embedder_was_down_are_indexed_by_the_next_pass(
-    store: PostgresStore, index: EdgeIndex
+    store: Store, index: EdgeIndex
 ) -> None:
     down = OllamaEmbedder("mxbai-embed-large", host=f"http://127.0.0.1:{closed_port()}", timeout=2)
-    writer = MemoryWriter(store, Indexer(store, index, down))
+    writer = MemoryWriter(store.memories, store.relationships, Indexer(store.queue, index, down))
     ids = [
         writer.remember(NewMemory(user_id="u1", companion_id="aria", text=f"fact {i}")).memory.id
         for i in range(5)
     ]
-    failed = Reconciler(store, index, down).run_pass()
+    failed = Reconciler(store.queue, index, down).run_pass()
     assert failed.failed == 5 and failed.errors and failed.pending_left == 5
     with FakeOllama() as server:
         up = OllamaEmbedder("mxbai-embed-large", host=server.url)
-        report = Reconciler(store, index, up).run_pass()
+        report = Reconciler(store.queue, index, up).run_pass()
     assert report.indexed == 5 and report.pending_left == 0 and not report.errors
     assert sorted(index.ids(MEMORIES_COLLECTION)) == sorted(ids)
 
 
 def test_one_pass_removes_vectors_of_deleted_archived_expired_and_held_memories(
-    store: PostgresStore, index: EdgeIndex, ollama_embedder: OllamaEmbedder
+    store: Store, index: EdgeIndex, ollama_embedder: OllamaEmbedder
 ) -> None:
-    writer = MemoryWriter(store, Indexer(store, index, ollama_embedder))
+    writer = MemoryWriter(
+        store.memories, store.relationships, Indexer(store.queue, index, ollama_embedder)
+    )
     ids = {
         name: writer.remember(
             NewMemory(user_id="u1", companion_id="aria", text=f"the {name} one")
@@ -77,26 +94,28 @@ def test_one_pass_removes_vectors_of_deleted_archived_expired_and_held_memories(
     }
     assert index.count(MEMORIES_COLLECTION) == 5
     dead = QdrantServerIndex(f"http://127.0.0.1:{closed_port()}", timeout=1)
-    offline = MemoryWriter(store, Indexer(store, dead, ollama_embedder))
+    offline = MemoryWriter(
+        store.memories, store.relationships, Indexer(store.queue, dead, ollama_embedder)
+    )
     offline.forget(ids["deleted"])  # removal queued: the index was down
     offline.set_status(ids["archived"], MemoryStatus.ARCHIVED)
-    with psycopg.connect(store._dsn, autocommit=True) as conn:
+    with psycopg.connect(_dsn(store), autocommit=True) as conn:
         conn.execute("UPDATE memories SET expires_at = now() WHERE id = %s", (ids["expired"],))
         conn.execute(
             "UPDATE memories SET held_until_stage = 'close', index_state = 'pending' WHERE id = %s",
             (ids["held"],),
         )
-    report = Reconciler(store, index, ollama_embedder).run_pass()
+    report = Reconciler(store.queue, index, ollama_embedder).run_pass()
     assert report.deletions_done == 1 and report.expired_found == 1 and report.removed == 3
     assert index.ids(MEMORIES_COLLECTION) == [ids["kept"]]
-    assert store.counts()["pending"] == 0 and store.queued_deletions(10) == []
+    assert store.memories.counts().pending == 0 and store.queue.queued_deletions(10) == []
 
 
 def test_a_pass_does_bounded_work_and_a_backlog_is_worked_off_over_passes(
-    store: PostgresStore, index: EdgeIndex, ollama_embedder: OllamaEmbedder
+    store: Store, index: EdgeIndex, ollama_embedder: OllamaEmbedder
 ) -> None:
     _save(store, 250)
-    reconciler = Reconciler(store, index, ollama_embedder, batch_size=40, max_batches=3)
+    reconciler = Reconciler(store.queue, index, ollama_embedder, batch_size=40, max_batches=3)
     first = reconciler.run_pass()
     assert first.indexed == 120 and first.pending_left == 130
     while reconciler.run_pass().pending_left:
@@ -105,10 +124,10 @@ def test_a_pass_does_bounded_work_and_a_backlog_is_worked_off_over_passes(
 
 
 def test_sweep_removes_orphans_and_requeues_what_the_index_lost(
-    store: PostgresStore, index: EdgeIndex, ollama_embedder: OllamaEmbedder
+    store: Store, index: EdgeIndex, ollama_embedder: OllamaEmbedder
 ) -> None:
     ids = _save(store, 4)
-    Reconciler(store, index, ollama_embedder).run_pass()
+    Reconciler(store.queue, index, ollama_embedder).run_pass()
     orphan = uuid.uuid4()
     index.upsert(
         MEMORIES_COLLECTION,
@@ -127,68 +146,70 @@ def test_sweep_removes_orphans_and_requeues_what_the_index_lost(
         ],
     )
     index.delete(MEMORIES_COLLECTION, [ids[0]])  # lost by the index
-    sweep = Reconciler(store, index, ollama_embedder).sweep()
+    sweep = Reconciler(store.queue, index, ollama_embedder).sweep()
     assert (sweep.orphans_removed, sweep.missing_requeued) == (1, 1)
-    assert store.get(ids[0]).index_state is IndexState.PENDING
-    Reconciler(store, index, ollama_embedder).run_pass()
+    assert store.memories.get(ids[0]).index_state is IndexState.PENDING
+    Reconciler(store.queue, index, ollama_embedder).run_pass()
     assert sorted(index.ids(MEMORIES_COLLECTION)) == sorted(ids)
 
 
 def test_rebuild_after_the_index_directory_is_deleted(
-    store: PostgresStore, tmp_path: Path, ollama_embedder: OllamaEmbedder
+    store: Store, tmp_path: Path, ollama_embedder: OllamaEmbedder
 ) -> None:
     first = EdgeIndex(tmp_path / "lost")
     ids = _save(store, 30)
     archived = ids.pop()
-    store.set_status(archived, MemoryStatus.ARCHIVED)
-    Reconciler(store, first, ollama_embedder).run_pass()
+    store.memories.set_status(archived, MemoryStatus.ARCHIVED)
+    Reconciler(store.queue, first, ollama_embedder).run_pass()
     first.close()
     shutil.rmtree(tmp_path / "lost")
     fresh = EdgeIndex(tmp_path / "lost")
-    reindexer = Reindexer(store, fresh, ollama_embedder)
+    reindexer = Reindexer(store.queue, store.daemon, fresh, ollama_embedder)
     plan = reindexer.prepare(rebuild=True)
-    done, failed, sweep = reindexer.run()
+    outcome = reindexer.run(plan)
+    done, failed, sweep = outcome.done, outcome.failed, outcome.sweep
     assert done == 30
     assert plan.total == 30 and failed == 0 and sweep is not None
     assert sorted(fresh.ids(MEMORIES_COLLECTION)) == sorted(ids)
-    assert store.open_reindex() is None
+    assert store.daemon.open_reindex() is None
     fresh.close()
 
 
 def test_model_switch_with_another_dimension_leaves_only_new_vectors(
-    store: PostgresStore, index: EdgeIndex
+    store: Store, index: EdgeIndex
 ) -> None:
     ids = _save(store, 40)
     with FakeOllama(FakeOllamaState(dim=64, model_dims={"nomic-embed-text": 32})) as server:
         old = OllamaEmbedder("mxbai-embed-large", host=server.url)
         new = OllamaEmbedder("nomic-embed-text", host=server.url)
-        Reconciler(store, index, old).run_pass()
+        Reconciler(store.queue, index, old).run_pass()
         assert index.collection_size(MEMORIES_COLLECTION) == 64
-        reindexer = Reindexer(store, index, new, batch_size=16)
+        reindexer = Reindexer(store.queue, store.daemon, index, new, batch_size=16)
         plan = reindexer.prepare(rebuild=False)
-        assert plan.recreated == [MEMORIES_COLLECTION]
+        assert plan.recreated == (MEMORIES_COLLECTION,)
         assert plan.total == 40 and plan.dimension == 32
-        done, failed, sweep = reindexer.run()
+        outcome = reindexer.run(plan)
+    done, failed, sweep = outcome.done, outcome.failed, outcome.sweep
     assert done == 40 and failed == 0 and sweep is not None
     assert index.collection_size(MEMORIES_COLLECTION) == 32
     assert sorted(index.ids(MEMORIES_COLLECTION)) == sorted(ids)
-    assert {m.indexed_model for m in store.list_memories(user_id="u1", companion_id="aria")} == {
-        "ollama/nomic-embed-text"
-    }
+    assert {
+        m.indexed_model for m in store.memories.list_memories(user_id="u1", companion_id="aria")
+    } == {"ollama/nomic-embed-text"}
 
 
 def test_model_switch_with_the_same_dimension_overwrites_and_sweeps_old_vectors(
-    store: PostgresStore, index: EdgeIndex
+    store: Store, index: EdgeIndex
 ) -> None:
     ids = _save(store, 20)
     with FakeOllama() as server:
         old = OllamaEmbedder("mxbai-embed-large", host=server.url)
         new = OllamaEmbedder("nomic-embed-text", host=server.url)
-        Reconciler(store, index, old).run_pass()
-        reindexer = Reindexer(store, index, new)
+        Reconciler(store.queue, index, old).run_pass()
+        reindexer = Reindexer(store.queue, store.daemon, index, new)
         plan = reindexer.prepare(rebuild=False)
-        assert plan.recreated == [] and plan.total == 20
-        reindexer.run()
+        assert plan.recreated == () and plan.total == 20
+        reindexer.run(plan)
     old_scope = SearchScope("u1", "aria", "ollama/mxbai-embed-large")
     new_scope = SearchScope("u1", "aria", "ollama/nomic-embed-text")
     assert index.search(MEMORIES_COLLECTION, [1.0] * 64, old_scope, 100) == []
@@ -197,17 +218,19 @@ def test_model_switch_with_the_same_dimension_overwrites_and_sweeps_old_vectors(
 
 
 def test_sweep_covers_the_knowledge_collection_too(
-    store: PostgresStore, index: EdgeIndex, ollama_embedder: OllamaEmbedder
+    store: Store, index: EdgeIndex, ollama_embedder: OllamaEmbedder
 ) -> None:
     from aria_mem.domain.models import KNOWLEDGE_COLLECTION
 
-    store.learn("aria", "a.md", "A", ["first passage about clay", "second passage on kilns"])
-    Reconciler(store, index, ollama_embedder).run_pass()
+    store.knowledge.learn(
+        "aria", "a.md", "A", ["first passage about clay", "second passage on kilns"]
+    )
+    Reconciler(store.queue, index, ollama_embedder).run_pass()
     first, second = sorted(index.ids(KNOWLEDGE_COLLECTION))
-    with psycopg.connect(store._dsn, autocommit=True) as conn:  # behind the store's back
+    with psycopg.connect(_dsn(store), autocommit=True) as conn:  # behind the store's back
         conn.execute("DELETE FROM knowledge_items WHERE id = %s", (first,))
     index.delete(KNOWLEDGE_COLLECTION, [second])
-    sweep = Reconciler(store, index, ollama_embedder).sweep()
+    sweep = Reconciler(store.queue, index, ollama_embedder).sweep()
     assert (sweep.orphans_removed, sweep.missing_requeued) == (1, 1)
-    Reconciler(store, index, ollama_embedder).run_pass()
+    Reconciler(store.queue, index, ollama_embedder).run_pass()
     assert index.ids(KNOWLEDGE_COLLECTION) == [second]

@@ -19,16 +19,21 @@ from aria_mem.adapters.embedders.ollama import OllamaEmbedder
 from aria_mem.adapters.postgres.store import PostgresStore
 from aria_mem.adapters.qdrant_edge import EdgeIndex
 from aria_mem.adapters.qdrant_server import QdrantServerIndex
+from aria_mem.domain import fate
 from aria_mem.domain.models import (
     MEMORIES_COLLECTION,
+    DropReason,
     IndexPoint,
+    Kind,
     MemoryStatus,
     MemoryType,
     NewMemory,
     Stage,
-    memory_payload,
 )
-from aria_mem.domain.selection import DropReason, Section
+from aria_mem.domain.payload import memory_payload
+from aria_mem.domain.retrieval import SearchResult
+from aria_mem.domain.selection import Section
+from aria_mem.errors import NotFoundError
 from aria_mem.ports import VectorIndex
 from aria_mem.services.indexer import Indexer
 from aria_mem.services.retriever import Retriever
@@ -62,7 +67,7 @@ def index(tmp_path: Path) -> Iterator[EdgeIndex]:
 def retriever(
     store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder
 ) -> Iterator[Retriever]:
-    r = Retriever(store, index, embedder, timeout=5)
+    r = Retriever(store.reads, index, embedder, timeout=5)
     yield r
     r.close()
 
@@ -72,8 +77,22 @@ def remember(
 ) -> uuid.UUID:
     fields: dict[str, object] = {"user_id": "u1", "companion_id": "aria", "text": text}
     fields.update(kw)
-    result = MemoryWriter(store, Indexer(store, index, embedder)).remember(NewMemory(**fields))  # type: ignore[arg-type]
+    result = MemoryWriter(
+        store.memories, store.relationships, Indexer(store.queue, index, embedder)
+    ).remember(NewMemory(**fields))  # type: ignore[arg-type]
     return result.memory.id
+
+
+def _fate(store: PostgresStore, result: SearchResult, memory_id: uuid.UUID) -> fate.Fate:
+    """What `search --why` says (the API does the same lookup)."""
+    seen = fate.in_result(result, memory_id)
+    if seen is not None:
+        return seen
+    try:
+        stored = store.memories.get(memory_id)
+    except NotFoundError:
+        stored = None
+    return fate.unseen(result, memory_id, stored, datetime.now(UTC))
 
 
 def texts(result: object, section: Section | None = None) -> list[str]:
@@ -96,14 +115,13 @@ def test_short_follow_up_finds_the_sister_through_the_previous_message(
         importance=0.6,
     )
     remember(store, index, embedder, "The user's cat sleeps all day.")
-    alone = retriever.retrieve("u1", "aria", "I need to find a gift", count_use=False)
+    alone = retriever.retrieve("u1", "aria", "I need to find a gift")
     assert texts(alone) == []
     follow_up = retriever.retrieve(
         "u1",
         "aria",
         "I need to find a gift",
         previous="My sister's getting married in June",
-        count_use=False,
     )
     assert texts(follow_up, Section.RELEVANT) == ["The user's sister loves pottery."]
     assert "- [RelationshipFact] The user's sister loves pottery. (confidence: high)" in (
@@ -125,7 +143,7 @@ def test_peanut_allergy_arrives_through_the_profile_in_a_dinner_turn(
         confidence=0.95,
     )
     remember(store, index, embedder, "The user loves jazz.", importance=0.9)
-    result = retriever.retrieve("u1", "aria", "Any ideas for dinner tonight?", count_use=False)
+    result = retriever.retrieve("u1", "aria", "Any ideas for dinner tonight?")
     assert texts(result, Section.PROFILE) == ["The user is allergic to peanuts."]
     assert texts(result, Section.RELEVANT) == []
     assert result.prompt.startswith("USER PROFILE DATA\n")
@@ -135,7 +153,7 @@ def test_peanut_allergy_arrives_through_the_profile_in_a_dinner_turn(
 def test_fathers_death_ranks_above_pizza_when_both_are_loosely_related(
     store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder, retriever: Retriever
 ) -> None:
-    store.set_stage("u1", "aria", Stage.ESTABLISHED)
+    store.relationships.set_stage("u1", "aria", Stage.ESTABLISHED)
     remember(
         store,
         index,
@@ -154,7 +172,7 @@ def test_fathers_death_ranks_above_pizza_when_both_are_loosely_related(
         importance=0.3,
         emotional_significance=0.1,
     )
-    result = retriever.retrieve("u1", "aria", "pizza night with my dad", count_use=False)
+    result = retriever.retrieve("u1", "aria", "pizza night with my dad")
     ranked = result.selection.relevant
     assert [r.memory.text for r in ranked] == [
         "The user's father died last spring.",
@@ -165,16 +183,15 @@ def test_fathers_death_ranks_above_pizza_when_both_are_loosely_related(
     assert father.similarity < pizza.similarity and father.total > pizza.total
 
 
-def test_uses_are_counted_after_the_result_and_search_does_not_count(
+def test_a_search_counts_no_use_and_a_recorded_use_counts_once(
     store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder, retriever: Retriever
 ) -> None:
     mid = remember(store, index, embedder, "The user's sister loves pottery.")
-    retriever.retrieve("u1", "aria", "my sister", count_use=False)
-    retriever.flush()
-    assert store.get(mid).use_count == 0
-    retriever.retrieve("u1", "aria", "my sister")
-    retriever.flush()
-    used = store.get(mid)
+    result = retriever.retrieve("u1", "aria", "my sister")
+    assert [r.memory.id for r in result.chosen] == [mid]
+    assert store.memories.get(mid).use_count == 0
+    store.reads.record_use([r.memory.id for r in result.chosen])
+    used = store.memories.get(mid)
     assert used.use_count == 1 and used.last_used_at is not None
 
 
@@ -185,8 +202,8 @@ def test_postgres_has_the_final_say_over_stale_vectors(
         name: remember(store, index, embedder, f"The user's sister {name} loves pottery.")
         for name in ("kept", "deleted", "archived", "expired", "held")
     }
-    stale = {mid: store.get(mid) for mid in ids.values()}
-    with psycopg.connect(store._dsn, autocommit=True) as conn:  # behind the writer's back,
+    stale = {mid: store.memories.get(mid) for mid in ids.values()}
+    with psycopg.connect(store.db.dsn, autocommit=True) as conn:  # behind the writer's back,
         conn.execute("DELETE FROM memories WHERE id = %s", (ids["deleted"],))  # as a crash
         conn.execute("UPDATE memories SET status = 'archived' WHERE id = %s", (ids["archived"],))
         conn.execute(
@@ -196,7 +213,7 @@ def test_postgres_has_the_final_say_over_stale_vectors(
         conn.execute("UPDATE memories SET held_until_stage = 'close' WHERE id = %s", (ids["held"],))
     assert index.count(MEMORIES_COLLECTION) == 5  # every vector is still there
     assert len(stale) == 5
-    result = retriever.retrieve("u1", "aria", "my sister", count_use=False)
+    result = retriever.retrieve("u1", "aria", "my sister")
     assert [r.memory.id for r in result.chosen] == [ids["kept"]]
     reasons = {d.memory_id: d.reason for d in result.selection.dropped}
     assert reasons == {
@@ -218,16 +235,14 @@ def test_a_held_memory_is_released_when_the_stage_allows(
         held_until_stage=Stage.ESTABLISHED,
         importance=0.9,
     )
-    assert texts(retriever.retrieve("u1", "aria", "my dad died", count_use=False)) == []
+    assert texts(retriever.retrieve("u1", "aria", "my dad died")) == []
     assert (
-        retriever.fate(
-            retriever.retrieve("u1", "aria", "my dad died", count_use=False), mid
-        ).outcome
+        _fate(store, retriever.retrieve("u1", "aria", "my dad died"), mid).outcome
         == f"dropped: {DropReason.HELD.value}"
     )
-    store.set_stage("u1", "aria", Stage.ESTABLISHED)
-    Indexer(store, index, embedder).run_pending()
-    assert texts(retriever.retrieve("u1", "aria", "my dad died", count_use=False)) == [
+    store.relationships.set_stage("u1", "aria", Stage.ESTABLISHED)
+    Indexer(store.queue, index, embedder).run_pending()
+    assert texts(retriever.retrieve("u1", "aria", "my dad died")) == [
         "The user's father died last spring."
     ]
 
@@ -238,22 +253,24 @@ def test_fate_explains_memories_the_search_never_saw(
     near = remember(store, index, embedder, "The user's sister loves pottery.")
     far = remember(store, index, embedder, "The user loves jazz.", importance=0.2)
     other_user = remember(store, index, embedder, "The user's sister is Ann.", user_id="u2")
-    pending = store.save(
+    pending = store.memories.save(
         NewMemory(user_id="u1", companion_id="aria", text="The user's sister likes tea.")
     ).memory.id
-    old_model = store.save(
+    old_model = store.memories.save(
         NewMemory(user_id="u1", companion_id="aria", text="The user's sister sings.")
     ).memory
-    store.mark_indexed([(old_model.id, old_model.updated_at)], "ollama/old-model")
-    result = retriever.retrieve("u1", "aria", "my sister", count_use=False)
-    assert retriever.fate(result, near).outcome == "selected #1 (relevant)"
-    assert retriever.fate(result, far).outcome == f"dropped: {DropReason.BELOW_THRESHOLD.value}"
-    assert retriever.fate(result, other_user).outcome == f"dropped: {DropReason.OTHER_SCOPE.value}"
-    assert retriever.fate(result, pending).outcome == f"dropped: {DropReason.NOT_INDEXED.value}"
-    assert retriever.fate(result, old_model.id).outcome == (
+    store.queue.mark_indexed(
+        Kind.MEMORY, [(old_model.id, old_model.updated_at)], "ollama/old-model"
+    )
+    result = retriever.retrieve("u1", "aria", "my sister")
+    assert _fate(store, result, near).outcome == "selected #1 (relevant)"
+    assert _fate(store, result, far).outcome == f"dropped: {DropReason.BELOW_THRESHOLD.value}"
+    assert _fate(store, result, other_user).outcome == f"dropped: {DropReason.OTHER_SCOPE.value}"
+    assert _fate(store, result, pending).outcome == f"dropped: {DropReason.NOT_INDEXED.value}"
+    assert _fate(store, result, old_model.id).outcome == (
         f"dropped: {DropReason.OTHER_MODEL.value}"
     )
-    assert retriever.fate(result, uuid.uuid4()).outcome == "dropped: does not exist"
+    assert _fate(store, result, uuid.uuid4()).outcome == "dropped: does not exist"
 
 
 def test_every_stage_is_timed(
@@ -265,8 +282,8 @@ def test_every_stage_is_timed(
 ) -> None:
     remember(store, index, embedder, "The user's sister loves pottery.")
     with caplog.at_level("INFO", logger="aria_mem.services.retriever"):
-        result = retriever.retrieve("u1", "aria", "my sister", count_use=False)
-    assert set(result.timings_ms) == {
+        result = retriever.retrieve("u1", "aria", "my sister")
+    assert {name for name, _ in result.timings.items()} == {
         "profile",
         "embed",
         "search",
@@ -275,7 +292,7 @@ def test_every_stage_is_timed(
         "format",
         "total",
     }
-    assert all(v >= 0 for v in result.timings_ms.values())
+    assert all(v >= 0 for _, v in result.timings.items())
     assert "embed=" in caplog.text and "validate=" in caplog.text and "total=" in caplog.text
 
 
@@ -302,7 +319,7 @@ def test_embedder_down_gives_the_profile_and_says_so(
 ) -> None:
     _with_profile(store, index, embedder)
     down = OllamaEmbedder("mxbai-embed-large", host=f"http://127.0.0.1:{closed_port()}", timeout=2)
-    r = Retriever(store, index, down, timeout=5)
+    r = Retriever(store.reads, index, down, timeout=5)
     with caplog.at_level("WARNING"):
         result = r.retrieve("u1", "aria", "my sister")
     r.close()
@@ -316,7 +333,7 @@ def test_index_down_gives_the_profile(
 ) -> None:
     _with_profile(store, index, embedder)
     dead = QdrantServerIndex(f"http://127.0.0.1:{closed_port()}", timeout=1)
-    r = Retriever(store, dead, embedder, timeout=5)
+    r = Retriever(store.reads, dead, embedder, timeout=5)
     result = r.retrieve("u1", "aria", "my sister")
     r.close()
     assert texts(result) == ["The user is allergic to peanuts."]
@@ -327,10 +344,15 @@ def test_a_hung_embedder_is_cut_off_by_the_timeout(
     store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder
 ) -> None:
     _with_profile(store, index, embedder)
-    with FakeOllama(
-        FakeOllamaState(dim=16, embed=lambda t, d: (time.sleep(6), [1.0] * d)[1])
-    ) as slow:
-        r = Retriever(store, index, OllamaEmbedder("mxbai-embed-large", host=slow.url), timeout=0.5)
+
+    def slow_embed(text: str, dim: int) -> list[float]:
+        time.sleep(6)
+        return [1.0] * dim
+
+    with FakeOllama(FakeOllamaState(dim=16, embed=slow_embed)) as slow:
+        r = Retriever(
+            store.reads, index, OllamaEmbedder("mxbai-embed-large", host=slow.url), timeout=0.5
+        )
         started = time.monotonic()
         result = r.retrieve("u1", "aria", "my sister")
         elapsed = time.monotonic() - started
@@ -344,11 +366,11 @@ def test_postgres_locked_degrades_instead_of_hanging(
     store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder
 ) -> None:
     _with_profile(store, index, embedder)
-    r = Retriever(store, index, embedder, timeout=0.5)
+    r = Retriever(store.reads, index, embedder, timeout=0.5)
     locked, release = threading.Event(), threading.Event()
 
     def hold_lock() -> None:
-        with psycopg.connect(store._dsn) as conn:
+        with psycopg.connect(store.db.dsn) as conn:
             conn.execute("LOCK TABLE memories IN ACCESS EXCLUSIVE MODE")
             locked.set()
             release.wait(10)
@@ -363,7 +385,7 @@ def test_postgres_locked_degrades_instead_of_hanging(
         holder.join()
     assert result.chosen == [] and result.is_degraded
     assert "PostgreSQL" in result.degraded[0]
-    assert texts(r.retrieve("u1", "aria", "my sister", count_use=False))  # and back again
+    assert texts(r.retrieve("u1", "aria", "my sister"))  # and back again
     r.close()
 
 
@@ -401,35 +423,35 @@ def test_no_result_ever_crosses_user_companion_model_or_usability(
     who: tuple[str, str],
     stage: Stage,
 ) -> None:
-    with psycopg.connect(store._dsn, autocommit=True) as conn:
+    with psycopg.connect(store.db.dsn, autocommit=True) as conn:
         conn.execute("TRUNCATE memories, relationships, vector_deletions")
     index = EdgeIndex(tmp_path / f"iso-{uuid.uuid4().hex}")
     index.ensure_collection(MEMORIES_COLLECTION, 16)
     same_vector = [1.0] + [0.0] * 15  # every candidate is a perfect match: only filters decide
     allowed: set[uuid.UUID] = set()
-    for n, (user, companion, model, fate, profile) in enumerate(specs):
-        memory = store.save(
+    for n, (user, companion, model, outcome, profile) in enumerate(specs):
+        memory = store.memories.save(
             NewMemory(
                 user_id=user,
                 companion_id=companion,
                 text=f"memory {n}",
                 type=MemoryType.PROFILE_FACT if profile else MemoryType.EPISODIC_EVENT,
                 importance=0.9 if profile else 0.5,
-                held_until_stage=Stage.CLOSE if fate == "held" else None,
-                expires_at=datetime.now(UTC) - timedelta(days=1) if fate == "expired" else None,
+                held_until_stage=Stage.CLOSE if outcome == "held" else None,
+                expires_at=datetime.now(UTC) - timedelta(days=1) if outcome == "expired" else None,
             )
         ).memory
         index.upsert(
             MEMORIES_COLLECTION, [IndexPoint(memory.id, same_vector, memory_payload(memory, model))]
         )
-        if fate == "pending":
+        if outcome == "pending":
             pass  # vector from an older write; PostgreSQL still has the row, usable
-        if fate == "archived":
-            store.set_status(memory.id, MemoryStatus.ARCHIVED)
-        if fate == "deleted":
-            with psycopg.connect(store._dsn, autocommit=True) as conn:
+        if outcome == "archived":
+            store.memories.set_status(memory.id, MemoryStatus.ARCHIVED)
+        if outcome == "deleted":
+            with psycopg.connect(store.db.dsn, autocommit=True) as conn:
                 conn.execute("DELETE FROM memories WHERE id = %s", (memory.id,))
-        usable = fate in ("active", "pending") or (fate == "held" and stage is Stage.CLOSE)
+        usable = outcome in ("active", "pending") or (outcome == "held" and stage is Stage.CLOSE)
         if (user, companion) == who and usable and (model == MODEL or profile):
             allowed.add(memory.id)
 
@@ -437,9 +459,9 @@ def test_no_result_ever_crosses_user_companion_model_or_usability(
         def _embed_batch(self, texts: list[str]) -> list[list[float]]:
             return [same_vector for _ in texts]
 
-    r = Retriever(store, index, SameVector("mxbai-embed-large"), timeout=5)
-    store.set_stage(who[0], who[1], stage)
-    result = r.retrieve(who[0], who[1], "anything", count_use=False)
+    r = Retriever(store.reads, index, SameVector("mxbai-embed-large"), timeout=5)
+    store.relationships.set_stage(who[0], who[1], stage)
+    result = r.retrieve(who[0], who[1], "anything")
     r.close()
     index.close()
     chosen = {x.memory.id for x in result.chosen}
@@ -459,7 +481,7 @@ def test_the_query_is_embedded_as_a_query(
 ) -> None:
     from aria_mem.domain.instructions import RETRIEVAL_INSTRUCTION
 
-    retriever.retrieve("u1", "aria", "I need a gift", previous="My sister", count_use=False)
+    retriever.retrieve("u1", "aria", "I need a gift", previous="My sister")
     assert concept_ollama.state.embed_calls[-1] == [
         RETRIEVAL_INSTRUCTION + "My sister\nI need a gift"
     ]

@@ -33,6 +33,16 @@ HTML_SUFFIXES = {".html", ".htm"}
 SCHEMES = ("http", "https")
 
 
+class DocumentFetcher:
+    """The DocumentReader port over files and http(s) pages."""
+
+    def __init__(self, deadline: float = DEADLINE_S) -> None:
+        self._deadline = deadline
+
+    def read(self, location: str) -> tuple[str, str, str]:
+        return read(location, deadline=self._deadline)
+
+
 def read(location: str, *, deadline: float = DEADLINE_S) -> tuple[str, str, str]:
     """(source, title, text) of a path or an http(s) URL."""
     scheme = urlsplit(location).scheme.lower() if "://" in location else ""

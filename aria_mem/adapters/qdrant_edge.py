@@ -24,16 +24,15 @@ from typing import Any
 
 import qdrant_edge as qe
 
+from aria_mem.domain import dimension
 from aria_mem.domain.models import Hit, IndexPoint, SearchScope
-from aria_mem.errors import DimensionMismatchError, VectorIndexError
+from aria_mem.domain.payload import INDEXED_BOOLEANS, INDEXED_KEYWORDS, scope_filter
+from aria_mem.errors import VectorIndexError
 from aria_mem.private import private_dir, write_private
 
 log = logging.getLogger(__name__)
 
 VECTOR = "dense"
-BOOLEAN_FIELDS = ("active", "pinned")
-KEYWORD_FIELDS = ("user_id", "companion_id", "embedding_model", "type", "memory_id")
-INTEGER_FIELDS = BOOLEAN_FIELDS
 _META = "collections.json"
 
 
@@ -55,12 +54,18 @@ def _opening(open_shard: Callable[[], Any]) -> Any:
 
 def _to_edge(payload: dict[str, object]) -> dict[str, object]:
     return {
-        k: int(v) if k in BOOLEAN_FIELDS and isinstance(v, bool) else v for k, v in payload.items()
+        k: int(v) if k in INDEXED_BOOLEANS and isinstance(v, bool) else v
+        for k, v in payload.items()
     }
 
 
 def _from_edge(payload: dict[str, Any] | None) -> dict[str, object]:
-    return {k: bool(v) if k in BOOLEAN_FIELDS else v for k, v in (payload or {}).items()}
+    return {k: bool(v) if k in INDEXED_BOOLEANS else v for k, v in (payload or {}).items()}
+
+
+def _condition(field: str, value: str | bool) -> Any:
+    match = qe.MatchValue(int(value) if isinstance(value, bool) else value)
+    return qe.FieldCondition(field, match=match)
 
 
 class EdgeIndex:
@@ -94,10 +99,7 @@ class EdgeIndex:
 
     def ensure_collection(self, collection: str, size: int) -> None:
         with self._lock:
-            existing = self.collection_size(collection)
-            if existing is not None:
-                if existing != size:
-                    raise DimensionMismatchError(collection, existing, "the current model", size)
+            if not dimension.check_collection(collection, self.collection_size(collection), size):
                 return
             path = self._root / collection
             if path.exists():
@@ -108,11 +110,11 @@ class EdgeIndex:
             private_dir(self._root, what="index folder")
             try:
                 shard = _opening(lambda: qe.EdgeShard.create(str(path), config))
-                for name in KEYWORD_FIELDS:
+                for name in INDEXED_KEYWORDS:
                     shard.update(
                         qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Keyword)
                     )
-                for name in INTEGER_FIELDS:
+                for name in INDEXED_BOOLEANS:
                     shard.update(
                         qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Integer)
                     )
@@ -154,15 +156,7 @@ class EdgeIndex:
             return
         with self._lock:
             shard = self._shard(collection)
-            size = self.collection_size(collection)
-            for point in points:
-                if len(point.vector) != size:
-                    raise DimensionMismatchError(
-                        collection,
-                        size or 0,
-                        str(point.payload.get("embedding_model")),
-                        len(point.vector),
-                    )
+            dimension.check_points(collection, self.collection_size(collection), points)
             try:
                 shard.update(
                     qe.UpdateOperation.upsert_points(
@@ -197,14 +191,7 @@ class EdgeIndex:
                 return []
             shard = self._shard(collection)
             query_filter = qe.Filter(
-                must=[
-                    qe.FieldCondition("user_id", match=qe.MatchValue(scope.user_id)),
-                    qe.FieldCondition("companion_id", match=qe.MatchValue(scope.companion_id)),
-                    qe.FieldCondition(
-                        "embedding_model", match=qe.MatchValue(scope.embedding_model)
-                    ),
-                    qe.FieldCondition("active", match=qe.MatchValue(1)),
-                ]
+                must=[_condition(f, v) for f, v in scope_filter(scope).items()]
             )
             try:
                 found = shard.search(

@@ -10,12 +10,12 @@ from typing import Any
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
+from aria_mem.domain import dimension
 from aria_mem.domain.models import Hit, IndexPoint, SearchScope
-from aria_mem.errors import DimensionMismatchError, VectorIndexError
+from aria_mem.domain.payload import INDEXED_BOOLEANS, INDEXED_KEYWORDS, scope_filter
+from aria_mem.errors import VectorIndexError
 
 VECTOR = "dense"
-_KEYWORDS = ("user_id", "companion_id", "embedding_model", "type", "memory_id")
-_BOOLS = ("active", "pinned")
 _FAILURES = (UnexpectedResponse, ResponseHandlingException, OSError, ValueError, RuntimeError)
 
 
@@ -62,10 +62,7 @@ class QdrantServerIndex:
         return self._sizes[collection]
 
     def ensure_collection(self, collection: str, size: int) -> None:
-        existing = self.collection_size(collection)
-        if existing is not None:
-            if existing != size:
-                raise DimensionMismatchError(collection, existing, "the current model", size)
+        if not dimension.check_collection(collection, self.collection_size(collection), size):
             return
         try:
             self._qc().create_collection(
@@ -76,9 +73,9 @@ class QdrantServerIndex:
             )
             if self._is_local:
                 return  # local mode has no payload indexes (and warns if asked for them)
-            for name in _KEYWORDS:
+            for name in INDEXED_KEYWORDS:
                 self._qc().create_payload_index(collection, name, models.PayloadSchemaType.KEYWORD)
-            for name in _BOOLS:
+            for name in INDEXED_BOOLEANS:
                 self._qc().create_payload_index(collection, name, models.PayloadSchemaType.BOOL)
         except _FAILURES as exc:
             raise self._fail(f"create collection '{collection}'", exc) from exc
@@ -96,11 +93,7 @@ class QdrantServerIndex:
         size = self.collection_size(collection)
         if size is None:
             raise VectorIndexError(f"The index has no '{collection}' collection yet")
-        for point in points:
-            if len(point.vector) != size:
-                raise DimensionMismatchError(
-                    collection, size, str(point.payload.get("embedding_model")), len(point.vector)
-                )
+        dimension.check_points(collection, size, points)
         try:
             self._qc().upsert(
                 collection,
@@ -134,14 +127,8 @@ class QdrantServerIndex:
             return []
         query_filter = models.Filter(
             must=[
-                models.FieldCondition(key="user_id", match=models.MatchValue(value=scope.user_id)),
-                models.FieldCondition(
-                    key="companion_id", match=models.MatchValue(value=scope.companion_id)
-                ),
-                models.FieldCondition(
-                    key="embedding_model", match=models.MatchValue(value=scope.embedding_model)
-                ),
-                models.FieldCondition(key="active", match=models.MatchValue(value=True)),
+                models.FieldCondition(key=field, match=models.MatchValue(value=value))
+                for field, value in scope_filter(scope).items()
             ]
         )
         try:

@@ -6,16 +6,12 @@ from typing import Annotated
 
 import typer
 
-from aria_mem import config
+from aria_mem.api import AriaMem, ChatSession
 from aria_mem.cli import render
-from aria_mem.cli.context import scope, services, state
+from aria_mem.cli.context import memory
 from aria_mem.cli.memories import CompanionOpt, UserOpt
 from aria_mem.cli.render import markup_safe, safe
-from aria_mem.domain.models import NewMemory
-from aria_mem.errors import AriaMemError, ChatModelError, StoreError
-from aria_mem.services import health
-from aria_mem.services.chat import ChatSession
-from aria_mem.wiring import Services, build_chat_model
+from aria_mem.errors import AriaMemError, ChatModelError
 
 HELP = """[bold]commands[/bold]
   /remember TEXT   remember a fact now
@@ -45,42 +41,18 @@ def chat(
 
     Example: aria-mem chat --model llama3.2
     """
-    svc = services(ctx)
-    if model is not None:
-        svc = Services(config.with_overrides(svc.settings, chat={"model": model}))
-        state(ctx).replace_services(svc)
-    user_id, companion_id = scope(svc, user, companion)
-    settings = svc.settings.chat
+    mem = memory(ctx)
+    session = mem.chat(user=user, companion=companion, new=new, model=model)
+    mem.warm_up()
+    settings = mem.settings.chat
     console = render.console
-    offline: str | None = None
-    try:
-        svc.store.ping()
-    except StoreError as exc:
-        if svc.settings.embedded_postgres:
-            raise  # the embedded server could not even start: say so and stop
-        svc.use_store_without_migrating()
-        offline = (
-            f"PostgreSQL is unreachable ({exc}): replies go on without memories, and "
-            "turns are saved when it is back"
-        )
-    session = ChatSession(
-        store=svc.store,
-        retriever=svc.retriever,
-        chat_model=build_chat_model(svc.settings),
-        writer=svc.writer,
-        settings=settings,
-        user_id=user_id,
-        companion_id=companion_id,
-        new_conversation=new,
-    )
-    svc.retriever.warm_up()
     persona = markup_safe(settings.persona_name)
     console.print(
-        f"[bold]{persona}[/bold] — chatting as {markup_safe(user_id)} "
-        f"({markup_safe(settings.provider)} {markup_safe(settings.model)}). "
+        f"[bold]{persona}[/bold] — chatting as {markup_safe(session.user_id)} "
+        f"({markup_safe(settings.provider)} {markup_safe(model or settings.model)}). "
         "/help for commands, /quit to leave."
     )
-    for notice in ([offline] if offline else []) + session.start_notices:
+    for notice in session.start_notices:
         console.print(f"[dim]· {markup_safe(notice)}[/dim]")
     try:
         while True:
@@ -92,7 +64,7 @@ def chat(
             if not line.strip():
                 continue
             if line.strip().startswith("/"):
-                if not _command(line.strip(), session, svc):
+                if not _command(line.strip(), session, mem):
                     break
                 continue
             _turn(session, line, persona)
@@ -128,7 +100,7 @@ def _turn(session: ChatSession, line: str, persona: str) -> None:
         stream.close()
 
 
-def _command(line: str, session: ChatSession, svc: Services) -> bool:
+def _command(line: str, session: ChatSession, mem: AriaMem) -> bool:
     """Run a slash command; False to leave the session."""
     console = render.console
     name, _, rest = line.partition(" ")
@@ -142,9 +114,7 @@ def _command(line: str, session: ChatSession, svc: Services) -> bool:
             if not rest.strip():
                 console.print("[yellow]usage: /remember TEXT[/yellow]")
             else:
-                result = svc.writer.remember(
-                    NewMemory(user_id=session.user_id, companion_id=session.companion_id, text=rest)
-                )
+                result = mem.remember(rest, user=session.user_id, companion=session.companion_id)
                 render.write_line(
                     "Remembered" if result.created else "Already known — confirmed", result
                 )
@@ -153,11 +123,11 @@ def _command(line: str, session: ChatSession, svc: Services) -> bool:
             if not used:
                 console.print("No memories were used in the last reply.")
                 return True
-            for n, memory in enumerate(used, start=1):
-                console.print(f"  {n}. {markup_safe(memory.text)}")
+            for n, used_memory in enumerate(used, start=1):
+                console.print(f"  {n}. {markup_safe(used_memory.text)}")
             choice = console.input("forget which (number, Enter to cancel)? ").strip()
             if choice.isdigit() and 1 <= int(choice) <= len(used):
-                render.write_line("Forgotten", svc.writer.forget(used[int(choice) - 1].id))
+                render.write_line("Forgotten", mem.forget(used[int(choice) - 1].id))
         elif name == "/why":
             if last and last.retrieval:
                 render.explain(last.retrieval)
@@ -178,15 +148,7 @@ def _command(line: str, session: ChatSession, svc: Services) -> bool:
                     f"trimmed {', '.join(trimmed.order) or 'nothing'}[/dim]"
                 )
         elif name == "/status":
-            render.status_report(
-                health.collect(
-                    lambda: svc.store,
-                    lambda: svc.index,
-                    lambda: svc.embedder,
-                    svc.targets(),
-                    svc.settings.daemon.reconcile_interval,
-                )
-            )
+            render.status_report(mem.status())
         else:
             console.print(
                 f"[yellow]unknown command {markup_safe(name)}[/yellow] — /help lists them"

@@ -1,4 +1,4 @@
-"""What every command shares: the loaded settings and lazily built services."""
+"""What every command shares: one ``AriaMem`` opened from the config on first use."""
 
 from __future__ import annotations
 
@@ -10,29 +10,30 @@ from typing import Any
 
 import typer
 
-from aria_mem import config
+from aria_mem.api import AriaMem
 from aria_mem.errors import UsageError
-from aria_mem.wiring import Services
 
 
 class State:
     def __init__(self, config_path: Path | None) -> None:
         self.config_path = config_path
-        self._services: Services | None = None
+        self._memory: AriaMem | None = None
 
     @property
-    def services(self) -> Services:
-        if self._services is None:
-            self._services = Services(config.load(self.config_path))
-        return self._services
+    def memory(self) -> AriaMem:
+        if self._memory is None:
+            self._memory = AriaMem.open(self.config_path)
+        return self._memory
 
-    def replace_services(self, services: Services) -> None:
-        """After the config file changed (e.g. `reindex --model`)."""
-        self._services = services
+    def use(self, memory: AriaMem) -> None:
+        """Another AriaMem for the rest of the command (e.g. `chat --model`)."""
+        self.close()
+        self._memory = memory
 
     def close(self) -> None:
-        if self._services is not None:
-            self._services.close()
+        if self._memory is not None:
+            self._memory.close()
+            self._memory = None
 
 
 def state(ctx: typer.Context) -> State:
@@ -41,20 +42,8 @@ def state(ctx: typer.Context) -> State:
     return obj
 
 
-def services(ctx: typer.Context) -> Services:
-    return state(ctx).services
-
-
-def scope(svc: Services, user: str | None, companion: str | None) -> tuple[str, str]:
-    """The user and companion a command works on: the flags, else the config's identity.
-    An empty flag is an error, not a fallback."""
-    from aria_mem.domain.validation import identifier
-
-    identity = svc.settings.identity
-    return (
-        identifier("user", identity.user if user is None else user),
-        identifier("companion", identity.companion if companion is None else companion),
-    )
+def memory(ctx: typer.Context) -> AriaMem:
+    return state(ctx).memory
 
 
 def emit_json(data: Any) -> None:

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
-from aria_mem.adapters import documents
 from aria_mem.cli import render
-from aria_mem.cli.context import emit_json, scope, services
+from aria_mem.cli.context import emit_json, memory
 from aria_mem.cli.memories import CompanionOpt, JsonOpt
 from aria_mem.cli.render import markup_safe
-from aria_mem.domain.chunking import chunk
-from aria_mem.errors import UsageError
 
 knowledge_app = typer.Typer(
     help="List or forget what the companion has learned.", no_args_is_help=True
@@ -30,39 +28,34 @@ def learn(
     """Learn a document: split it into passages, store them, and index them in the knowledge
     collection. In chat they come under their own KNOWLEDGE DATA section, labelled as outside
     data (never as facts about the user), and are the first thing the budget trims. Learning
-    the same source again replaces it.
+    the same source again replaces it. Files and pages are read up to 5 MB within 30 s;
+    only http(s) addresses are fetched.
 
     Example: aria-mem learn notes/pottery-basics.md
     """
-    svc = services(ctx)
-    _, companion_id = scope(svc, None, companion)
-    source, found_title, text = documents.read(location)
-    passages = chunk(text)
-    if not passages:
-        raise UsageError(f"{location} has no text to learn")
-    source_id, replaced = svc.store.learn(companion_id, source, title or found_title, passages)
-    report = svc.indexer.run_pending()
-    summary = {
-        "source_id": str(source_id),
-        "source": source,
-        "title": title or found_title,
-        "passages": len(passages),
-        "replaced": replaced,
-        "indexed": report.indexed,
-        "errors": report.errors,
-    }
+    learned = memory(ctx).learn(location, title=title, companion=companion)
     if as_json:
-        emit_json(summary)
+        emit_json(
+            {
+                "source_id": learned.source_id,
+                "source": learned.source,
+                "title": learned.title,
+                "passages": learned.passages,
+                "replaced": learned.replaced,
+                "indexed": learned.index.indexed,
+                "errors": learned.index.errors,
+            }
+        )
         return
-    shown_title = markup_safe(title or found_title)
     render.console.print(
-        f"Learned [cyan]{str(source_id)[:8]}[/cyan] {shown_title}: "
-        f"{len(passages)} passages" + (f" (replacing {replaced})" if replaced else "")
+        f"Learned [cyan]{learned.source_id[:8]}[/cyan] {markup_safe(learned.title)}: "
+        f"{learned.passages} passages"
+        + (f" (replacing {learned.replaced})" if learned.replaced else "")
     )
-    if report.errors:
+    if learned.index.errors:
         render.console.print(
             "[yellow]not indexed yet[/yellow]: "
-            f"{markup_safe('; '.join(report.errors))} — `aria-mem sync` later"
+            f"{markup_safe('; '.join(learned.index.errors))} — `aria-mem sync` later"
         )
 
 
@@ -70,12 +63,13 @@ def learn(
 def list_knowledge(
     ctx: typer.Context, companion: CompanionOpt = None, as_json: JsonOpt = False
 ) -> None:
-    """What the companion has learned."""
-    svc = services(ctx)
-    _, companion_id = scope(svc, None, companion)
-    sources = svc.store.knowledge_sources(companion_id)
+    """What the companion has learned.
+
+    Example: aria-mem knowledge list --json
+    """
+    sources = memory(ctx).knowledge(companion=companion)
     if as_json:
-        emit_json(sources)
+        emit_json([asdict(s) for s in sources])
         return
     if not sources:
         render.console.print("Nothing learned yet — `aria-mem learn FILE|URL`")
@@ -85,11 +79,11 @@ def list_knowledge(
         table.add_column(column, overflow="fold")
     for s in sources:
         table.add_row(
-            str(s["id"])[:8],
-            markup_safe(s["title"]),
-            markup_safe(s["source"]),
-            str(s["passages"]),
-            str(s["pending"]),
+            str(s.id)[:8],
+            markup_safe(s.title),
+            markup_safe(s.source),
+            str(s.passages),
+            str(s.pending),
         )
     render.console.print(table)
 
@@ -100,21 +94,22 @@ def forget_knowledge(
     source_id: Annotated[str, typer.Argument(help="Source id (or its start).")],
     as_json: JsonOpt = False,
 ) -> None:
-    """Forget a learned document: its passages are deleted and their vectors removed."""
-    svc = services(ctx)
-    source = svc.store.forget_knowledge(source_id)
-    report = svc.indexer.run_deletions()
+    """Forget a learned document: its passages are deleted and their vectors removed.
+
+    Example: aria-mem knowledge forget 9b1c2d3e
+    """
+    gone = memory(ctx).forget_knowledge(source_id)
     if as_json:
         emit_json(
             {
-                "forgotten": str(source["id"]),
-                "passages": source["passages"],
-                "vectors_removed": report.deletions_done,
+                "forgotten": str(gone.source.id),
+                "passages": gone.source.passages,
+                "vectors_removed": gone.vectors_removed,
             }
         )
     else:
         render.console.print(
-            f"Forgot {markup_safe(source['title'])} ({source['passages']} passages)"
+            f"Forgot {markup_safe(gone.source.title)} ({gone.source.passages} passages)"
         )
 
 

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable
 from typing import Annotated
 
 import typer
 
+from aria_mem.api import MemoryStatus, MemoryType, WriteResult
 from aria_mem.cli import render
-from aria_mem.cli.context import emit_json, parse_when, scope, services
-from aria_mem.domain import validation
-from aria_mem.domain.models import MemoryStatus, MemoryType, NewMemory
+from aria_mem.cli.context import emit_json, memory, parse_when
 from aria_mem.domain.validation import memory_to_record
-from aria_mem.ports import MemoryChanges
-from aria_mem.services.writer import WriteResult
 
 UserOpt = Annotated[
     str | None,
@@ -45,10 +41,6 @@ def _result_json(result: WriteResult, action: str) -> dict[str, object]:
         "indexed": result.indexed,
         "problem": result.problem,
     }
-
-
-def _resolve(ctx: typer.Context, memory_id: str) -> uuid.UUID:
-    return services(ctx).store.find_prefix(memory_id).id
 
 
 def remember(
@@ -85,23 +77,19 @@ def remember(
 
     Example: aria-mem remember "The user is allergic to peanuts." -t ProfileFact -i 0.9
     """
-    svc = services(ctx)
-    user_id, companion_id = scope(svc, user, companion)
-    new = NewMemory(
-        user_id=user_id,
-        companion_id=companion_id,
-        text=text,
-        type=validation.memory_type(type_),
+    result = memory(ctx).remember(
+        text,
+        type=type_,
         importance=importance,
-        emotional_significance=emotion,
+        emotion=emotion,
         confidence=confidence,
         reason=reason,
         pinned=pin,
-        held_until_stage=validation.stage(hold_until) if hold_until else None,
-        expires_at=parse_when(expires),
+        expires=parse_when(expires),
+        hold_until=hold_until,
+        user=user,
+        companion=companion,
     )
-    validation.new_memory(new)  # reject bad input before any service is started
-    result = svc.writer.remember(new)
     action = "created" if result.created else "confirmed"
     if as_json:
         emit_json(_result_json(result, action))
@@ -122,19 +110,14 @@ def list_(
 
     Example: aria-mem list --status active --json
     """
-    svc = services(ctx)
-    user_id, companion_id = scope(svc, user, companion)
     wanted = None
     if status != "any":
         try:
             wanted = MemoryStatus(status)
         except ValueError:
             raise typer.BadParameter("use active, archived or any", param_hint="--status") from None
-    memories = svc.store.list_memories(
-        user_id=None if all_ else user_id,
-        companion_id=None if all_ else companion_id,
-        status=wanted,
-        limit=limit,
+    memories = memory(ctx).list(
+        user=user, companion=companion, everyone=all_, status=wanted, limit=limit
     )
     if as_json:
         emit_json([memory_to_record(m) | {"index_state": m.index_state.value} for m in memories])
@@ -146,19 +129,19 @@ def list_(
 
 def show(ctx: typer.Context, memory_id: IdArg, as_json: JsonOpt = False) -> None:
     """Show everything stored about one memory."""
-    memory = services(ctx).store.find_prefix(memory_id)
+    found = memory(ctx).get(memory_id)
     if as_json:
         emit_json(
-            memory_to_record(memory)
+            memory_to_record(found)
             | {
-                "index_state": memory.index_state.value,
-                "indexed_model": memory.indexed_model,
-                "index_attempts": memory.index_attempts,
-                "index_error": memory.index_error,
+                "index_state": found.index_state.value,
+                "indexed_model": found.indexed_model,
+                "index_attempts": found.index_attempts,
+                "index_error": found.index_error,
             }
         )
     else:
-        render.console.print(render.memory_detail(memory))
+        render.console.print(render.memory_detail(found))
 
 
 def edit(
@@ -177,16 +160,16 @@ def edit(
 
     Example: aria-mem edit 3f2a9c1e --text "The user's sister loves ceramics."
     """
-    changes = MemoryChanges(
+    result = memory(ctx).edit(
+        memory_id,
         text=text,
         importance=importance,
-        emotional_significance=emotion,
+        emotion=emotion,
         confidence=confidence,
         reason=reason,
-        expires_at=parse_when(expires),
+        expires=parse_when(expires),
         clear_expiry=no_expiry,
     )
-    result = services(ctx).writer.edit(_resolve(ctx, memory_id), changes)
     _report(result, "edited", "Edited", as_json)
 
 
@@ -198,42 +181,45 @@ def _report(result: WriteResult, action: str, verb: str, as_json: bool) -> None:
 
 
 def _flag_command(
-    action: str, verb: str, doc: str, apply: str, value: object
+    name: str, action: str, verb: str, doc: str
 ) -> Callable[[typer.Context, str, bool], None]:
+    """`pin`, `unpin`, `archive`, `unarchive`, `confirm`: the API method ``name``."""
+
     def command(ctx: typer.Context, memory_id: IdArg, as_json: JsonOpt = False) -> None:
-        writer = services(ctx).writer
-        target = _resolve(ctx, memory_id)
-        result = (
-            getattr(writer, apply)(target, value)
-            if value is not None
-            else getattr(writer, apply)(target)
-        )
-        _report(result, action, verb, as_json)
+        _report(getattr(memory(ctx), name)(memory_id), action, verb, as_json)
 
     command.__doc__ = doc
     return command
 
 
 pin = _flag_command(
-    "pinned", "Pinned", "Pin a memory: it is always in the profile.", "set_pinned", True
+    "pin",
+    "pinned",
+    "Pinned",
+    "Pin a memory: it is always in the profile.\n\nExample: aria-mem pin 3f2a9c1e",
 )
-unpin = _flag_command("unpinned", "Unpinned", "Unpin a memory.", "set_pinned", False)
+unpin = _flag_command(
+    "unpin", "unpinned", "Unpinned", "Unpin a memory.\n\nExample: aria-mem unpin 3f2a9c1e"
+)
 archive = _flag_command(
+    "archive",
     "archived",
     "Archived",
-    "Archive a memory: kept, but never brought into a prompt.",
-    "set_status",
-    MemoryStatus.ARCHIVED,
+    "Archive a memory: kept, but never brought into a prompt.\n\n"
+    "Example: aria-mem archive 3f2a9c1e",
 )
 unarchive = _flag_command(
-    "unarchived", "Unarchived", "Bring an archived memory back.", "set_status", MemoryStatus.ACTIVE
+    "unarchive",
+    "unarchived",
+    "Unarchived",
+    "Bring an archived memory back.\n\nExample: aria-mem unarchive 3f2a9c1e",
 )
 confirm = _flag_command(
+    "confirm",
     "confirmed",
     "Confirmed",
-    "Record that the user said it again (refreshes its recency).",
-    "confirm",
-    None,
+    "Record that the user said it again (refreshes its recency).\n\n"
+    "Example: aria-mem confirm 3f2a9c1e",
 )
 
 
@@ -245,11 +231,11 @@ def forget(
 ) -> None:
     """Forget a memory for good: its text is deleted from PostgreSQL and its vector removed
     (queued durably if the index is down). This cannot be undone."""
-    svc = services(ctx)
-    memory = svc.store.find_prefix(memory_id)
-    if not yes and not typer.confirm(f"Forget for good: {memory.text!r}?"):
+    mem = memory(ctx)
+    found = mem.get(memory_id)
+    if not yes and not typer.confirm(f"Forget for good: {render.safe(found.text)!r}?"):
         raise typer.Exit(1)
-    result = svc.writer.forget(memory.id)
+    result = mem.forget(found.id)
     _report(result, "forgotten", "Forgotten", as_json)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
+from dataclasses import asdict
 from datetime import datetime
 
 from rich import box
@@ -12,10 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from aria_mem.domain.models import Memory
-from aria_mem.services.health import StatusReport
-from aria_mem.services.retriever import Fate, RetrievalResult
-from aria_mem.services.writer import WriteResult
+from aria_mem.api import DaemonCheck, Fate, Memory, SearchResult, StatusReport, WriteResult
 
 console = Console()
 err_console = Console(stderr=True)
@@ -119,26 +117,45 @@ def write_line(verb: str, result: WriteResult) -> None:
         console.print(f"{verb} [cyan]{short}[/cyan]")
 
 
-def _daemon_detail(d: dict[str, object]) -> str:
-    if not d.get("running"):
+def _daemon_detail(check: DaemonCheck) -> str:
+    state = check.state
+    if not check.running or state is None:
         text = "not running (pending memories wait for `aria-mem sync` or the daemon)"
     else:
-        text = f"running, pid {d.get('pid')}, heartbeat {d.get('heartbeat_age_s')} s ago"
-        last = d.get("last_pass")
-        if isinstance(last, dict):
+        age = f"{state.heartbeat_age_s:.1f}" if state.heartbeat_age_s is not None else "?"
+        text = f"running, pid {state.pid}, heartbeat {age} s ago"
+        last = state.last_pass
+        if last is not None:
             text += (
-                f"; last pass indexed {last.get('indexed')}, removed {last.get('removed')}"
-                f", {last.get('pending_left')} pending, {last.get('duration_ms')} ms"
+                f"; last pass indexed {last.indexed}, removed {last.removed}"
+                f", {last.pending_left} pending, {last.duration_ms} ms"
             )
-            if last.get("errors"):
-                text += f", errors: {'; '.join(map(str, last['errors']))}"
-        sweep = d.get("last_sweep")
-        if isinstance(sweep, dict):
-            text += f"; last sweep removed {sweep.get('orphans_removed')} orphans"
-    run = d.get("reindex")
-    if isinstance(run, dict):
-        text += f"; re-index to {run['model']}: {run['done']}/{run['total']}"
+            if last.errors:
+                text += f", errors: {'; '.join(last.errors)}"
+        if state.last_sweep is not None:
+            text += f"; last sweep removed {state.last_sweep.orphans_removed} orphans"
+    if check.reindex is not None:
+        text += f"; re-index to {check.reindex.model}: {check.reindex.done}/{check.reindex.total}"
     return markup_safe(text)
+
+
+def _detail(report: StatusReport, name: str) -> str:
+    """What a check adds to its target when it is ok."""
+    if name == "embedder" and report.embedder.ok:
+        return f" — {report.embedder.dimension} dimensions"
+    if name == "index" and report.index.ok:
+        parts = [
+            f"{c.name}: {c.points} vectors of {c.vector_size}"
+            if c.vector_size
+            else f"{c.name}: not created yet"
+            for c in report.index.collections
+        ]
+        return " — " + ", ".join(parts)
+    if name == "daemon" and report.daemon is not None:
+        return " — " + _daemon_detail(report.daemon)
+    if name == "dimension" and report.dimension.ok and not report.dimension.checked:
+        return " — not checked (a service is down)"
+    return ""
 
 
 def status_report(report: StatusReport) -> None:
@@ -149,23 +166,7 @@ def status_report(report: StatusReport) -> None:
     table.add_column("latency", justify="right")
     for check in report.checks:
         mark = "[green]ok[/green]" if check.ok else "[red]FAIL[/red]"
-        detail = markup_safe(check.target)
-        if check.name == "embedder" and check.ok:
-            detail += f" — {check.detail.get('dimension')} dimensions"
-        if check.name == "index" and check.ok:
-            parts = []
-            for name, info in check.detail.get("collections", {}).items():
-                size = info["vector_size"]
-                parts.append(
-                    f"{name}: {info['points']} vectors of {size}"
-                    if size
-                    else f"{name}: not created yet"
-                )
-            detail += " — " + ", ".join(parts)
-        if check.name == "daemon":
-            detail += " — " + _daemon_detail(check.detail)
-        if check.name == "dimension" and check.ok and check.detail.get("checked") is False:
-            detail += " — not checked (a service is down)"
+        detail = markup_safe(check.target) + _detail(report, check.name)
         if check.error:
             detail += f"\n[red]{markup_safe(check.error)}[/red]"
         latency = f"{check.latency_ms:.1f} ms" if check.latency_ms is not None else ""
@@ -174,10 +175,10 @@ def status_report(report: StatusReport) -> None:
     if report.counts is not None:
         c = report.counts
         console.print(
-            f"memories: {c['total']} ({c['active']} active, {c['archived']} archived, "
-            f"{c['expired']} expired, {c['held']} held) — index: {c['indexed']} indexed, "
-            f"{c['pending']} pending, {c['queued_deletions']} vector removals queued; "
-            f"knowledge: {c['knowledge_passages']} passages ({c['knowledge_pending']} pending)"
+            f"memories: {c.total} ({c.active} active, {c.archived} archived, "
+            f"{c.expired} expired, {c.held} held) — index: {c.indexed} indexed, "
+            f"{c.pending} pending, {c.queued_deletions} vector removals queued; "
+            f"knowledge: {c.knowledge_passages} passages ({c.knowledge_pending} pending)"
         )
 
 
@@ -185,7 +186,7 @@ def _f(value: float | None, digits: int = 2) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
-def ranked_list(result: RetrievalResult) -> None:
+def ranked_list(result: SearchResult) -> None:
     if not result.chosen:
         console.print("No memories would be brought up for this message.")
         return
@@ -201,7 +202,7 @@ def ranked_list(result: RetrievalResult) -> None:
         )
 
 
-def explain(result: RetrievalResult) -> None:
+def explain(result: SearchResult) -> None:
     sel = result.selection
     console.print(Text(f"query: {result.query!r}", style="dim"))
     console.print(
@@ -265,12 +266,14 @@ def explain(result: RetrievalResult) -> None:
         passages.add_column("source", overflow="fold", max_width=24)
         passages.add_column("passage", overflow="fold")
         passages.add_column("sim", justify="right")
-        for item, similarity in result.knowledge:
+        for hit in result.knowledge:
             passages.add_row(
-                Text(safe(item.title or item.source)), Text(safe(item.text)), f"{similarity:.3f}"
+                Text(safe(hit.item.title or hit.item.source)),
+                Text(safe(hit.item.text)),
+                f"{hit.similarity:.3f}",
             )
         console.print(passages)
-    timings = "  ".join(f"{k} {v:.1f} ms" for k, v in result.timings_ms.items())
+    timings = "  ".join(f"{k} {v:.1f} ms" for k, v in result.timings.items())
     console.print(Text(f"timings: {timings}", style="dim"))
 
 
@@ -284,10 +287,66 @@ def fate(item: Fate) -> None:
     )
 
 
-def prompt(result: RetrievalResult) -> None:
+def prompt(result: SearchResult) -> None:
     console.print()
     console.print(
         Text(safe(result.prompt, keep_lines=True) or "(no memory sections)"),
         highlight=False,
         soft_wrap=True,
     )
+
+
+def status_json(report: StatusReport) -> dict[str, object]:
+    """`status --json`: every check by name, its target, latency, error and details."""
+    checks: dict[str, dict[str, object]] = {}
+    for check in report.checks:
+        body: dict[str, object] = {
+            "ok": check.ok,
+            "target": check.target,
+            "latency_ms": check.latency_ms,
+            "error": check.error,
+        }
+        checks[check.name] = body
+    checks["index"]["collections"] = {
+        c.name: {"vector_size": c.vector_size, "points": c.points} for c in report.index.collections
+    }
+    checks["embedder"].update(model=report.embedder.model, dimension=report.embedder.dimension)
+    checks["dimension"].update(
+        checked=report.dimension.checked, model_dimension=report.dimension.model_dimension
+    )
+    if report.data is not None:
+        checks["data"]["unreadable"] = report.data.unreadable
+    if report.daemon is not None:
+        checks["daemon"].update(_daemon_json(report.daemon))
+    return {
+        "ok": report.ok,
+        "checks": checks,
+        "memories": asdict(report.counts) if report.counts is not None else None,
+    }
+
+
+def _daemon_json(check: DaemonCheck) -> dict[str, object]:
+    state = check.state
+    body: dict[str, object] = {"running": check.running}
+    if state is not None:
+        body.update(
+            pid=state.pid,
+            host=state.host,
+            heartbeat_age_s=None
+            if state.heartbeat_age_s is None
+            else round(state.heartbeat_age_s, 1),
+            interval_s=state.reconcile_interval,
+            stopped_at=state.stopped_at,
+            last_pass=state.last_pass.as_dict() if state.last_pass else None,
+            last_sweep=state.last_sweep.as_dict() if state.last_sweep else None,
+            dimension=state.dimension.as_dict() if state.dimension else None,
+        )
+    if check.reindex is not None:
+        body["reindex"] = {
+            "model": check.reindex.model,
+            "total": check.reindex.total,
+            "done": check.reindex.done,
+            "started_at": check.reindex.started_at,
+            "background": check.reindex.background,
+        }
+    return body

@@ -6,14 +6,11 @@ from typing import Annotated, Any
 
 import typer
 
+from aria_mem.api import Dropped, Ranked, SearchResult
 from aria_mem.cli import render
-from aria_mem.cli.context import emit_json, scope, services
+from aria_mem.cli.context import emit_json, memory
 from aria_mem.cli.memories import CompanionOpt, JsonOpt, UserOpt
 from aria_mem.cli.render import markup_safe
-from aria_mem.domain import validation
-from aria_mem.domain.selection import Dropped, Ranked
-from aria_mem.errors import ValidationError
-from aria_mem.services.retriever import RetrievalResult
 
 
 def _ranked_json(position: int, r: Ranked) -> dict[str, Any]:
@@ -48,7 +45,7 @@ def _dropped_json(d: Dropped) -> dict[str, Any]:
     }
 
 
-def result_json(result: RetrievalResult) -> dict[str, Any]:
+def result_json(result: SearchResult) -> dict[str, Any]:
     return {
         "query": result.query,
         "user": result.user_id,
@@ -62,16 +59,16 @@ def result_json(result: RetrievalResult) -> dict[str, Any]:
         "dropped": [_dropped_json(d) for d in result.selection.dropped],
         "knowledge": [
             {
-                "id": str(item.id),
-                "source": item.source,
-                "title": item.title,
-                "text": item.text,
-                "similarity": score,
+                "id": str(hit.item.id),
+                "source": hit.item.source,
+                "title": hit.item.title,
+                "text": hit.item.text,
+                "similarity": hit.similarity,
             }
-            for item, score in result.knowledge
+            for hit in result.knowledge
         ],
-        "degraded": result.degraded,
-        "timings_ms": result.timings_ms,
+        "degraded": list(result.degraded),
+        "timings_ms": dict(result.timings.items()),
         "prompt": result.prompt,
     }
 
@@ -113,15 +110,10 @@ def search(
     Example: aria-mem search "I need to find a gift" --previous "My sister is getting
     married in June" --explain
     """
-    svc = services(ctx)
-    user_id, companion_id = scope(svc, user, companion)
-    if not message.strip():
-        raise ValidationError("The message is empty — give the user's message")
-    svc.retriever.warm_up()
-    result = svc.retriever.retrieve(user_id, companion_id, message, previous, count_use=False)
-    fate = None
-    if why is not None:
-        fate = svc.retriever.fate(result, svc.store.find_prefix(why).id)
+    mem = memory(ctx)
+    mem.warm_up()
+    result = mem.search(message, previous=previous, user=user, companion=companion)
+    fate = mem.why(result, why) if why is not None else None
     if as_json:
         data = result_json(result)
         if fate is not None:
@@ -163,18 +155,17 @@ def stage(
 
     Example: aria-mem stage established
     """
-    svc = services(ctx)
-    user_id, companion_id = scope(svc, user, companion)
+    mem = memory(ctx)
     if new_stage is not None:
-        wanted = validation.stage(new_stage)
-        svc.store.set_stage(user_id, companion_id, wanted)
-        report = svc.indexer.run_pending()
+        report = mem.set_stage(new_stage, user=user, companion=companion)
         if report.errors:
             render.err_console.print(
                 "[yellow]held memories will be (un)indexed by the next "
                 f"sync:[/yellow] {markup_safe('; '.join(report.errors))}"
             )
-    current = svc.store.stage(user_id, companion_id)
+    current = mem.stage(user=user, companion=companion)
+    user_id = user if user is not None else mem.settings.identity.user
+    companion_id = companion if companion is not None else mem.settings.identity.companion
     if as_json:
         emit_json({"user": user_id, "companion": companion_id, "stage": current.value})
     else:

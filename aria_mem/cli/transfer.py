@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -11,13 +12,8 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from aria_mem.cli import render
-from aria_mem.cli.context import emit_json, services
+from aria_mem.cli.context import emit_json, memory
 from aria_mem.cli.render import markup_safe
-from aria_mem.domain.validation import memory_to_record
-from aria_mem.errors import UsageError
-from aria_mem.private import open_private
-from aria_mem.services.indexer import SyncReport
-from aria_mem.services.transfer import import_lines, read_lines
 
 
 def export(
@@ -26,25 +22,32 @@ def export(
         Path | None, typer.Option("--output", "-o", help="File to write (default: stdout).")
     ] = None,
 ) -> None:
-    """Write every memory, every field, as JSON Lines (one memory per line).
+    """Write every memory, every field, as JSON Lines (one memory per line). The file is
+    written readable by you only (0600).
 
     Example: aria-mem export -o memories.jsonl
     """
-    store = services(ctx).store
-    try:
-        stream = open_private(output) if output else sys.stdout
-    except OSError as exc:
-        raise UsageError(f"Cannot write {output}: {exc.strerror or exc}") from exc
-    count = 0
-    try:
-        for memory in store.iter_all():
-            stream.write(json.dumps(memory_to_record(memory), ensure_ascii=False) + "\n")
-            count += 1
-    finally:
-        if output:
-            stream.close()
-    if output:
-        render.err_console.print(f"Exported {count} memories to {markup_safe(str(output))}")
+    if output is None:
+        memory(ctx).export(sys.stdout)
+        return
+    count = memory(ctx).export_file(output)
+    render.err_console.print(f"Exported {count} memories to {markup_safe(str(output))}")
+
+
+@contextmanager
+def _progress(quiet: bool) -> Iterator[tuple[Callable[[int], None], Callable[[int], None]]]:
+    """(set the total, advance) for a progress bar on stderr."""
+    with Progress(
+        TextColumn("indexing"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=render.err_console,
+        disable=quiet,
+        transient=True,
+    ) as bar:
+        task = bar.add_task("index", total=None)
+        yield (lambda total: bar.update(task, total=total)), (lambda n: bar.advance(task, n))
 
 
 def import_(
@@ -64,61 +67,46 @@ def import_(
     """Import memories from JSON Lines, idempotently by memory id.
 
     Every line is validated first: a bad line is reported with its number and nothing is
-    stored, unless --skip-invalid is given. Imported memories are then indexed.
+    stored, unless --skip-invalid is given. Rows equal to what is stored are left alone;
+    the others are then indexed.
 
     Example: aria-mem import memories.jsonl
     """
-    parsed = read_lines(file, skip_invalid=skip_invalid)
-    svc = services(ctx)
-    outcome = import_lines(svc.store, parsed.lines, skip_invalid=skip_invalid)
-    problems = parsed.problems + outcome.rejected
+    with _progress(quiet=as_json) as (start, advance):
+        report = memory(ctx).import_file(
+            file, skip_invalid=skip_invalid, index=not no_index, progress=advance, on_start=start
+        )
+    outcome = report.outcome
     summary: dict[str, object] = {
         "inserted": outcome.inserted,
         "updated": outcome.updated,
         "unchanged": outcome.unchanged,
         "merged_duplicates": outcome.merged_duplicates,
-        "repeated_lines": parsed.repeated,
-        "invalid_lines": problems,
+        "repeated_lines": report.repeated,
+        "invalid_lines": list(report.problems),
     }
-    report_errors: list[str] = []
-    if not no_index and parsed.lines:
-        report = _index_with_progress(ctx, total=svc.store.pending_count(), quiet=as_json)
-        report_errors = report.errors
+    if report.index is not None:
         summary.update(
-            indexed=report.indexed, index_failed=report.failed, index_errors=report.errors
+            indexed=report.index.indexed,
+            index_failed=report.index.failed,
+            index_errors=report.index.errors,
         )
     if as_json:
         emit_json(summary)
         return
     render.console.print(
-        f"Imported {len(parsed.lines)} memories: {outcome.inserted} new, {outcome.updated} "
+        f"Imported {report.lines} memories: {outcome.inserted} new, {outcome.updated} "
         f"updated, {outcome.unchanged} unchanged, {outcome.merged_duplicates} merged into "
         "facts already known."
     )
-    for problem in problems:
+    for problem in report.problems:
         render.err_console.print(f"[yellow]skipped[/yellow] {markup_safe(problem)}")
-    if "indexed" in summary and summary["index_failed"]:
-        errors = markup_safe("; ".join(report_errors))
+    if report.index is not None and report.index.failed:
+        errors = markup_safe("; ".join(report.index.errors))
         render.console.print(
-            f"[yellow]{summary['index_failed']} not indexed yet[/yellow] "
-            f"({errors}) — they stay pending; "
-            "run `aria-mem sync` when the service is back"
+            f"[yellow]{report.index.failed} not indexed yet[/yellow] ({errors}) — they stay "
+            "pending; run `aria-mem sync` when the service is back"
         )
-
-
-def _index_with_progress(ctx: typer.Context, total: int, quiet: bool) -> SyncReport:
-    indexer = services(ctx).indexer
-    with Progress(
-        TextColumn("indexing"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=render.err_console,
-        disable=quiet,
-        transient=True,
-    ) as bar:
-        task = bar.add_task("index", total=total)
-        return indexer.run_pending(progress=lambda n: bar.advance(task, n))
 
 
 def register(app: typer.Typer) -> None:

@@ -19,13 +19,11 @@ from rich.progress import (
 )
 
 from aria_mem import config
+from aria_mem.api import ReindexPlan
 from aria_mem.cli import render
-from aria_mem.cli.context import emit_json, services, state
+from aria_mem.cli.context import emit_json, memory, state
 from aria_mem.cli.render import markup_safe
 from aria_mem.daemon import Daemon
-from aria_mem.services import health
-from aria_mem.services.reindexer import Reindexer
-from aria_mem.wiring import Services
 
 
 def daemon(
@@ -102,41 +100,54 @@ def reindex(
 
     Example: aria-mem reindex --model nomic-embed-text --provider ollama
     """
-    st = state(ctx)
-    svc = services(ctx)
-    if provider is not None and provider not in config.PROVIDERS:
-        raise typer.BadParameter(
-            f"use one of {', '.join(config.PROVIDERS)}", param_hint="--provider"
+    mem = memory(ctx)
+    before = mem.settings.embedder.effective_model
+    with Progress(
+        TextColumn("re-indexing"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TaskProgressColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeRemainingColumn(),
+        console=render.err_console,
+        disable=as_json or background,
+    ) as bar:
+        task = bar.add_task("reindex", total=None, rate="")
+        resumed_from = 0
+
+        def started(plan: ReindexPlan) -> None:
+            nonlocal resumed_from
+            resumed_from = plan.done_before
+            bar.update(task, total=plan.total, completed=plan.done_before)
+
+        def advance(n: int) -> None:
+            bar.advance(task, n)
+            elapsed = bar.tasks[0].elapsed or 0.0
+            done = bar.tasks[0].completed - resumed_from
+            bar.update(task, rate=f"{done / elapsed:,.0f}/s" if elapsed else "")
+
+        outcome = mem.reindex(
+            model=model,
+            provider=provider,
+            background=background,
+            on_start=started,
+            progress=advance,
         )
-    if provider is not None and model is None:
-        raise typer.BadParameter("give --model with --provider", param_hint="--provider")
-    if model is not None:
-        chosen = provider or svc.settings.embedder.provider
-        trial = config.with_overrides(svc.settings, embedder={"provider": chosen, "model": model})
-        Services(trial).embedder.dimension()  # refuse a model that does not answer
-        config.save_keys(
-            svc.settings.config_path, {"embedder": {"provider": chosen, "model": model}}
-        )
-        svc.close()
-        svc = Services(config.load(st.config_path))
-        st.replace_services(svc)
+    plan = outcome.plan
+    if model is not None and not as_json:
         render.err_console.print(
-            f"Switched to {markup_safe(svc.embedder.model_name)} "
-            f"(written to {markup_safe(str(svc.settings.config_path))})"
+            f"Switched from {markup_safe(before)} to {markup_safe(plan.model)} "
+            f"(written to {markup_safe(str(mem.settings.config_path))})"
         )
-    reindexer = Reindexer(
-        svc.store, svc.index, svc.embedder, batch_size=svc.settings.embedder.batch_size
-    )
-    plan = reindexer.prepare(rebuild=model is None, background=background)
     summary: dict[str, object] = {
         "model": plan.model,
         "dimension": plan.dimension,
-        "recreated": plan.recreated,
+        "recreated": list(plan.recreated),
         "total": plan.total,
         "resumed_after": plan.done_before,
     }
     if background:
-        alive = _daemon_alive(svc)
+        alive = mem.daemon_running()
         summary["daemon_running"] = alive
         if as_json:
             emit_json(summary)
@@ -152,30 +163,11 @@ def reindex(
                 )
             )
         return
-    with Progress(
-        TextColumn("re-indexing"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TaskProgressColumn(),
-        TextColumn("{task.fields[rate]}"),
-        TimeRemainingColumn(),
-        console=render.err_console,
-        disable=as_json,
-    ) as bar:
-        task = bar.add_task("reindex", total=plan.total, completed=plan.done_before, rate="")
-
-        def advance(n: int) -> None:
-            bar.advance(task, n)
-            elapsed = bar.tasks[0].elapsed or 0.0
-            done = bar.tasks[0].completed - plan.done_before
-            bar.update(task, rate=f"{done / elapsed:,.0f}/s" if elapsed else "")
-
-        done, failed, sweep = reindexer.run(progress=advance)
     summary.update(
-        done=done,
-        failed=failed,
-        old_vectors_removed=sweep.orphans_removed if sweep else None,
-        finished=sweep is not None,
+        done=outcome.done,
+        failed=outcome.failed,
+        old_vectors_removed=outcome.sweep.orphans_removed if outcome.sweep else None,
+        finished=outcome.finished,
     )
     if as_json:
         emit_json(summary)
@@ -185,22 +177,19 @@ def reindex(
                 f"Resumed an interrupted re-index: {plan.done_before} of {plan.total} were done"
             )
         render.console.print(
-            f"Re-indexed {done} memories with {markup_safe(plan.model)} ({plan.dimension} dims)"
+            f"Re-indexed {outcome.done} memories with {markup_safe(plan.model)} "
+            f"({plan.dimension} dims)"
             + (f"; recreated {', '.join(plan.recreated)}" if plan.recreated else "")
-            + (f"; removed {sweep.orphans_removed} old vectors" if sweep else "")
+            + (f"; removed {outcome.sweep.orphans_removed} old vectors" if outcome.sweep else "")
             + (
-                f"; [yellow]{failed} failed and stay pending[/yellow] — run it again when the "
-                "model answers"
-                if failed
+                f"; [yellow]{outcome.failed} failed and stay pending[/yellow] — run it again "
+                "when the model answers"
+                if outcome.failed
                 else ""
             )
         )
-    if failed or sweep is None:
+    if outcome.failed or not outcome.finished:
         raise typer.Exit(1)
-
-
-def _daemon_alive(svc: Services) -> bool:
-    return health.daemon_running(svc.store.daemon_state(), svc.settings.daemon.reconcile_interval)
 
 
 def register(app: typer.Typer) -> None:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from aria_mem.domain.prompt import (
-    PromptRecord,
+    PromptSections,
     knowledge_section,
     profile_section,
     relevant_section,
@@ -43,11 +43,8 @@ class Turn:
 @dataclass(frozen=True)
 class PromptParts:
     system: str
-    profile: Sequence[PromptRecord] = ()
-    relevant: Sequence[PromptRecord] = ()
-    """Best first."""
-    knowledge: Sequence[tuple[str, str]] = ()
-    """(source, passage), best first."""
+    sections: PromptSections = field(default_factory=PromptSections)
+    """The memory and knowledge lines, formatted once by retrieval; trimmed here."""
     history: Sequence[Turn] = ()
     """Oldest first."""
     reply_hint: str = ""
@@ -77,9 +74,9 @@ class FittedPrompt:
 def system_text(parts: PromptParts) -> str:
     sections = [
         parts.system.strip(),
-        profile_section(parts.profile),
-        relevant_section(parts.relevant),
-        knowledge_section(parts.knowledge),
+        profile_section(parts.sections.profile),
+        relevant_section(parts.sections.relevant),
+        knowledge_section(parts.sections.knowledge),
         parts.reply_hint.strip(),
     ]
     return "\n\n".join(s for s in sections if s)
@@ -103,13 +100,12 @@ def fit(
 ) -> FittedPrompt:
     """Trim ``parts`` in the fixed order until the prompt fits ``budget`` tokens."""
     trimmed = Trimmed()
-    knowledge, history = list(parts.knowledge), list(parts.history)
-    relevant, profile = list(parts.relevant), list(parts.profile)
+    knowledge, history = list(parts.sections.knowledge), list(parts.history)
+    relevant, profile = list(parts.sections.relevant), list(parts.sections.profile)
 
     def current() -> PromptParts:
-        return PromptParts(
-            parts.system, profile, relevant, knowledge, history, parts.reply_hint, message
-        )
+        sections = PromptSections(tuple(profile), tuple(relevant), tuple(knowledge))
+        return PromptParts(parts.system, sections, history, parts.reply_hint, message)
 
     message = parts.message
     while count(render(current()), counter) > budget:

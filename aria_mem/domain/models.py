@@ -51,6 +51,34 @@ MEMORIES_COLLECTION = "memories"
 KNOWLEDGE_COLLECTION = "knowledge"
 
 
+class Kind(StrEnum):
+    """What a vector stands for; each kind has its own index collection, so a knowledge
+    passage can never come back as a fact about the user."""
+
+    MEMORY = "memory"
+    KNOWLEDGE = "knowledge"
+
+    @property
+    def collection(self) -> str:
+        return MEMORIES_COLLECTION if self is Kind.MEMORY else KNOWLEDGE_COLLECTION
+
+
+class DropReason(StrEnum):
+    """Why a memory did not go into a prompt (`search --explain`, `--why`)."""
+
+    BELOW_THRESHOLD = "below the similarity threshold"
+    CUT_BY_CAP = "cut by the memory cap"
+    PROFILE_CUT_BY_CAP = "profile larger than the memory cap"
+    DELETED = "deleted (the index still had a vector)"
+    ARCHIVED = "archived"
+    EXPIRED = "expired"
+    HELD = "held until a closer relationship stage"
+    OTHER_SCOPE = "belongs to another user or companion"
+    NOT_INDEXED = "not indexed yet"
+    OTHER_MODEL = "indexed under another embedding model"
+    NOT_NEAR = "not among the nearest candidates"
+
+
 @dataclass(frozen=True, slots=True)
 class Memory:
     """One remembered fact about a user, as PostgreSQL holds it."""
@@ -77,14 +105,6 @@ class Memory:
     indexed_model: str | None
     index_attempts: int
     index_error: str | None
-
-    def is_usable(self, stage: Stage, now: datetime) -> bool:
-        """May this memory go into a prompt right now?"""
-        if self.status is not MemoryStatus.ACTIVE:
-            return False
-        if self.expires_at is not None and self.expires_at <= now:
-            return False
-        return stage.allows(self.held_until_stage)
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,19 +143,6 @@ KNOWLEDGE_SCOPE_USER = "*"
 """The user_id stored with knowledge vectors: knowledge belongs to a companion, not a user."""
 
 
-def knowledge_payload(item: KnowledgeItem, embedding_model: str) -> dict[str, object]:
-    return {
-        "knowledge_id": str(item.id),
-        "source_id": str(item.source_id),
-        "user_id": KNOWLEDGE_SCOPE_USER,
-        "companion_id": item.companion_id,
-        "type": "Knowledge",
-        "active": True,
-        "pinned": False,
-        "embedding_model": embedding_model,
-    }
-
-
 @dataclass(frozen=True, slots=True)
 class IndexPoint:
     """A vector and its payload, as the vector index stores it."""
@@ -159,18 +166,3 @@ class Hit:
     id: uuid.UUID
     score: float
     payload: dict[str, object]
-
-
-def memory_payload(memory: Memory, embedding_model: str) -> dict[str, object]:
-    """The payload stored beside a memory's vector (DESIGN.md lists these fields)."""
-    return {
-        "memory_id": str(memory.id),
-        "user_id": memory.user_id,
-        "companion_id": memory.companion_id,
-        "type": memory.type.value,
-        "importance": memory.importance,
-        "pinned": memory.pinned,
-        "active": memory.status is MemoryStatus.ACTIVE,
-        "created_at": memory.created_at.isoformat(),
-        "embedding_model": embedding_model,
-    }

@@ -96,29 +96,61 @@ def record_line(record: PromptRecord) -> str:
     )
 
 
-def profile_section(records: Sequence[PromptRecord]) -> str:
-    if not records:
-        return ""
-    return "\n".join([PROFILE_HEADER, PROFILE_PREAMBLE, *(record_line(r) for r in records)])
+def _section(header: str, preamble: str, lines: Sequence[str]) -> str:
+    return "\n".join([header, preamble, *lines]) if lines else ""
 
 
-def relevant_section(records: Sequence[PromptRecord]) -> str:
-    if not records:
-        return ""
-    return "\n".join([RELEVANT_HEADER, RELEVANT_PREAMBLE, *(record_line(r) for r in records)])
+def profile_section(lines: Sequence[str]) -> str:
+    """The profile section around already formatted record lines."""
+    return _section(PROFILE_HEADER, PROFILE_PREAMBLE, lines)
+
+
+def relevant_section(lines: Sequence[str]) -> str:
+    return _section(RELEVANT_HEADER, RELEVANT_PREAMBLE, lines)
+
+
+def knowledge_section(lines: Sequence[str]) -> str:
+    return _section(KNOWLEDGE_HEADER, KNOWLEDGE_PREAMBLE, lines)
 
 
 def knowledge_line(source: str, text: str) -> str:
     return f"- [{neutralize(source)}] {neutralize(text)}"
 
 
-def knowledge_section(passages: Sequence[tuple[str, str]]) -> str:
-    if not passages:
-        return ""
-    lines = [knowledge_line(source, text) for source, text in passages]
-    return "\n".join([KNOWLEDGE_HEADER, KNOWLEDGE_PREAMBLE, *lines])
+@dataclass(frozen=True)
+class PromptSections:
+    """The memory and knowledge lines of one turn, formatted (and neutralised) once; the
+    sections are assembled from them, and the context budget trims them line by line."""
+
+    profile: tuple[str, ...] = ()
+    relevant: tuple[str, ...] = ()
+    """Best first."""
+    knowledge: tuple[str, ...] = ()
+    """Best first."""
+
+    @classmethod
+    def build(
+        cls,
+        profile: Sequence[PromptRecord],
+        relevant: Sequence[PromptRecord],
+        knowledge: Sequence[tuple[str, str]] = (),
+    ) -> PromptSections:
+        return cls(
+            tuple(record_line(r) for r in profile),
+            tuple(record_line(r) for r in relevant),
+            tuple(knowledge_line(source, text) for source, text in knowledge),
+        )
+
+    def text(self) -> str:
+        """The sections as DESIGN.md shows them, a blank line between."""
+        parts = (
+            profile_section(self.profile),
+            relevant_section(self.relevant),
+            knowledge_section(self.knowledge),
+        )
+        return "\n\n".join(p for p in parts if p)
 
 
 def memory_sections(profile: Sequence[PromptRecord], relevant: Sequence[PromptRecord]) -> str:
-    """The profile and relevant sections as DESIGN.md shows them, a blank line between."""
-    return "\n\n".join(s for s in (profile_section(profile), relevant_section(relevant)) if s)
+    """The profile and relevant sections of these records."""
+    return PromptSections.build(profile, relevant).text()

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-from aria_mem.domain.models import Memory, MemoryStatus, Stage
+from aria_mem.domain.models import DropReason, Memory, Stage
 from aria_mem.domain.profile import select_profile
 from aria_mem.domain.ranking import DEFAULT_WEIGHTS, RankingWeights, Score, score
 
@@ -21,31 +21,6 @@ from aria_mem.domain.ranking import DEFAULT_WEIGHTS, RankingWeights, Score, scor
 class Section(StrEnum):
     PROFILE = "profile"
     RELEVANT = "relevant"
-
-
-class DropReason(StrEnum):
-    BELOW_THRESHOLD = "below the similarity threshold"
-    CUT_BY_CAP = "cut by the memory cap"
-    PROFILE_CUT_BY_CAP = "profile larger than the memory cap"
-    DELETED = "deleted (the index still had a vector)"
-    ARCHIVED = "archived"
-    EXPIRED = "expired"
-    HELD = "held until a closer relationship stage"
-    OTHER_SCOPE = "belongs to another user or companion"
-    NOT_INDEXED = "not indexed yet"
-    OTHER_MODEL = "indexed under another embedding model"
-    NOT_NEAR = "not among the nearest candidates"
-
-
-def unusable_reason(memory: Memory, stage: Stage, now: datetime) -> DropReason | None:
-    """Why PostgreSQL refuses a memory the index returned, or None if it may be used."""
-    if memory.status is MemoryStatus.ARCHIVED:
-        return DropReason.ARCHIVED
-    if memory.expires_at is not None and memory.expires_at <= now:
-        return DropReason.EXPIRED
-    if not stage.allows(memory.held_until_stage):
-        return DropReason.HELD
-    return None
 
 
 @dataclass(frozen=True)
@@ -65,17 +40,17 @@ class Dropped:
     score: Score | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class Selection:
-    profile: list[Ranked] = field(default_factory=list)
-    relevant: list[Ranked] = field(default_factory=list)
-    dropped: list[Dropped] = field(default_factory=list)
+    profile: tuple[Ranked, ...] = ()
+    relevant: tuple[Ranked, ...] = ()
+    dropped: tuple[Dropped, ...] = ()
     threshold: float = 0.0
     cap: int = 0
 
     @property
     def chosen(self) -> list[Ranked]:
-        return self.profile + self.relevant
+        return [*self.profile, *self.relevant]
 
 
 def select(
@@ -86,24 +61,25 @@ def select(
     min_similarity: float,
     now: datetime,
     weights: RankingWeights = DEFAULT_WEIGHTS,
+    rejected: Sequence[Dropped] = (),
 ) -> Selection:
     """``profile_pool``: usable profile-eligible memories; ``candidates``: usable memories
-    the index found, with their cosine similarity."""
-    result = Selection(threshold=weights.threshold(min_similarity, stage), cap=weights.cap(stage))
+    the index found, with their cosine similarity; ``rejected``: what PostgreSQL already
+    refused (listed first among the dropped)."""
+    threshold, cap = weights.threshold(min_similarity, stage), weights.cap(stage)
     similarity = {m.id: s for m, s in candidates}
     profile = select_profile(profile_pool)
-    for memory in profile[: result.cap]:
-        sim = similarity.get(memory.id)
-        result.profile.append(
-            Ranked(
-                memory,
-                Section.PROFILE,
-                score(memory, sim, now, weights) if sim is not None else None,
-            )
+    kept_profile = [
+        Ranked(
+            memory,
+            Section.PROFILE,
+            score(memory, similarity[memory.id], now, weights) if memory.id in similarity else None,
         )
-    result.dropped.extend(
-        Dropped(m.id, DropReason.PROFILE_CUT_BY_CAP, similarity.get(m.id), m)
-        for m in profile[result.cap :]
+        for memory in profile[:cap]
+    ]
+    dropped: list[Dropped] = list(rejected)
+    dropped.extend(
+        Dropped(m.id, DropReason.PROFILE_CUT_BY_CAP, similarity.get(m.id), m) for m in profile[cap:]
     )
     in_profile = {m.id for m in profile}
 
@@ -111,8 +87,8 @@ def select(
     for memory, sim in candidates:
         if memory.id in in_profile:
             continue
-        if sim < result.threshold:
-            result.dropped.append(
+        if sim < threshold:
+            dropped.append(
                 Dropped(
                     memory.id,
                     DropReason.BELOW_THRESHOLD,
@@ -124,9 +100,8 @@ def select(
             continue
         scored.append(Ranked(memory, Section.RELEVANT, score(memory, sim, now, weights)))
     scored.sort(key=lambda r: (-r.score.total if r.score else 0.0, str(r.memory.id)))
-    room = max(0, result.cap - len(result.profile))
-    result.relevant = scored[:room]
-    result.dropped.extend(
+    room = max(0, cap - len(kept_profile))
+    dropped.extend(
         Dropped(
             r.memory.id,
             DropReason.CUT_BY_CAP,
@@ -136,4 +111,4 @@ def select(
         )
         for r in scored[room:]
     )
-    return result
+    return Selection(tuple(kept_profile), tuple(scored[:room]), tuple(dropped), threshold, cap)

@@ -20,7 +20,7 @@ from aria_mem.domain.models import (
     NewMemory,
     Stage,
 )
-from aria_mem.errors import ValidationError
+from aria_mem.errors import NotFoundError, ValidationError
 
 MAX_TEXT_CHARS = 2000
 """A memory is one fact; anything longer is a document and belongs in knowledge."""
@@ -141,6 +141,24 @@ def use_count(value: Any) -> int:
             f"use_count must be a whole number from 0 to {MAX_USE_COUNT}, got {value!r}"
         )
     return value
+
+
+MIN_ID_PREFIX = 4
+_HEX_ID = frozenset("0123456789abcdef-")
+
+
+def id_prefix(prefix: str, what: str, where: str) -> str:
+    """An id given by its first characters (as lists show them), lower-cased; or a refusal
+    that says whether it is not an id at all or too short to pick one."""
+    clean = prefix.strip().lower()
+    if not clean or any(c not in _HEX_ID for c in clean):
+        raise NotFoundError(f"{prefix!r} is not {what} — {where} shows them")
+    if len(clean) < MIN_ID_PREFIX:
+        raise NotFoundError(
+            f"{prefix!r} is too short to pick {what}: give at least {MIN_ID_PREFIX} "
+            f"characters of it, as {where} shows"
+        )
+    return clean
 
 
 def memory_type(value: Any) -> MemoryType:

@@ -4,7 +4,8 @@ prompt into the model's window, streams the reply, and stores the turns.
 Memory failures never break the conversation: an embedder or index failure leaves the profile
 and a notice; with PostgreSQL down the reply goes on without memories and the turns wait in
 an outbox until PostgreSQL is back. A chat-model failure raises ``ChatModelError`` to the
-caller, the user's message is kept, and the session stays usable.
+caller, the user's message is kept, and the session stays usable. The memories that reached
+the model (after the budget's trimming) are counted as used once the reply has been given.
 """
 
 from __future__ import annotations
@@ -13,40 +14,57 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Generator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from aria_mem.config import ChatSettings
-from aria_mem.domain import extraction
 from aria_mem.domain.budget import FittedPrompt, PromptParts, Turn, fit
-from aria_mem.domain.models import NewMemory, Stage
-from aria_mem.domain.prompt import PromptRecord
+from aria_mem.domain.models import Stage
+from aria_mem.domain.prompt import PromptSections
 from aria_mem.domain.reply_target import reply_hint, reply_target
+from aria_mem.domain.retrieval import SearchResult
 from aria_mem.errors import AriaMemError, ServiceError
-from aria_mem.ports import ChatModel, MemoryStore
-from aria_mem.services.background import BackgroundTasks
-from aria_mem.services.retriever import RetrievalResult, Retriever
+from aria_mem.ports import ChatModel, ConversationLog, RetrievalReads
+from aria_mem.services import extractor
+from aria_mem.services.background import BackgroundTasks, DeadlinePool
+from aria_mem.services.retriever import Retriever
 from aria_mem.services.writer import MemoryWriter
 
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True)
+class TurnTimings:
+    analysis_ms: float
+    retrieval_ms: float
+    prepare_ms: float
+
+
 @dataclass
 class PreparedTurn:
     message: str
-    retrieval: RetrievalResult | None
+    retrieval: SearchResult | None
     prompt: FittedPrompt
     target: str | None
     notices: list[str] = field(default_factory=list)
-    timings_ms: dict[str, float] = field(default_factory=dict)
+    timings: TurnTimings = field(default_factory=lambda: TurnTimings(0.0, 0.0, 0.0))
+
+    def used_memory_ids(self) -> list[uuid.UUID]:
+        """The memories that reached the model: those the budget did not trim."""
+        if self.retrieval is None:
+            return []
+        trimmed = self.prompt.trimmed
+        profile = self.retrieval.profile[: len(self.retrieval.profile) - trimmed.profile]
+        relevant = self.retrieval.relevant[: len(self.retrieval.relevant) - trimmed.relevant]
+        return [r.memory.id for r in (*profile, *relevant)]
 
 
 class ChatSession:
     def __init__(
         self,
         *,
-        store: MemoryStore,
+        conversations: ConversationLog,
+        reads: RetrievalReads,
         retriever: Retriever,
         chat_model: ChatModel,
         writer: MemoryWriter | None,
@@ -58,7 +76,8 @@ class ChatSession:
     ) -> None:
         """``analyze`` finds the companion message the user is replying to; the default is a
         cheap heuristic, and a short model call can be given instead."""
-        self._store = store
+        self._conversations = conversations
+        self._reads = reads
         self._retriever = retriever
         self._model = chat_model
         self._writer = writer
@@ -69,17 +88,17 @@ class ChatSession:
         self.history: list[Turn] = []
         self.conversation_id: uuid.UUID | None = None
         self._outbox: list[tuple[str, str, datetime]] = []
-        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="aria-mem-turn")
-        self._background = BackgroundTasks("aria-mem-extract")
+        self._pool = DeadlinePool("aria-mem-turn")
+        self._background = BackgroundTasks("aria-mem-after-reply")
         self.last: PreparedTurn | None = None
         self.start_notices: list[str] = []
         try:
-            self.conversation_id = store.open_conversation(
+            self.conversation_id = conversations.open_conversation(
                 user_id, companion_id, new=new_conversation
             )
             self.history = [
                 Turn(r, c)
-                for r, c in store.recent_turns(self.conversation_id, settings.history_turns)
+                for r, c in conversations.recent_turns(self.conversation_id, settings.history_turns)
             ]
         except ServiceError as exc:
             self.start_notices.append(f"starting without earlier turns: {exc}")
@@ -102,21 +121,17 @@ class ChatSession:
         target = self._analyze(self.history, message)
         analysis_ms = (time.perf_counter() - analysis_started) * 1000
         notices: list[str] = []
-        retrieval: RetrievalResult | None
+        retrieval: SearchResult | None
         try:
             retrieval = retrieval_future.result()
         except AriaMemError as exc:  # the retriever degrades itself; this is a last guard
             retrieval = None
             notices.append(f"memories skipped: {exc}")
-        if retrieval is not None and retrieval.degraded:
+        if retrieval is not None:
             notices.extend(retrieval.degraded)
         parts = PromptParts(
             system=self._settings.system_prompt,
-            profile=[_record(r) for r in retrieval.selection.profile] if retrieval else [],
-            relevant=[_record(r) for r in retrieval.selection.relevant] if retrieval else [],
-            knowledge=[(item.title or item.source, item.text) for item, _ in retrieval.knowledge]
-            if retrieval
-            else [],
+            sections=retrieval.sections if retrieval else PromptSections(),
             history=self.history[-self._settings.history_turns :],
             reply_hint=reply_hint(target),
             message=message,
@@ -128,27 +143,28 @@ class ChatSession:
                 f"{len(self._outbox)} turn(s) not saved yet (PostgreSQL "
                 "unreachable); they will be saved when it is back"
             )
+        retrieval_ms = (retrieval.timings.total or 0.0) if retrieval else 0.0
         turn = PreparedTurn(
             message,
             retrieval,
             prompt,
             target,
             notices,
-            {
-                "analysis": round(analysis_ms, 3),
-                "retrieval": retrieval.timings_ms.get("total", 0.0) if retrieval else 0.0,
-                "prepare": round((time.perf_counter() - started) * 1000, 3),
-            },
+            TurnTimings(
+                round(analysis_ms, 3),
+                retrieval_ms,
+                round((time.perf_counter() - started) * 1000, 3),
+            ),
         )
         self.last = turn
         if self._writer is not None and self._settings.extract_memories == "on":
-            stage = retrieval.stage if retrieval else Stage.EARLY
-            self._extract(message, target, stage)
+            self._extract(retrieval.stage if retrieval else Stage.EARLY)
         return turn
 
     def reply(self, turn: PreparedTurn) -> Generator[str, None, None]:
         """Stream the reply; the whole reply is stored when it ends (also if it is stopped
-        early). A chat-model failure raises ChatModelError."""
+        early), and the memories it was given are counted as used. A chat-model failure
+        raises ChatModelError."""
         pieces: list[str] = []
         try:
             for piece in self._model.stream(turn.prompt.messages):
@@ -158,6 +174,7 @@ class ChatSession:
             text = "".join(pieces).strip()
             if text:
                 self._keep("assistant", text)
+                self._record_use(turn.used_memory_ids())
 
     # -- storage ------------------------------------------------------------------------
 
@@ -172,10 +189,10 @@ class ChatSession:
             return True
         try:
             if self.conversation_id is None:
-                self.conversation_id = self._store.open_conversation(
+                self.conversation_id = self._conversations.open_conversation(
                     self.user_id, self.companion_id
                 )
-            self._store.add_turns(self.conversation_id, list(self._outbox))
+            self._conversations.add_turns(self.conversation_id, list(self._outbox))
         except ServiceError as exc:
             log.warning("could not store %d turn(s) yet: %s", len(self._outbox), exc)
             return False
@@ -186,32 +203,35 @@ class ChatSession:
     def unsaved_turns(self) -> int:
         return len(self._outbox)
 
+    def _record_use(self, ids: list[uuid.UUID]) -> None:
+        """Counted in the background so the next message does not wait for the write."""
+        if not ids:
+            return
+
+        def write() -> None:
+            try:
+                self._reads.record_use(ids)
+            except ServiceError as exc:
+                log.warning("could not count the use of %d memories: %s", len(ids), exc)
+
+        self._background.run(write)
+
     # -- memories from conversation ------------------------------------------------------
 
-    def _extract(self, message: str, target: str | None, stage: Stage) -> None:
+    def _extract(self, stage: Stage) -> None:
         writer = self._writer
-        assert writer is not None
+        turns = list(self.history)
 
         def work() -> None:
             try:
-                raw = self._model.complete(
-                    extraction.request(message, target), json_schema=extraction.SCHEMA
+                extractor.extract(
+                    turns,
+                    model=self._model,
+                    stage=stage,
+                    user_id=self.user_id,
+                    companion_id=self.companion_id,
+                    writer=writer,
                 )
-                for fact in extraction.parse(raw):
-                    held = Stage.ESTABLISHED if fact.sensitive and stage is Stage.EARLY else None
-                    writer.remember(
-                        NewMemory(
-                            user_id=self.user_id,
-                            companion_id=self.companion_id,
-                            text=fact.text,
-                            type=fact.type,
-                            importance=fact.importance,
-                            emotional_significance=fact.emotional_significance,
-                            confidence=fact.confidence,
-                            reason=fact.reason,
-                            held_until_stage=held,
-                        )
-                    )
             except AriaMemError as exc:
                 log.warning("memory extraction skipped: %s", exc)
 
@@ -219,14 +239,8 @@ class ChatSession:
 
     def wait_for_background(self) -> None:
         self._background.wait()
-        self._retriever.flush()
 
     def close(self) -> None:
         self.wait_for_background()
         self.flush_outbox()
-        self._pool.shutdown(wait=False, cancel_futures=True)
-
-
-def _record(ranked: object) -> PromptRecord:
-    memory = ranked.memory  # type: ignore[attr-defined]
-    return PromptRecord(memory.type.value, memory.text, memory.confidence)
+        self._pool.close()

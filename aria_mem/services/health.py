@@ -1,4 +1,5 @@
-"""`status`: is each service reachable, how fast, and do the index and the model agree?"""
+"""`status`: is each service reachable, how fast, do the index and the model agree, is the
+data readable, and is the daemon running?"""
 
 from __future__ import annotations
 
@@ -7,51 +8,96 @@ import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
+from aria_mem.domain import dimension as dimension_rule
 from aria_mem.domain.liveness import DaemonSighting, is_running
-from aria_mem.domain.models import KNOWLEDGE_COLLECTION, MEMORIES_COLLECTION
-from aria_mem.errors import AriaMemError
-from aria_mem.ports import Embedder, MemoryStore, VectorIndex
+from aria_mem.domain.models import MEMORIES_COLLECTION, Kind
+from aria_mem.domain.records import DaemonState, DimensionCheck, MemoryCounts, ReindexRun
+from aria_mem.errors import AriaMemError, ServiceError
+from aria_mem.ports import Embedder, Store, VectorIndex
 
 T = TypeVar("T")
 
 
-@dataclass
+@dataclass(frozen=True)
+class Targets:
+    """What each service is, for people: a redacted DSN, a URL, a model."""
+
+    postgres: str
+    index: str
+    embedder: str
+
+
+@dataclass(frozen=True)
 class Check:
     name: str
     ok: bool
     target: str
     latency_ms: float | None = None
-    detail: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
+class CollectionInfo:
+    name: str
+    vector_size: int | None
+    """None: the collection does not exist yet."""
+    points: int
+
+
+@dataclass(frozen=True)
+class IndexCheck(Check):
+    collections: tuple[CollectionInfo, ...] = ()
+
+
+@dataclass(frozen=True)
+class EmbedderCheck(Check):
+    model: str | None = None
+    dimension: int | None = None
+
+
+@dataclass(frozen=True)
+class DimensionStatus(Check):
+    checked: bool = True
+    """False when a service was down and the sizes could not be compared."""
+    model_dimension: int | None = None
+
+
+@dataclass(frozen=True)
+class DataCheck(Check):
+    unreadable: int = 0
+
+
+@dataclass(frozen=True)
+class DaemonCheck(Check):
+    running: bool = False
+    state: DaemonState | None = None
+    reindex: ReindexRun | None = None
+
+
+@dataclass(frozen=True)
 class StatusReport:
-    checks: list[Check]
-    counts: dict[str, int] | None
+    postgres: Check
+    index: IndexCheck
+    embedder: EmbedderCheck
+    dimension: DimensionStatus
+    data: DataCheck | None = None
+    daemon: DaemonCheck | None = None
+    counts: MemoryCounts | None = None
+    checks: tuple[Check, ...] = field(init=False)
+    """Every check, in the order shown."""
+
+    def __post_init__(self) -> None:
+        ordered = (self.postgres, self.index, self.data, self.embedder, self.dimension)
+        every = tuple(c for c in (*ordered, self.daemon) if c is not None)
+        object.__setattr__(self, "checks", every)
 
     @property
     def ok(self) -> bool:
         return all(c.ok for c in self.checks)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "ok": self.ok,
-            "checks": {
-                c.name: {
-                    "ok": c.ok,
-                    "target": c.target,
-                    "latency_ms": c.latency_ms,
-                    "error": c.error,
-                    **c.detail,
-                }
-                for c in self.checks
-            },
-            "memories": self.counts,
-        }
 
 
 def _timed(action: Callable[[], T]) -> tuple[T, float]:
@@ -60,110 +106,128 @@ def _timed(action: Callable[[], T]) -> tuple[T, float]:
     return result, round((time.perf_counter() - start) * 1000, 2)
 
 
+def check_dimension(index: VectorIndex, embedder: Embedder) -> DimensionCheck:
+    """The one dimension check (``domain.dimension``) against the live services."""
+    result = DimensionCheck(model=embedder.model_name, checked_at=datetime.now(UTC).isoformat())
+    try:
+        model_dimension = embedder.dimension()
+    except ServiceError as exc:
+        result.error = f"embedding model not reachable: {exc}"
+        return result
+    sizes = {k.collection: index.collection_size(k.collection) for k in Kind}
+    mismatch = dimension_rule.mismatched(sizes, model_dimension)
+    result.ok, result.model_dimension, result.collections = not mismatch, model_dimension, sizes
+    if mismatch:
+        result.error = dimension_rule.describe(mismatch, embedder.model_name, model_dimension)
+    return result
+
+
 def collect(
-    store: Callable[[], MemoryStore],
+    store: Callable[[], Store],
     index: Callable[[], VectorIndex],
     embedder: Callable[[], Embedder],
-    targets: dict[str, str],
+    targets: Targets,
     daemon_interval: float = 60.0,
 ) -> StatusReport:
     """Check each service in turn; one failing never stops the others being checked."""
-    checks: list[Check] = []
-    counts: dict[str, int] | None = None
-
-    pg = Check("postgres", False, targets["postgres"])
-    try:
-        s = store()
-        _, pg.latency_ms = _timed(s.ping)
-        counts = s.counts()
-        pg.ok = True
-    except AriaMemError as exc:
-        pg.error = str(exc)
-    checks.append(pg)
-
-    ix = Check("index", False, targets["index"])
-    sizes: dict[str, int | None] = {}
-    try:
-        i = index()
-        sizes, ix.latency_ms = _timed(
-            lambda: {c: i.collection_size(c) for c in (MEMORIES_COLLECTION, KNOWLEDGE_COLLECTION)}
-        )
-        ix.detail["collections"] = {
-            c: {"vector_size": size, "points": i.count(c) if size is not None else 0}
-            for c, size in sizes.items()
-        }
-        ix.ok = True
-    except AriaMemError as exc:
-        ix.error = str(exc)
-    checks.append(ix)
-
-    if counts is not None and ix.ok:
-        lost = _lost_vectors(counts, ix.detail["collections"][MEMORIES_COLLECTION])
-        if lost:
-            ix.ok, ix.error = False, lost
-    if counts is not None:
-        checks.append(_data_check(counts))
-
-    em = Check("embedder", False, targets["embedder"])
-    dimension: int | None = None
-    try:
-        e = embedder()
-        em.detail["model"] = e.model_name
-        dimension, em.latency_ms = _timed(e.dimension)
-        em.detail["dimension"] = dimension
-        em.ok = True
-    except AriaMemError as exc:
-        em.error = str(exc)
-    checks.append(em)
-
-    dim = Check("dimension", True, "index collections vs embedding model")
-    mismatches = []
-    for collection, size in sizes.items():
-        if size is not None and dimension is not None and size != dimension:
-            mismatches.append(
-                f"'{collection}' holds {size}-dimensional vectors but the model "
-                f"makes {dimension}-dimensional ones"
-            )
-    if mismatches:
-        dim.ok = False
-        dim.error = "; ".join(mismatches) + " — run `aria-mem reindex` to rebuild for this model"
-    elif dimension is None or not ix.ok:
-        dim.detail["checked"] = False
-    dim.detail["model_dimension"] = dimension
-    checks.append(dim)
-    if pg.ok:
-        checks.append(_daemon_check(store(), daemon_interval))
-    return StatusReport(checks, counts)
-
-
-def _lost_vectors(counts: dict[str, int], memories: dict[str, Any]) -> str | None:
-    """PostgreSQL says memories have vectors, the index holds none: its folder was deleted or
-    the server lost its data. Searches would be silently empty until it is rebuilt."""
-    expected = counts.get("with_vector", 0)
-    if not expected or memories["points"]:
-        return None
-    where = "has no" if memories["vector_size"] is None else "holds no vectors in its"
-    return (
-        f"The index {where} '{MEMORIES_COLLECTION}' collection, but PostgreSQL has {expected} "
-        "memories indexed — it was deleted or lost; run `aria-mem reindex` to rebuild it "
-        "(the daemon also does, at its next sweep)"
+    pg, counts = _postgres(store, targets.postgres)
+    ix = _index(index, targets.index, counts)
+    em = _embedder(embedder, targets.embedder)
+    dim = _dimension(ix, em)
+    return StatusReport(
+        postgres=pg,
+        index=ix,
+        embedder=em,
+        dimension=dim,
+        data=_data_check(counts) if counts is not None else None,
+        daemon=_daemon_check(store(), daemon_interval) if pg.ok else None,
+        counts=counts,
     )
 
 
-def _data_check(counts: dict[str, int]) -> Check:
+def _postgres(store: Callable[[], Store], target: str) -> tuple[Check, MemoryCounts | None]:
+    try:
+        s = store()
+        _, latency = _timed(s.ping)
+        counts = s.memories.counts()
+    except AriaMemError as exc:
+        return Check("postgres", False, target, error=str(exc)), None
+    return Check("postgres", True, target, latency), counts
+
+
+def _index(
+    index: Callable[[], VectorIndex], target: str, counts: MemoryCounts | None
+) -> IndexCheck:
+    try:
+        i = index()
+        sizes, latency = _timed(
+            lambda: {k.collection: i.collection_size(k.collection) for k in Kind}
+        )
+        collections = tuple(
+            CollectionInfo(c, size, i.count(c) if size is not None else 0)
+            for c, size in sizes.items()
+        )
+    except AriaMemError as exc:
+        return IndexCheck("index", False, target, error=str(exc))
+    lost = _lost_vectors(counts, collections[0]) if counts is not None else None
+    return IndexCheck("index", lost is None, target, latency, lost, collections)
+
+
+def _embedder(embedder: Callable[[], Embedder], target: str) -> EmbedderCheck:
+    model = None
+    try:
+        e = embedder()
+        model = e.model_name
+        size, latency = _timed(e.dimension)
+    except AriaMemError as exc:
+        return EmbedderCheck("embedder", False, target, error=str(exc), model=model)
+    return EmbedderCheck("embedder", True, target, latency, model=model, dimension=size)
+
+
+def _dimension(ix: IndexCheck, em: EmbedderCheck) -> DimensionStatus:
+    target = "index collections vs embedding model"
+    if em.dimension is None or not ix.collections:
+        return DimensionStatus("dimension", True, target, checked=False)
+    sizes = {c.name: c.vector_size for c in ix.collections}
+    mismatch = dimension_rule.mismatched(sizes, em.dimension)
+    if mismatch:
+        error = dimension_rule.describe(mismatch, em.model or "the model", em.dimension)
+        return DimensionStatus(
+            "dimension", False, target, error=error, model_dimension=em.dimension
+        )
+    return DimensionStatus("dimension", True, target, model_dimension=em.dimension)
+
+
+def _lost_vectors(counts: MemoryCounts, memories: CollectionInfo) -> str | None:
+    """PostgreSQL says memories have vectors, the index holds none: its folder was deleted or
+    the server lost its data. Searches would be silently empty until it is rebuilt."""
+    if not counts.with_vector or memories.points:
+        return None
+    where = "has no" if memories.vector_size is None else "holds no vectors in its"
+    return (
+        f"The index {where} '{MEMORIES_COLLECTION}' collection, but PostgreSQL has "
+        f"{counts.with_vector} memories indexed — it was deleted or lost; run `aria-mem reindex`"
+        " to rebuild it (the daemon also does, at its next sweep)"
+    )
+
+
+def _data_check(counts: MemoryCounts) -> DataCheck:
     """Rows PostgreSQL holds but Python cannot read as they are (an older aria-mem let in
     timestamps outside the years 1-9999): shown clamped, and reported here."""
-    check = Check("data", True, "memories in PostgreSQL")
-    unreadable = counts.get("unreadable", 0)
-    check.detail["unreadable"] = unreadable
-    if unreadable:
-        check.ok = False
-        check.error = (
-            f"{unreadable} memories carry timestamps outside the years 0001-9999 (stored by an "
-            "older aria-mem); they are shown clamped (dated 0001-01-01 or 9999-12-31 in "
-            "`aria-mem list`) — forget them, or re-import them with valid dates"
-        )
-    return check
+    target = "memories in PostgreSQL"
+    if not counts.unreadable:
+        return DataCheck("data", True, target)
+    return DataCheck(
+        "data",
+        False,
+        target,
+        error=(
+            f"{counts.unreadable} memories carry timestamps outside the years 0001-9999 "
+            "(stored by an older aria-mem); they are shown clamped (dated 0001-01-01 or "
+            "9999-12-31 in `aria-mem list`) — forget them, or re-import them with valid dates"
+        ),
+        unreadable=counts.unreadable,
+    )
 
 
 def _process_alive(pid: int) -> bool:
@@ -182,59 +246,36 @@ def _process_alive(pid: int) -> bool:
     return b"aria_mem" in command or b"aria-mem" in command
 
 
-def daemon_running(state: dict[str, Any] | None, fallback_interval: float) -> bool:
-    """The liveness rule (``domain.liveness``) applied to the daemon's row."""
-    if not state:
+def daemon_running(state: DaemonState | None, fallback_interval: float) -> bool:
+    """The liveness rule (``domain.liveness``) applied to the daemon's record."""
+    if state is None:
         return False
-    same_host = state.get("host") == socket.gethostname()
-    pid = state.get("pid")
-    age = state.get("heartbeat_age")
-    interval = state.get("reconcile_interval")
+    same_host = state.host == socket.gethostname()
     return is_running(
         DaemonSighting(
-            heartbeat_age_s=None if age is None else float(age),
-            interval_s=None if interval is None else float(interval),
-            stopped=state.get("stopped_at") is not None,
+            heartbeat_age_s=state.heartbeat_age_s,
+            interval_s=state.reconcile_interval,
+            stopped=state.stopped_at is not None,
             same_host=same_host,
-            process_alive=_process_alive(int(pid)) if same_host and pid else None,
+            process_alive=_process_alive(state.pid) if same_host and state.pid else None,
         ),
         fallback_interval,
     )
 
 
-def _daemon_check(store: MemoryStore, interval: float) -> Check:
+def _daemon_check(store: Store, interval: float) -> DaemonCheck:
     """The daemon is optional: not running is reported, not an error; a dimension mismatch
     it found is."""
-    check = Check("daemon", True, "aria-mem daemon")
+    target = "aria-mem daemon"
     try:
-        state = store.daemon_state()
-        run = store.open_reindex()
+        state = store.daemon.daemon_state()
+        run = store.daemon.open_reindex()
     except AriaMemError as exc:
-        check.ok, check.error = False, str(exc)
-        return check
-    if run is not None:
-        done = max(0, int(run["total"]) - int(run["pending"]))
-        check.detail["reindex"] = {
-            "model": run["model"],
-            "total": run["total"],
-            "done": done,
-            "started_at": str(run["started_at"]),
-            "background": run["background"],
-        }
-    if state is None:
-        check.detail["running"] = False
-        return check
-    age = state.get("heartbeat_age")
-    check.detail["running"] = daemon_running(state, interval)
-    check.detail["heartbeat_age_s"] = None if age is None else round(float(age), 1)
-    check.detail["interval_s"] = state.get("reconcile_interval")
-    if state.get("stopped_at") is not None:
-        check.detail["stopped_at"] = str(state["stopped_at"])
-    check.detail["pid"] = state.get("pid")
-    check.detail["last_pass"] = state.get("last_pass")
-    check.detail["last_sweep"] = state.get("last_sweep")
-    dimension = state.get("dimension") or {}
-    check.detail["dimension"] = dimension
-    if check.detail["running"] and dimension.get("ok") is False:
-        check.ok, check.error = False, str(dimension.get("error"))
-    return check
+        return DaemonCheck("daemon", False, target, error=str(exc))
+    running = daemon_running(state, interval)
+    found = state.dimension if state is not None else None
+    if running and found is not None and found.ok is False:
+        return DaemonCheck(
+            "daemon", False, target, error=found.error, running=True, state=state, reindex=run
+        )
+    return DaemonCheck("daemon", True, target, running=running, state=state, reindex=run)

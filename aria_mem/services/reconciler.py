@@ -11,68 +11,45 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
 
-from aria_mem.domain.models import KNOWLEDGE_COLLECTION, MEMORIES_COLLECTION
+from aria_mem.domain.models import Kind
+from aria_mem.domain.records import PassReport, SweepReport
 from aria_mem.errors import ServiceError
-from aria_mem.ports import Embedder, MemoryStore, VectorIndex
-from aria_mem.services.indexer import Indexer, SyncReport
+from aria_mem.ports import Embedder, IndexQueue, VectorIndex
+from aria_mem.services.indexer import DEFAULT_BATCH, Indexer
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class PassReport(SyncReport):
-    """What the indexer did in the pass, plus what the daemon reports about it."""
-
-    expired_found: int = 0
-    pending_left: int = 0
-    duration_ms: float = 0.0
-
-    def as_dict(self) -> dict[str, object]:
-        return asdict(self)
-
-
-@dataclass
-class SweepReport:
-    index_points: int = 0
-    orphans_removed: int = 0
-    missing_requeued: int = 0
-    duration_ms: float = 0.0
-
-    def as_dict(self) -> dict[str, object]:
-        return asdict(self)
 
 
 class Reconciler:
     def __init__(
         self,
-        store: MemoryStore,
+        queue: IndexQueue,
         index: VectorIndex,
         embedder: Embedder,
         *,
-        batch_size: int = 256,
+        batch_size: int = DEFAULT_BATCH,
         max_batches: int = 8,
     ) -> None:
-        self._store = store
+        self._queue = queue
         self._index = index
         self._embedder = embedder
-        self._indexer = Indexer(store, index, embedder)
+        self._indexer = Indexer(queue, index, embedder)
         self._batch_size = batch_size
         self._max_batches = max_batches
 
     def run_pass(self, should_stop: Callable[[], bool] = lambda: False) -> PassReport:
-        """Index pending memories, remove vectors that may no longer be used, carry out queued
+        """Index pending entries, remove vectors that may no longer be used, carry out queued
         removals; at most ``max_batches`` batches. Service failures are reported, not raised."""
         started = time.perf_counter()
         report = PassReport()
         try:
-            report.expired_found = self._store.mark_expired_pending()
+            report.expired_found = self._queue.mark_expired_pending()
             done = self._indexer.run_pending(
                 batch_size=self._batch_size, max_batches=self._max_batches, should_stop=should_stop
             )
             report.add(done)
-            report.pending_left = self._store.pending_count()
+            report.pending_left = self._queue.pending_count()
         except ServiceError as exc:
             report.errors.append(str(exc))
         report.duration_ms = round((time.perf_counter() - started) * 1000, 1)
@@ -80,30 +57,29 @@ class Reconciler:
 
     def sweep(self) -> SweepReport:
         """Remove index points that should have no vector under the current model (deleted,
-        unusable, forgotten knowledge, or an older model's vector), and requeue memories and
-        passages PostgreSQL believes indexed but the index has lost (e.g. its directory was
-        deleted)."""
+        unusable, forgotten knowledge, or an older model's vector), and requeue entries
+        PostgreSQL believes indexed but the index has lost (e.g. its folder was deleted)."""
         started = time.perf_counter()
         report = SweepReport()
-        for collection, knowledge in ((MEMORIES_COLLECTION, False), (KNOWLEDGE_COLLECTION, True)):
-            points, orphans, missing = self._sweep_collection(collection, knowledge)
+        for kind in Kind:
+            points, orphans, missing = self._sweep_collection(kind)
             report.index_points += points
             report.orphans_removed += orphans
             report.missing_requeued += missing
         report.duration_ms = round((time.perf_counter() - started) * 1000, 1)
         return report
 
-    def _sweep_collection(self, collection: str, knowledge: bool) -> tuple[int, int, int]:
+    def _sweep_collection(self, kind: Kind) -> tuple[int, int, int]:
         model = self._embedder.model_name
-        in_index = set(self._index.ids(collection))
-        expected = self._store.indexed_ids(model, knowledge=knowledge)
+        in_index = set(self._index.ids(kind.collection))
+        expected = self._queue.indexed_ids(kind, model)
         orphans = in_index - expected
         missing = expected - in_index
         if orphans:  # written since the first look? then they are not orphans
-            orphans -= self._store.indexed_ids(model, knowledge=knowledge)
+            orphans -= self._queue.indexed_ids(kind, model)
         if orphans:
-            self._index.delete(collection, sorted(orphans))
+            self._index.delete(kind.collection, sorted(orphans))
         if missing:  # indexed a moment ago, after the snapshot? look again
-            missing -= set(self._index.ids(collection))
-            self._store.mark_pending(sorted(missing), knowledge=knowledge)
+            missing -= set(self._index.ids(kind.collection))
+            self._queue.mark_pending(kind, sorted(missing))
         return len(in_index), len(orphans), len(missing)

@@ -1,8 +1,10 @@
 """The trip of one message: query, embed, search, validate, rank, format.
 
-A memory failure never reaches the caller: if the embedder or the index fails or is too slow,
-semantic retrieval is skipped (and logged), the profile from PostgreSQL still comes back, and
-the result says it is degraded. Each stage is timed and the timings are logged.
+A straight pipeline of steps that return values. A memory failure never reaches the caller:
+if the embedder or the index fails or is too slow, semantic retrieval is skipped (and logged),
+the profile from PostgreSQL still comes back, and the result says it is degraded. Each stage is
+timed and the timings are logged. Retrieval counts no use: the caller records the memories its
+reply used (``record_use``).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TypeVar
 
@@ -22,73 +24,67 @@ from aria_mem.domain.models import (
     KNOWLEDGE_COLLECTION,
     KNOWLEDGE_SCOPE_USER,
     MEMORIES_COLLECTION,
+    DropReason,
     Hit,
-    KnowledgeItem,
     Memory,
     SearchScope,
     Stage,
 )
-from aria_mem.domain.prompt import PromptRecord, knowledge_section, memory_sections
+from aria_mem.domain.prompt import PromptRecord, PromptSections
 from aria_mem.domain.query import build_query
 from aria_mem.domain.ranking import DEFAULT_WEIGHTS, RankingWeights
-from aria_mem.domain.selection import (
-    Dropped,
-    DropReason,
-    Ranked,
-    Selection,
-    select,
-    unusable_reason,
-)
-from aria_mem.errors import NotFoundError, ServiceError
-from aria_mem.ports import Embedder, MemoryStore, VectorIndex
-from aria_mem.services.background import BackgroundTasks, DeadlinePool
+from aria_mem.domain.retrieval import KnowledgeHit, SearchResult, Timings
+from aria_mem.domain.selection import Dropped, Ranked, Selection, select
+from aria_mem.domain.usability import unusable_reason
+from aria_mem.errors import ServiceError
+from aria_mem.ports import Embedder, RetrievalReads, VectorIndex
+from aria_mem.services.background import DeadlinePool
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-STAGES = ("profile", "embed", "search", "validate", "rank", "format")
 
+@dataclass(frozen=True)
+class _Found:
+    """What the index returned for the query (empty, with the reason, when it failed)."""
 
-@dataclass
-class RetrievalResult:
-    user_id: str
-    companion_id: str
-    query: str
-    model: str
-    stage: Stage = Stage.EARLY
-    selection: Selection = field(default_factory=Selection)
-    prompt: str = ""
-    candidates: int = 0
-    timings_ms: dict[str, float] = field(default_factory=dict)
-    degraded: list[str] = field(default_factory=list)
-    knowledge: list[tuple[KnowledgeItem, float]] = field(default_factory=list)
-    """Passages the companion has read, best first: data from outside, not about the user."""
-
-    @property
-    def chosen(self) -> list[Ranked]:
-        return self.selection.chosen
-
-    @property
-    def is_degraded(self) -> bool:
-        return bool(self.degraded)
+    memories: list[Hit] = field(default_factory=list)
+    knowledge: list[Hit] = field(default_factory=list)
+    problem: str | None = None
 
 
 @dataclass(frozen=True)
-class Fate:
-    """What happened to one memory in one retrieval, for `search --why`."""
+class _Validated:
+    """PostgreSQL's final say over the index's candidates."""
 
-    memory_id: uuid.UUID
-    outcome: str
-    detail: str
-    ranked: Ranked | None = None
-    dropped: Dropped | None = None
+    usable: list[tuple[Memory, float]] = field(default_factory=list)
+    rejected: list[Dropped] = field(default_factory=list)
+    problem: str | None = None
+
+
+class _Stopwatch:
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+        self.ms: dict[str, float] = {}
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.ms[name] = round((time.perf_counter() - start) * 1000, 3)
+
+    def timings(self) -> Timings:
+        total = round((time.perf_counter() - self.started) * 1000, 3)
+        return Timings(**self.ms, total=total)
 
 
 class Retriever:
     def __init__(
         self,
-        store: MemoryStore,
+        reads: RetrievalReads,
         index: VectorIndex,
         embedder: Embedder,
         *,
@@ -98,7 +94,7 @@ class Retriever:
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         knowledge_limit: int = 5,
     ) -> None:
-        self._store = store
+        self._reads = reads
         self._index = index
         self._embedder = embedder
         self._min_similarity = min_similarity
@@ -106,7 +102,6 @@ class Retriever:
         self._weights = weights
         self._clock = clock
         self._pool = DeadlinePool("aria-mem-retrieve")
-        self._background = BackgroundTasks("aria-mem-use-count")
         self._knowledge_limit = knowledge_limit
 
     def warm_up(self) -> None:
@@ -121,107 +116,68 @@ class Retriever:
     # -- the trip -----------------------------------------------------------------------
 
     def retrieve(
-        self,
-        user_id: str,
-        companion_id: str,
-        message: str,
-        previous: str | None = None,
-        *,
-        count_use: bool = True,
-    ) -> RetrievalResult:
-        """Never raises for a memory failure; see ``RetrievalResult.degraded``."""
-        started = time.perf_counter()
-        result = RetrievalResult(
-            user_id, companion_id, build_query(message, previous), self._embedder.model_name
-        )
+        self, user_id: str, companion_id: str, message: str, previous: str | None = None
+    ) -> SearchResult:
+        """Never raises for a memory failure; see ``SearchResult.degraded``."""
+        watch = _Stopwatch()
+        query = build_query(message, previous)
+        model = self._embedder.model_name
         now = self._clock()
 
         def profile() -> tuple[Stage, list[Memory]]:
-            with self._timed(result, "profile"):
-                return self._store.retrieval_context(user_id, companion_id, timeout=self._timeout)
+            with watch.stage("profile"):
+                return self._reads.retrieval_context(user_id, companion_id, timeout=self._timeout)
 
-        # PostgreSQL's part runs while the message is embedded and searched.
-        profile_future = self._pool.submit(profile)
-        hits, knowledge_hits = self._search(result, user_id, companion_id)
+        context = self._pool.submit(profile)  # PostgreSQL's part runs while the query embeds
+        found = self._find(query, SearchScope(user_id, companion_id, model), watch)
+        problems = [found.problem] if found.problem else []
         try:
-            result.stage, profile_pool = profile_future.result(timeout=self._timeout + 1)
+            stage, profile_pool = context.result(timeout=self._timeout + 1)
         except (ServiceError, FutureTimeout) as exc:
             reason = exc if isinstance(exc, ServiceError) else "no answer in time"
-            self._degrade(result, f"PostgreSQL unavailable, no memories this turn: {reason}")
-            return self._finish(result, started)
-
-        candidates: list[tuple[Memory, float]] = []
-        rejected: list[Dropped] = []
-        if hits:
-            try:
-                with self._timed(result, "validate"):
-                    rows = self._store.fetch_with_usability(
-                        [h.id for h in hits], timeout=self._timeout
-                    )
-            except ServiceError as exc:
-                self._degrade(result, f"could not validate candidates: {exc}")
-                rows = {}
-                hits = []
-            for hit in hits:
-                candidates_or_reason = self._validate(
-                    hit, rows, user_id, companion_id, result.stage, now
-                )
-                if isinstance(candidates_or_reason, Dropped):
-                    rejected.append(candidates_or_reason)
-                else:
-                    candidates.append(candidates_or_reason)
-
-        if knowledge_hits:
-            self._attach_knowledge(result, knowledge_hits)
-        with self._timed(result, "rank"):
-            result.selection = select(
+            problems.append(f"PostgreSQL unavailable, no memories this turn: {reason}")
+            return self._finish(
+                SearchResult(user_id, companion_id, query, model, degraded=tuple(problems)),
+                watch,
+            )
+        validated = self._validate(found.memories, user_id, companion_id, stage, now, watch)
+        knowledge, knowledge_problem = self._knowledge(found.knowledge, companion_id, stage)
+        problems += [p for p in (validated.problem, knowledge_problem) if p]
+        with watch.stage("rank"):
+            selection = select(
                 profile_pool=profile_pool,
-                candidates=candidates,
-                stage=result.stage,
+                candidates=validated.usable,
+                stage=stage,
                 min_similarity=self._min_similarity,
                 now=now,
                 weights=self._weights,
+                rejected=validated.rejected,
             )
-            result.selection.dropped[:0] = rejected
-        with self._timed(result, "format"):
-            memories = memory_sections(
-                [self._record(r) for r in result.selection.profile],
-                [self._record(r) for r in result.selection.relevant],
-            )
-            passages = knowledge_section(
-                [(item.title or item.source, item.text) for item, _ in result.knowledge]
-            )
-            result.prompt = "\n\n".join(p for p in (memories, passages) if p)
-        if count_use:
-            self._count_use([r.memory.id for r in result.chosen])
-        return self._finish(result, started)
+        with watch.stage("format"):
+            sections = _sections(selection, knowledge)
+        return self._finish(
+            SearchResult(
+                user_id,
+                companion_id,
+                query,
+                model,
+                stage,
+                selection,
+                tuple(knowledge),
+                sections,
+                len(found.memories),
+                degraded=tuple(problems),
+            ),
+            watch,
+        )
 
-    def _attach_knowledge(self, result: RetrievalResult, hits: list[Hit]) -> None:
-        """Passages above the similarity bar that PostgreSQL still has (knowledge forgotten
-        since it was indexed is dropped like a deleted memory)."""
-        bar = self._weights.threshold(self._min_similarity, result.stage)
-        wanted = [h for h in hits if h.score >= bar]
-        try:
-            items = self._store.knowledge_by_ids([h.id for h in wanted], timeout=self._timeout)
-        except ServiceError as exc:
-            self._degrade(result, f"knowledge skipped: {exc}")
-            return
-        result.knowledge = [
-            (items[h.id], h.score)
-            for h in wanted
-            if h.id in items and items[h.id].companion_id == result.companion_id
-        ]
-
-    def _search(
-        self, result: RetrievalResult, user_id: str, companion_id: str
-    ) -> tuple[list[Hit], list[Hit]]:
-        """Embed once, search memories (and knowledge) within the timeout; on any failure,
-        nothing (and say why)."""
-        scope = SearchScope(user_id, companion_id, self._embedder.model_name)
-        knowledge_scope = SearchScope(KNOWLEDGE_SCOPE_USER, companion_id, self._embedder.model_name)
-
-        def embed() -> list[float]:
-            return self._embedder.embed_query(result.query)
+    def _find(self, query: str, scope: SearchScope, watch: _Stopwatch) -> _Found:
+        """Embed once, search memories (and knowledge) within the timeout."""
+        if not query:
+            return _Found()
+        knowledge_scope = SearchScope(
+            KNOWLEDGE_SCOPE_USER, scope.companion_id, scope.embedding_model
+        )
 
         def search(vector: list[float]) -> tuple[list[Hit], list[Hit]]:
             memories = self._index.search(
@@ -236,159 +192,112 @@ class Retriever:
             )
             return memories, passages
 
-        if not result.query:
-            return [], []
         deadline = time.monotonic() + self._timeout
         try:
-            with self._timed(result, "embed"):
-                vector = self._wait(self._pool.submit(embed), deadline)
-            with self._timed(result, "search"):
-                hits, knowledge_hits = self._wait(self._pool.submit(search, vector), deadline)
+            with watch.stage("embed"):
+                vector = _wait(self._pool.submit(self._embedder.embed_query, query), deadline)
+            with watch.stage("search"):
+                memories, passages = _wait(self._pool.submit(search, vector), deadline)
         except FutureTimeout:
-            self._degrade(
-                result,
-                f"embedding or index search took longer than "
-                f"{self._timeout:g}s; semantic retrieval skipped",
+            return _Found(
+                problem=f"embedding or index search took longer than {self._timeout:g}s; "
+                "semantic retrieval skipped"
             )
-            return [], []
         except ServiceError as exc:
-            self._degrade(result, f"semantic retrieval skipped: {exc}")
-            return [], []
-        result.candidates = len(hits)
-        return hits, knowledge_hits
+            return _Found(problem=f"semantic retrieval skipped: {exc}")
+        return _Found(memories, passages)
 
-    @staticmethod
-    def _wait(future: Future[T], deadline: float) -> T:
-        return future.result(timeout=max(0.0, deadline - time.monotonic()))
-
-    @staticmethod
     def _validate(
-        hit: Hit,
-        rows: dict[uuid.UUID, tuple[Memory, bool]],
+        self,
+        hits: list[Hit],
         user_id: str,
         companion_id: str,
         stage: Stage,
         now: datetime,
-    ) -> tuple[Memory, float] | Dropped:
-        found = rows.get(hit.id)
-        if found is None:
-            return Dropped(hit.id, DropReason.DELETED, hit.score)
-        memory, usable = found
-        if memory.user_id != user_id or memory.companion_id != companion_id:
-            return Dropped(hit.id, DropReason.OTHER_SCOPE, hit.score)
-        if not usable:
-            reason = unusable_reason(memory, stage, now) or DropReason.HELD
-            return Dropped(hit.id, reason, hit.score, memory)
-        return memory, hit.score
-
-    @staticmethod
-    def _record(ranked: Ranked) -> PromptRecord:
-        m = ranked.memory
-        return PromptRecord(m.type.value, m.text, m.confidence)
-
-    def _count_use(self, ids: list[uuid.UUID]) -> None:
-        """Counted in the background so the reply does not wait for the write."""
-        if not ids:
-            return
-
-        def write() -> None:
-            try:
-                self._store.record_use(ids)
-            except ServiceError as exc:
-                log.warning("could not count the use of %d memories: %s", len(ids), exc)
-
-        self._background.run(write)
-
-    def flush(self) -> None:
-        """Wait for background use counts (tests, and before a process exits)."""
-        self._background.wait()
-
-    def close(self) -> None:
-        self.flush()
-        self._pool.close()
-
-    @contextmanager
-    def _timed(self, result: RetrievalResult, stage: str) -> Iterator[None]:
-        start = time.perf_counter()
+        watch: _Stopwatch,
+    ) -> _Validated:
+        """Deleted, archived, expired, held and foreign memories are dropped even if the
+        index still had a vector for them."""
+        if not hits:
+            return _Validated()
         try:
-            yield
-        finally:
-            result.timings_ms[stage] = round((time.perf_counter() - start) * 1000, 3)
-
-    @staticmethod
-    def _degrade(result: RetrievalResult, reason: str) -> None:
-        log.warning(
-            "retrieval degraded for user %s / %s: %s", result.user_id, result.companion_id, reason
-        )
-        result.degraded.append(reason)
-
-    def _finish(self, result: RetrievalResult, started: float) -> RetrievalResult:
-        result.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 3)
-        log.info(
-            "retrieval user=%s companion=%s candidates=%d chosen=%d degraded=%s %s",
-            result.user_id,
-            result.companion_id,
-            result.candidates,
-            len(result.chosen),
-            bool(result.degraded),
-            " ".join(f"{k}={v:.1f}ms" for k, v in result.timings_ms.items()),
-        )
+            with watch.stage("validate"):
+                rows = self._reads.fetch_with_usability([h.id for h in hits], timeout=self._timeout)
+        except ServiceError as exc:
+            return _Validated(problem=f"could not validate candidates: {exc}")
+        result = _Validated()
+        for hit in hits:
+            found = rows.get(hit.id)
+            if found is None:
+                result.rejected.append(Dropped(hit.id, DropReason.DELETED, hit.score))
+                continue
+            memory, usable = found
+            if (memory.user_id, memory.companion_id) != (user_id, companion_id):
+                result.rejected.append(Dropped(hit.id, DropReason.OTHER_SCOPE, hit.score))
+            elif not usable:
+                reason = unusable_reason(memory, stage, now) or DropReason.HELD
+                result.rejected.append(Dropped(hit.id, reason, hit.score, memory))
+            else:
+                result.usable.append((memory, hit.score))
         return result
 
-    # -- explaining ---------------------------------------------------------------------
-
-    def fate(self, result: RetrievalResult, memory_id: uuid.UUID) -> Fate:
-        """Why a memory was or was not in ``result``."""
-        for position, ranked in enumerate(result.chosen, start=1):
-            if ranked.memory.id == memory_id:
-                how = (
-                    f"score {ranked.score.total:.3f}"
-                    if ranked.score
-                    else "always included (not brought up by the search)"
-                )
-                return Fate(
-                    memory_id, f"selected #{position} ({ranked.section.value})", how, ranked=ranked
-                )
-        for dropped in result.selection.dropped:
-            if dropped.memory_id == memory_id:
-                sim = (
-                    f"similarity {dropped.similarity:.3f}" if dropped.similarity is not None else ""
-                )
-                extra = (
-                    f" (bar {result.selection.threshold:.2f})"
-                    if dropped.reason is DropReason.BELOW_THRESHOLD
-                    else ""
-                )
-                return Fate(
-                    memory_id, f"dropped: {dropped.reason.value}", sim + extra, dropped=dropped
-                )
+    def _knowledge(
+        self, hits: list[Hit], companion_id: str, stage: Stage
+    ) -> tuple[list[KnowledgeHit], str | None]:
+        """Passages above the similarity bar that PostgreSQL still has (knowledge forgotten
+        since it was indexed is dropped like a deleted memory)."""
+        bar = self._weights.threshold(self._min_similarity, stage)
+        wanted = [h for h in hits if h.score >= bar]
+        if not wanted:
+            return [], None
         try:
-            memory = self._store.get(memory_id)
-        except NotFoundError:
-            return Fate(memory_id, "dropped: does not exist", "deleted, or never stored")
-        if memory.user_id != result.user_id or memory.companion_id != result.companion_id:
-            return Fate(
-                memory_id,
-                f"dropped: {DropReason.OTHER_SCOPE.value}",
-                f"it belongs to {memory.user_id} / {memory.companion_id}",
+            items = self._reads.knowledge_by_ids([h.id for h in wanted], timeout=self._timeout)
+        except ServiceError as exc:
+            return [], f"knowledge skipped: {exc}"
+        return [
+            KnowledgeHit(items[h.id], h.score)
+            for h in wanted
+            if h.id in items and items[h.id].companion_id == companion_id
+        ], None
+
+    def _finish(self, result: SearchResult, watch: _Stopwatch) -> SearchResult:
+        timed = replace(result, timings=watch.timings())
+        for reason in timed.degraded:
+            log.warning(
+                "retrieval degraded for user %s / %s: %s", timed.user_id, timed.companion_id, reason
             )
-        reason = unusable_reason(memory, result.stage, self._clock())
-        if reason is not None:
-            return Fate(memory_id, f"dropped: {reason.value}", "PostgreSQL does not allow it")
-        if memory.index_state.value == "pending":
-            return Fate(
-                memory_id,
-                f"dropped: {DropReason.NOT_INDEXED.value}",
-                memory.index_error or "the next sync or daemon pass indexes it",
-            )
-        if memory.indexed_model != result.model:
-            return Fate(
-                memory_id,
-                f"dropped: {DropReason.OTHER_MODEL.value}",
-                f"indexed with {memory.indexed_model}, searching with {result.model}",
-            )
-        return Fate(
-            memory_id,
-            f"dropped: {DropReason.NOT_NEAR.value}",
-            f"the index returned {result.candidates} nearer memories",
+        log.info(
+            "retrieval user=%s companion=%s candidates=%d chosen=%d degraded=%s %s",
+            timed.user_id,
+            timed.companion_id,
+            timed.candidates,
+            len(timed.chosen),
+            timed.is_degraded,
+            " ".join(f"{k}={v:.1f}ms" for k, v in timed.timings.items()),
         )
+        return timed
+
+    def close(self) -> None:
+        self._pool.close()
+
+
+def _wait(future: Future[T], deadline: float) -> T:
+    return future.result(timeout=max(0.0, deadline - time.monotonic()))
+
+
+def _record(ranked: Ranked) -> PromptRecord:
+    m = ranked.memory
+    return PromptRecord(m.type.value, m.text, m.confidence)
+
+
+def _sections(selection: Selection, knowledge: list[KnowledgeHit]) -> PromptSections:
+    return PromptSections.build(
+        [_record(r) for r in selection.profile],
+        [_record(r) for r in selection.relevant],
+        [(k.item.title or k.item.source, k.item.text) for k in knowledge],
+    )
+
+
+def memory_ids(result: SearchResult) -> list[uuid.UUID]:
+    """The memories a retrieval put in front of the model."""
+    return [r.memory.id for r in result.chosen]

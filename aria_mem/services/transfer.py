@@ -23,7 +23,7 @@ from pathlib import Path
 from aria_mem.domain.models import Memory
 from aria_mem.domain.validation import memory_from_record
 from aria_mem.errors import ValidationError
-from aria_mem.ports import MemoryStore
+from aria_mem.ports import MemoryRepository
 
 MAX_LINE_BYTES = 64 * 1024
 MAX_PROBLEMS_SHOWN = 20
@@ -133,7 +133,7 @@ def read_lines(path: Path, *, skip_invalid: bool) -> ParsedFile:
 
 
 def import_lines(
-    store: MemoryStore, lines: Sequence[ParsedLine], *, skip_invalid: bool
+    store: MemoryRepository, lines: Sequence[ParsedLine], *, skip_invalid: bool
 ) -> ImportOutcome:
     """Store the lines; see the module docstring for what happens when PostgreSQL refuses."""
     outcome = ImportOutcome()

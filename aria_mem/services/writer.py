@@ -12,9 +12,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from aria_mem.domain import validation
-from aria_mem.domain.models import MEMORIES_COLLECTION, Memory, MemoryStatus, NewMemory
+from aria_mem.domain.models import IndexState, Memory, MemoryStatus, NewMemory
+from aria_mem.domain.payload import memory_entry
+from aria_mem.domain.records import MemoryChanges
+from aria_mem.domain.usability import is_usable
 from aria_mem.errors import ServiceError, ValidationError
-from aria_mem.ports import MemoryChanges, MemoryStore
+from aria_mem.ports import MemoryRepository, Relationships
 from aria_mem.services.indexer import Indexer
 
 
@@ -28,28 +31,31 @@ class WriteResult:
 
 
 class MemoryWriter:
-    def __init__(self, store: MemoryStore, indexer: Indexer | None) -> None:
+    def __init__(
+        self, memories: MemoryRepository, relationships: Relationships, indexer: Indexer | None
+    ) -> None:
         """``indexer`` may be None to save without touching the index (e.g. bulk work)."""
-        self._store = store
+        self._memories = memories
+        self._relationships = relationships
         self._indexer = indexer
 
     def _sync(self, memory: Memory, created: bool = True) -> WriteResult:
         if self._indexer is None:
             return WriteResult(memory, created, False, "indexing skipped")
-        stage = self._store.stage(memory.user_id, memory.companion_id)
-        usable = memory.is_usable(stage, datetime.now(UTC))
+        stage = self._relationships.stage(memory.user_id, memory.companion_id)
+        usable = is_usable(memory, stage, datetime.now(UTC))
         try:
-            report = self._indexer.sync([(memory, usable)])
+            report = self._indexer.sync([memory_entry(memory, usable)])
         except ServiceError as exc:
             return WriteResult(memory, created, False, str(exc))
-        fresh = self._store.get(memory.id)
+        fresh = self._memories.get(memory.id)
         if report.failed:
             return WriteResult(fresh, created, False, "; ".join(report.errors))
         return WriteResult(fresh, created, usable)
 
     def remember(self, new: NewMemory) -> WriteResult:
-        outcome = self._store.save(validation.new_memory(new))
-        if outcome.created or outcome.memory.index_state.value == "pending":
+        outcome = self._memories.save(validation.new_memory(new))
+        if outcome.created or outcome.memory.index_state is IndexState.PENDING:
             return self._sync(outcome.memory, outcome.created)
         return WriteResult(outcome.memory, created=False, indexed=True)
 
@@ -68,22 +74,22 @@ class MemoryWriter:
                 "Nothing to change — give --text, --importance, --emotion, "
                 "--confidence, --reason, --expires or --no-expiry"
             )
-        return self._sync(self._store.edit(memory_id, checked))
+        return self._sync(self._memories.edit(memory_id, checked))
 
     def set_pinned(self, memory_id: uuid.UUID, pinned: bool) -> WriteResult:
-        return self._sync(self._store.set_pinned(memory_id, pinned))
+        return self._sync(self._memories.set_pinned(memory_id, pinned))
 
     def set_status(self, memory_id: uuid.UUID, status: MemoryStatus) -> WriteResult:
-        return self._sync(self._store.set_status(memory_id, status))
+        return self._sync(self._memories.set_status(memory_id, status))
 
     def confirm(self, memory_id: uuid.UUID) -> WriteResult:
-        memory = self._store.confirm(memory_id)
-        return WriteResult(memory, created=False, indexed=memory.index_state.value == "indexed")
+        memory = self._memories.confirm(memory_id)
+        return WriteResult(memory, created=False, indexed=memory.index_state is IndexState.INDEXED)
 
     def forget(self, memory_id: uuid.UUID) -> WriteResult:
         """Delete for good; the vector's removal is queued in the same transaction and
         carried out now if the index answers, else by a later pass."""
-        memory = self._store.delete(memory_id, MEMORIES_COLLECTION)
+        memory = self._memories.delete(memory_id)
         if self._indexer is None:
             return WriteResult(memory, False, False, "vector removal queued")
         try:

@@ -25,6 +25,9 @@ class FakeOllamaState:
     embed_calls: list[list[str]] = field(default_factory=list)
     chat_requests: list[dict[str, Any]] = field(default_factory=list)
     chat_reply: str = "Hello from the fake model."
+    structured_reply: str | None = None
+    """The answer to a request for structured output (a JSON schema in ``format``), when set;
+    otherwise such requests get ``chat_reply`` too."""
     context_length: int = 8192
     fail_embed_with: int | None = None
     model_dims: dict[str, int] = field(default_factory=dict)
@@ -50,7 +53,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _body(self) -> dict[str, Any]:
         length = int(self.headers.get("Content-Length") or 0)
-        return json.loads(self.rfile.read(length) or b"{}")
+        body: dict[str, Any] = json.loads(self.rfile.read(length) or b"{}")
+        return body
 
     def _model_or_404(self, name: str) -> bool:
         state = self.server.state
@@ -131,7 +135,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _chat(self, body: dict[str, Any]) -> None:
         state = self.server.state
-        reply = state.chat_reply
+        structured = body.get("format") and state.structured_reply is not None
+        reply = state.structured_reply if structured else state.chat_reply
+        assert reply is not None
         if not body.get("stream", True):
             self._send(
                 200,

@@ -14,7 +14,12 @@ from aria_mem.errors import ChatModelError
 
 
 class LMStudioChat:
-    def __init__(self, model: str, *, host: str = "", timeout: float = 120.0) -> None:
+    provider = "lmstudio"
+
+    def __init__(
+        self, model: str, *, host: str = "", timeout: float = 120.0, num_ctx: int | None = None
+    ) -> None:
+        """``num_ctx`` is Ollama's; LM Studio sets a model's context when it loads it."""
         self._model = model
         self._host = host_port(host)
         self._timeout = timeout

@@ -14,6 +14,8 @@ DEFAULT_HOST = "http://127.0.0.1:11434"
 
 
 class OllamaChat:
+    provider = "ollama"
+
     def __init__(
         self, model: str, *, host: str = "", timeout: float = 120.0, num_ctx: int | None = None
     ) -> None:

@@ -19,7 +19,10 @@ BUNDLED = "all-MiniLM-L6-v2"
 class SentenceTransformerEmbedder(BaseEmbedder):
     provider = "sentence-transformers"
 
-    def __init__(self, model: str = BUNDLED, *, batch_size: int = 64) -> None:
+    def __init__(
+        self, model: str = BUNDLED, *, host: str = "", timeout: float = 30.0, batch_size: int = 64
+    ) -> None:
+        """``host`` and ``timeout`` are a model server's; the model runs in this process."""
         super().__init__(model, batch_size=batch_size)
         self._st: Any = None
 

@@ -15,7 +15,7 @@ from aria_mem.errors import StoreError
 DAEMON_LOCK_KEY = 0x41524944  # "ARID"
 
 
-class DaemonLock:
+class PgDaemonLock:
     def __init__(self, dsn: str, connect_timeout: float = 5.0) -> None:
         self._dsn = dsn
         self._timeout = connect_timeout

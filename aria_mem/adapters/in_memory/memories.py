@@ -1,0 +1,307 @@
+"""The in-memory twin of the PostgreSQL store's memories: the same rules (one row per fact,
+confirm instead of duplicate, import by id with merging), for service tests without a
+database. ``tests/test_store_contract.py`` runs one contract over both."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+
+from aria_mem.domain.models import (
+    MEMORIES_COLLECTION,
+    IndexState,
+    KnowledgeItem,
+    Memory,
+    MemoryStatus,
+    NewMemory,
+    Stage,
+)
+from aria_mem.domain.records import (
+    ImportResult,
+    MemoryChanges,
+    MemoryCounts,
+    QueuedDeletion,
+    SaveOutcome,
+)
+from aria_mem.domain.usability import is_usable
+from aria_mem.domain.validation import EXPORT_FIELDS, id_prefix, normalize_text
+from aria_mem.errors import NotFoundError, StoreError
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass
+class Passage:
+    """A knowledge passage with its index bookkeeping."""
+
+    item: KnowledgeItem
+    index_state: IndexState = IndexState.PENDING
+    indexed_model: str | None = None
+    index_attempts: int = 0
+    index_error: str | None = None
+
+
+@dataclass
+class State:
+    """Everything the in-memory store holds, behind one lock."""
+
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    memories: dict[uuid.UUID, Memory] = field(default_factory=dict)
+    stages: dict[tuple[str, str], Stage] = field(default_factory=dict)
+    deletions: dict[int, QueuedDeletion] = field(default_factory=dict)
+    deletion_attempts: dict[int, int] = field(default_factory=dict)
+    next_deletion: int = 1
+    passages: dict[uuid.UUID, Passage] = field(default_factory=dict)
+
+    def stage(self, user_id: str, companion_id: str) -> Stage:
+        return self.stages.get((user_id, companion_id), Stage.EARLY)
+
+    def usable(self, memory: Memory, at: datetime | None = None) -> bool:
+        return is_usable(memory, self.stage(memory.user_id, memory.companion_id), at or now())
+
+    def queue_deletion(self, collection: str, point_id: uuid.UUID) -> None:
+        self.deletions[self.next_deletion] = QueuedDeletion(
+            self.next_deletion, collection, point_id
+        )
+        self.deletion_attempts[self.next_deletion] = 0
+        self.next_deletion += 1
+
+    def memory(self, memory_id: uuid.UUID) -> Memory:
+        found = self.memories.get(memory_id)
+        if found is None:
+            raise NotFoundError(f"No memory with id {memory_id} — `aria-mem list` shows them")
+        return found
+
+    def fact_owner(self, user_id: str, companion_id: str, text: str) -> Memory | None:
+        key = normalize_text(text)
+        for m in self.memories.values():
+            if (m.user_id, m.companion_id) == (user_id, companion_id) and (
+                normalize_text(m.text) == key
+            ):
+                return m
+        return None
+
+
+def pending_count(state: State) -> int:
+    with state.lock:
+        return sum(m.index_state is IndexState.PENDING for m in state.memories.values()) + sum(
+            p.index_state is IndexState.PENDING for p in state.passages.values()
+        )
+
+
+def _exported(memory: Memory) -> tuple[object, ...]:
+    return tuple(getattr(memory, name) for name in EXPORT_FIELDS)
+
+
+class MemMemories:
+    def __init__(self, state: State) -> None:
+        self._s = state
+
+    def save(self, new: NewMemory) -> SaveOutcome:
+        with self._s.lock:
+            known = self._s.fact_owner(new.user_id, new.companion_id, new.text)
+            if known is not None:
+                confirmed = replace(known, last_confirmed_at=now())
+                self._s.memories[known.id] = confirmed
+                return SaveOutcome(confirmed, created=False)
+            at = now()
+            memory = Memory(
+                id=new.id,
+                user_id=new.user_id,
+                companion_id=new.companion_id,
+                type=new.type,
+                text=new.text,
+                importance=new.importance,
+                emotional_significance=new.emotional_significance,
+                confidence=new.confidence,
+                reason=new.reason,
+                pinned=new.pinned,
+                status=MemoryStatus.ACTIVE,
+                held_until_stage=new.held_until_stage,
+                expires_at=new.expires_at,
+                created_at=at,
+                updated_at=at,
+                last_used_at=None,
+                last_confirmed_at=None,
+                use_count=0,
+                index_state=IndexState.PENDING,
+                indexed_model=None,
+                index_attempts=0,
+                index_error=None,
+            )
+            self._s.memories[memory.id] = memory
+            return SaveOutcome(memory, created=True)
+
+    def _changed(self, memory_id: uuid.UUID, **changes: object) -> Memory:
+        with self._s.lock:
+            memory = replace(self._s.memory(memory_id), **changes)  # type: ignore[arg-type]
+            self._s.memories[memory_id] = memory
+            return memory
+
+    def edit(self, memory_id: uuid.UUID, changes: MemoryChanges) -> Memory:
+        with self._s.lock:
+            current = self._s.memory(memory_id)
+            updates: dict[str, object] = {
+                name: getattr(changes, name)
+                for name in ("text", "importance", "emotional_significance", "confidence", "reason")
+                if getattr(changes, name) is not None
+            }
+            if changes.clear_expiry:
+                updates["expires_at"] = None
+            elif changes.expires_at is not None:
+                updates["expires_at"] = changes.expires_at
+            if not updates:
+                return current
+            if changes.text is not None:
+                owner = self._s.fact_owner(current.user_id, current.companion_id, changes.text)
+                if owner is not None and owner.id != memory_id:
+                    raise StoreError(
+                        "Another memory of this user and companion already says that — "
+                        "edit or forget that one instead"
+                    )
+            return self._changed(
+                memory_id,
+                **updates,
+                updated_at=now(),
+                index_state=IndexState.PENDING,
+                index_attempts=0,
+            )
+
+    def set_pinned(self, memory_id: uuid.UUID, pinned: bool) -> Memory:
+        return self._changed(
+            memory_id, pinned=pinned, updated_at=now(), index_state=IndexState.PENDING
+        )
+
+    def set_status(self, memory_id: uuid.UUID, status: MemoryStatus) -> Memory:
+        return self._changed(
+            memory_id, status=status, updated_at=now(), index_state=IndexState.PENDING
+        )
+
+    def confirm(self, memory_id: uuid.UUID) -> Memory:
+        return self._changed(memory_id, last_confirmed_at=now())
+
+    def delete(self, memory_id: uuid.UUID) -> Memory:
+        with self._s.lock:
+            memory = self._s.memory(memory_id)
+            del self._s.memories[memory_id]
+            self._s.queue_deletion(MEMORIES_COLLECTION, memory_id)
+            return memory
+
+    def get(self, memory_id: uuid.UUID) -> Memory:
+        with self._s.lock:
+            return self._s.memory(memory_id)
+
+    def find_prefix(self, prefix: str) -> Memory:
+        try:
+            return self.get(uuid.UUID(prefix.strip()))
+        except ValueError:
+            pass
+        clean = id_prefix(prefix, "a memory id", "`aria-mem list`")
+        with self._s.lock:
+            found = [m for m in self._s.memories.values() if str(m.id).startswith(clean)]
+        if not found:
+            raise NotFoundError(
+                f"No memory with an id starting {prefix!r} — `aria-mem list` shows them"
+            )
+        if len(found) > 1:
+            raise NotFoundError(f"More than one memory id starts with {prefix!r} — give more of it")
+        return found[0]
+
+    def list_memories(
+        self,
+        *,
+        user_id: str | None,
+        companion_id: str | None,
+        status: MemoryStatus | None = None,
+        limit: int | None = None,
+    ) -> list[Memory]:
+        with self._s.lock:
+            found = [
+                m
+                for m in self._s.memories.values()
+                if (user_id is None or m.user_id == user_id)
+                and (companion_id is None or m.companion_id == companion_id)
+                and (status is None or m.status is status)
+            ]
+        found.sort(key=lambda m: (m.created_at, str(m.id)))
+        return found if limit is None else found[:limit]
+
+    def iter_all(self, batch_size: int = 1000) -> Iterator[Memory]:
+        with self._s.lock:
+            every = sorted(self._s.memories.values(), key=lambda m: str(m.id))
+        yield from every
+
+    def counts(self) -> MemoryCounts:
+        at = now()
+        with self._s.lock:
+            every = list(self._s.memories.values())
+            passages = list(self._s.passages.values())
+            queued = len(self._s.deletions)
+            usable = {m.id: self._s.usable(m, at) for m in every}
+
+        def expired(m: Memory) -> bool:
+            return m.expires_at is not None and m.expires_at <= at
+
+        return MemoryCounts(
+            total=len(every),
+            active=sum(m.status is MemoryStatus.ACTIVE for m in every),
+            archived=sum(m.status is MemoryStatus.ARCHIVED for m in every),
+            expired=sum(expired(m) for m in every),
+            held=sum(
+                m.status is MemoryStatus.ACTIVE and not usable[m.id] and not expired(m)
+                for m in every
+            ),
+            pending=sum(m.index_state is IndexState.PENDING for m in every),
+            indexed=sum(m.index_state is IndexState.INDEXED for m in every),
+            with_vector=sum(
+                m.index_state is IndexState.INDEXED and m.indexed_model is not None for m in every
+            ),
+            index_errors=sum(m.index_error is not None for m in every),
+            unreadable=0,
+            queued_deletions=queued,
+            knowledge_passages=len(passages),
+            knowledge_pending=sum(p.index_state is IndexState.PENDING for p in passages),
+        )
+
+    def import_memories(self, memories: Sequence[Memory]) -> ImportResult:
+        """As PostgreSQL does it: one line per fact (the latest wins), a fact another memory
+        already states is merged into it, an unchanged row is left alone."""
+        with self._s.lock:
+            latest: dict[tuple[str, str, str], Memory] = {}
+            for m in memories:
+                key = (m.user_id, m.companion_id, normalize_text(m.text))
+                if key not in latest or m.updated_at > latest[key].updated_at:
+                    latest[key] = m
+            existing = unchanged = written = 0
+            for m in memories:
+                stored = self._s.memories.get(m.id)
+                if stored is not None:
+                    existing += 1
+                    unchanged += _exported(stored) == _exported(m)
+            for m in latest.values():
+                owner = self._s.fact_owner(m.user_id, m.companion_id, m.text)
+                if owner is not None and owner.id != m.id:
+                    continue
+                stored = self._s.memories.get(m.id)
+                if stored is not None and _exported(stored) == _exported(m):
+                    continue
+                self._s.memories[m.id] = replace(
+                    m,
+                    index_state=IndexState.PENDING,
+                    indexed_model=stored.indexed_model if stored else None,
+                    index_attempts=0,
+                    index_error=stored.index_error if stored else None,
+                )
+                written += 1
+        updated = max(0, existing - unchanged)
+        return ImportResult(
+            inserted=max(0, written - updated),
+            updated=min(updated, written),
+            merged_duplicates=max(0, len(memories) - written - unchanged),
+            unchanged=unchanged,
+        )

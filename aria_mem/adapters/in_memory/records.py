@@ -1,0 +1,204 @@
+"""The in-memory twins of the knowledge, conversation and daemon-record ports."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from aria_mem.adapters.in_memory.memories import Passage, State, now, pending_count
+from aria_mem.domain.models import KNOWLEDGE_COLLECTION, IndexState, KnowledgeItem
+from aria_mem.domain.records import (
+    DaemonState,
+    DimensionCheck,
+    KnowledgeSource,
+    LearnOutcome,
+    PassReport,
+    ReindexRun,
+    SweepReport,
+)
+from aria_mem.domain.validation import id_prefix
+from aria_mem.errors import NotFoundError
+from aria_mem.ports import DaemonStart
+
+
+@dataclass
+class _Source:
+    id: uuid.UUID
+    companion_id: str
+    source: str
+    title: str
+    created_at: datetime = field(default_factory=now)
+
+
+class MemKnowledge:
+    def __init__(self, state: State) -> None:
+        self._s = state
+        self._sources: dict[uuid.UUID, _Source] = {}
+
+    def _drop_passages(self, source_id: uuid.UUID) -> int:
+        gone = [i for i, p in self._s.passages.items() if p.item.source_id == source_id]
+        for i in gone:
+            del self._s.passages[i]
+            self._s.queue_deletion(KNOWLEDGE_COLLECTION, i)
+        return len(gone)
+
+    def learn(
+        self, companion_id: str, source: str, title: str, chunks: Sequence[str]
+    ) -> LearnOutcome:
+        with self._s.lock:
+            known = next(
+                (
+                    s
+                    for s in self._sources.values()
+                    if (s.companion_id, s.source) == (companion_id, source)
+                ),
+                None,
+            )
+            replaced = 0
+            if known is not None:
+                replaced = self._drop_passages(known.id)
+                known.title = title
+            else:
+                known = _Source(uuid.uuid4(), companion_id, source, title)
+                self._sources[known.id] = known
+            at = now()
+            for n, text in enumerate(chunks):
+                item = KnowledgeItem(
+                    uuid.uuid4(), known.id, companion_id, source, title, n, text, at
+                )
+                self._s.passages[item.id] = Passage(item)
+            return LearnOutcome(known.id, replaced)
+
+    def _describe(self, source: _Source) -> KnowledgeSource:
+        passages = [p for p in self._s.passages.values() if p.item.source_id == source.id]
+        return KnowledgeSource(
+            id=source.id,
+            companion_id=source.companion_id,
+            source=source.source,
+            title=source.title,
+            created_at=source.created_at,
+            passages=len(passages),
+            pending=sum(p.index_state is IndexState.PENDING for p in passages),
+        )
+
+    def sources(self, companion_id: str | None) -> list[KnowledgeSource]:
+        with self._s.lock:
+            chosen = [s for s in self._sources.values() if companion_id in (None, s.companion_id)]
+            return [self._describe(s) for s in sorted(chosen, key=lambda s: s.created_at)]
+
+    def forget(self, prefix: str) -> KnowledgeSource:
+        clean = id_prefix(prefix, "a knowledge source id", "`aria-mem knowledge list`")
+        with self._s.lock:
+            found = [s for s in self._sources.values() if str(s.id).startswith(clean)]
+            if len(found) != 1:
+                raise NotFoundError(
+                    f"No knowledge source with an id starting {prefix!r}"
+                    if not found
+                    else f"More than one knowledge source id starts with {prefix!r}"
+                )
+            described = self._describe(found[0])
+            self._drop_passages(found[0].id)
+            del self._sources[found[0].id]
+            return described
+
+
+class MemConversations:
+    def __init__(self, state: State) -> None:
+        self._s = state
+        self._conversations: dict[uuid.UUID, tuple[str, str, datetime]] = {}
+        self._turns: dict[uuid.UUID, list[tuple[str, str]]] = {}
+
+    def open_conversation(self, user_id: str, companion_id: str, *, new: bool = False) -> uuid.UUID:
+        with self._s.lock:
+            if not new:
+                mine = [
+                    (at, cid)
+                    for cid, (u, c, at) in self._conversations.items()
+                    if (u, c) == (user_id, companion_id)
+                ]
+                if mine:
+                    return max(mine)[1]
+            conversation_id = uuid.uuid4()
+            self._conversations[conversation_id] = (user_id, companion_id, now())
+            self._turns[conversation_id] = []
+            return conversation_id
+
+    def add_turns(
+        self, conversation_id: uuid.UUID, turns: Sequence[tuple[str, str, datetime]]
+    ) -> None:
+        with self._s.lock:
+            self._turns.setdefault(conversation_id, []).extend((r, c) for r, c, _ in turns)
+            user, companion, _ = self._conversations[conversation_id]
+            self._conversations[conversation_id] = (user, companion, now())
+
+    def recent_turns(self, conversation_id: uuid.UUID, limit: int) -> list[tuple[str, str]]:
+        with self._s.lock:
+            turns = self._turns.get(conversation_id, [])
+            return list(turns[-limit:]) if limit else []
+
+
+class MemDaemonRecords:
+    def __init__(self, state: State) -> None:
+        self._s = state
+        self._state: DaemonState | None = None
+        self._runs: list[tuple[str, int, datetime, bool, bool]] = []
+        """(model, total, started_at, background, finished)."""
+
+    def daemon_started(self, start: DaemonStart) -> None:
+        with self._s.lock:
+            self._state = DaemonState(
+                pid=start.pid,
+                host=start.host,
+                started_at=start.started_at,
+                heartbeat_at=now(),
+                reconcile_interval=start.reconcile_interval,
+            )
+
+    def daemon_heartbeat(
+        self,
+        *,
+        last_pass: PassReport | None = None,
+        last_sweep: SweepReport | None = None,
+        dimension: DimensionCheck | None = None,
+    ) -> None:
+        with self._s.lock:
+            state = self._state or DaemonState()
+            self._state = replace(
+                state,
+                heartbeat_at=now(),
+                last_pass=last_pass or state.last_pass,
+                last_sweep=last_sweep or state.last_sweep,
+                dimension=dimension or state.dimension,
+            )
+
+    def daemon_stopped(self) -> None:
+        with self._s.lock:
+            self._state = replace(self._state or DaemonState(), stopped_at=now())
+
+    def daemon_state(self) -> DaemonState | None:
+        with self._s.lock:
+            if self._state is None:
+                return None
+            beat = self._state.heartbeat_at
+            age = None if beat is None else (now() - beat).total_seconds()
+            return replace(self._state, heartbeat_age_s=age)
+
+    def start_reindex(self, model: str, total: int, background: bool) -> None:
+        with self._s.lock:
+            self._runs = [(m, t, s, b, True) for m, t, s, b, _ in self._runs]
+            self._runs.append((model, total, now(), background, False))
+
+    def finish_reindex(self, model: str) -> None:
+        with self._s.lock:
+            self._runs = [(m, t, s, b, f or m == model) for m, t, s, b, f in self._runs]
+
+    def open_reindex(self) -> ReindexRun | None:
+        with self._s.lock:
+            open_runs = [r for r in self._runs if not r[4]]
+            if not open_runs:
+                return None
+            model, total, started, background, _ = open_runs[-1]
+            pending = pending_count(self._s)
+            return ReindexRun(model, total, pending, started, background)

@@ -1,0 +1,311 @@
+"""Memories in PostgreSQL: saving, changing, reading, importing and counting them."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import psycopg
+
+from aria_mem.adapters.postgres import rows
+from aria_mem.adapters.postgres.connection import Database
+from aria_mem.domain.models import MEMORIES_COLLECTION, Memory, MemoryStatus, NewMemory
+from aria_mem.domain.records import ImportResult, MemoryChanges, MemoryCounts, SaveOutcome
+from aria_mem.domain.validation import EARLIEST, EXPORT_FIELDS, LATEST, normalize_text
+from aria_mem.errors import NotFoundError, StoreError, ValidationError
+
+_IMPORT_COLUMNS = (*EXPORT_FIELDS[:5], "normalized_text", *EXPORT_FIELDS[5:])
+
+
+class PgMemories:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    # -- writes -------------------------------------------------------------------------
+
+    def save(self, new: NewMemory) -> SaveOutcome:
+        """Insert, or confirm the memory of this user and companion that states the same
+        fact (one row per fact)."""
+        with self._db.connection() as conn:
+            row = conn.execute(
+                """
+                INSERT INTO memories (id, user_id, companion_id, type, text, normalized_text,
+                    importance, emotional_significance, confidence, reason, pinned,
+                    held_until_stage, expires_at)
+                VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+                ON CONFLICT (user_id, companion_id, md5(normalized_text))
+                DO UPDATE SET last_confirmed_at = now()
+                RETURNING *, (xmax = 0) AS inserted
+                """,
+                (
+                    new.id,
+                    new.user_id,
+                    new.companion_id,
+                    new.type.value,
+                    new.text,
+                    normalize_text(new.text),
+                    new.importance,
+                    new.emotional_significance,
+                    new.confidence,
+                    new.reason,
+                    new.pinned,
+                    new.held_until_stage.value if new.held_until_stage else None,
+                    new.expires_at,
+                ),
+            ).fetchone()
+        assert row is not None
+        return SaveOutcome(memory=rows.memory(row), created=bool(row["inserted"]))
+
+    def _update_one(self, memory_id: uuid.UUID, sql: str, params: Sequence[Any]) -> Memory:
+        with self._db.connection() as conn:
+            row = conn.execute(sql, (*params, memory_id)).fetchone()
+        if row is None:
+            raise rows.no_memory(memory_id)
+        return rows.memory(row)
+
+    def edit(self, memory_id: uuid.UUID, changes: MemoryChanges) -> Memory:
+        sets: list[str] = []
+        params: list[Any] = []
+        if changes.text is not None:
+            sets += ["text = %s", "normalized_text = %s"]
+            params += [changes.text, normalize_text(changes.text)]
+        for column in ("importance", "emotional_significance", "confidence", "reason"):
+            value = getattr(changes, column)
+            if value is not None:
+                sets.append(f"{column} = %s")
+                params.append(value)
+        if changes.clear_expiry:
+            sets.append("expires_at = NULL")
+        elif changes.expires_at is not None:
+            sets.append("expires_at = %s")
+            params.append(changes.expires_at)
+        if not sets:
+            return self.get(memory_id)
+        sets += ["updated_at = now()", "index_state = 'pending'", "index_attempts = 0"]
+        try:
+            return self._update_one(
+                memory_id,
+                f"UPDATE memories SET {', '.join(sets)} WHERE id = %s RETURNING *",
+                params,
+            )
+        except psycopg.errors.UniqueViolation as exc:
+            raise StoreError(
+                "Another memory of this user and companion already says that — "
+                "edit or forget that one instead"
+            ) from exc
+
+    def set_pinned(self, memory_id: uuid.UUID, pinned: bool) -> Memory:
+        return self._update_one(
+            memory_id,
+            "UPDATE memories SET pinned = %s, updated_at = now(), index_state = 'pending'"
+            " WHERE id = %s RETURNING *",
+            (pinned,),
+        )
+
+    def set_status(self, memory_id: uuid.UUID, status: MemoryStatus) -> Memory:
+        return self._update_one(
+            memory_id,
+            "UPDATE memories SET status = %s, updated_at = now(), index_state = 'pending'"
+            " WHERE id = %s RETURNING *",
+            (status.value,),
+        )
+
+    def confirm(self, memory_id: uuid.UUID) -> Memory:
+        return self._update_one(
+            memory_id,
+            "UPDATE memories SET last_confirmed_at = now() WHERE id = %s RETURNING *",
+            (),
+        )
+
+    def delete(self, memory_id: uuid.UUID) -> Memory:
+        """Remove the memory for good and queue its vector's removal, in one transaction."""
+        with self._db.connection() as conn, conn.transaction():
+            row = conn.execute(
+                "DELETE FROM memories WHERE id = %s RETURNING *", (memory_id,)
+            ).fetchone()
+            if row is None:
+                raise rows.no_memory(memory_id)
+            conn.execute(
+                "INSERT INTO vector_deletions (collection, point_id) VALUES (%s, %s)",
+                (MEMORIES_COLLECTION, memory_id),
+            )
+        return rows.memory(row)
+
+    # -- reads --------------------------------------------------------------------------
+
+    def get(self, memory_id: uuid.UUID) -> Memory:
+        with self._db.connection() as conn:
+            row = conn.execute("SELECT * FROM memories WHERE id = %s", (memory_id,)).fetchone()
+        if row is None:
+            raise rows.no_memory(memory_id)
+        return rows.memory(row)
+
+    def find_prefix(self, prefix: str) -> Memory:
+        """The memory whose id starts with ``prefix`` (as `list` shows ids shortened)."""
+        try:
+            return self.get(uuid.UUID(prefix.strip()))
+        except ValueError:
+            pass
+        pattern = rows.prefix_pattern(prefix, "a memory id", "`aria-mem list`")
+        with self._db.connection() as conn:
+            found = conn.execute(
+                "SELECT * FROM memories WHERE id::text LIKE %s LIMIT 2", (pattern,)
+            ).fetchall()
+        if not found:
+            raise NotFoundError(
+                f"No memory with an id starting {prefix!r} — `aria-mem list` shows them"
+            )
+        if len(found) > 1:
+            raise NotFoundError(f"More than one memory id starts with {prefix!r} — give more of it")
+        return rows.memory(found[0])
+
+    def list_memories(
+        self,
+        *,
+        user_id: str | None,
+        companion_id: str | None,
+        status: MemoryStatus | None = None,
+        limit: int | None = None,
+    ) -> list[Memory]:
+        where: list[str] = ["true"]
+        params: list[Any] = []
+        for column, value in (("user_id", user_id), ("companion_id", companion_id)):
+            if value is not None:
+                where.append(f"{column} = %s")
+                params.append(value)
+        if status is not None:
+            where.append("status = %s")
+            params.append(status.value)
+        sql = f"SELECT * FROM memories WHERE {' AND '.join(where)} ORDER BY created_at, id"
+        if limit is not None:
+            sql += " LIMIT %s"
+            params.append(limit)
+        with self._db.connection() as conn:
+            return [rows.memory(r) for r in conn.execute(sql, params).fetchall()]
+
+    def iter_all(self, batch_size: int = 1000) -> Iterator[Memory]:
+        """Every memory, in id order, a batch at a time (keyset paging, no long transaction)."""
+        last: uuid.UUID | None = None
+        while True:
+            after, params = (
+                ("", (batch_size,)) if last is None else ("WHERE id > %s", (last, batch_size))
+            )
+            with self._db.connection() as conn:
+                batch = conn.execute(
+                    f"SELECT * FROM memories {after} ORDER BY id LIMIT %s", params
+                ).fetchall()
+            if not batch:
+                return
+            for row in batch:
+                yield rows.memory(row)
+            last = batch[-1]["id"]
+
+    def counts(self) -> MemoryCounts:
+        with self._db.connection() as conn:
+            row = conn.execute(
+                f"""
+                SELECT count(*) AS total,
+                    count(*) FILTER (WHERE m.status = 'active') AS active,
+                    count(*) FILTER (WHERE m.status = 'archived') AS archived,
+                    count(*) FILTER (WHERE m.expires_at IS NOT NULL
+                                     AND m.expires_at <= now()) AS expired,
+                    count(*) FILTER (WHERE m.status = 'active' AND NOT ({rows.USABLE})
+                                     AND (m.expires_at IS NULL OR m.expires_at > now())) AS held,
+                    count(*) FILTER (WHERE m.index_state = 'pending') AS pending,
+                    count(*) FILTER (WHERE m.index_state = 'indexed') AS indexed,
+                    count(*) FILTER (WHERE m.index_state = 'indexed'
+                                     AND m.indexed_model IS NOT NULL) AS with_vector,
+                    count(*) FILTER (WHERE m.index_error IS NOT NULL) AS index_errors,
+                    count(*) FILTER (WHERE {rows.OUT_OF_RANGE}) AS unreadable,
+                    (SELECT count(*) FROM vector_deletions) AS queued_deletions,
+                    (SELECT count(*) FROM knowledge_items) AS knowledge_passages,
+                    (SELECT count(*) FROM knowledge_items WHERE index_state = 'pending')
+                        AS knowledge_pending
+                FROM memories m {rows.JOIN_RELATIONSHIP}
+                """,
+                {"earliest": EARLIEST, "latest": LATEST},
+            ).fetchone()
+        assert row is not None
+        return MemoryCounts(**{k: int(v) for k, v in row.items()})
+
+    # -- bulk ---------------------------------------------------------------------------
+
+    def import_memories(self, memories: Sequence[Memory]) -> ImportResult:
+        """Insert or update by id, in one transaction. A line whose fact another memory of the
+        same user and companion already states (different id) is merged into that one. A row
+        equal to the stored one is left alone (it keeps its vector: nothing to re-embed).
+        Imports take the table in turn (a lock), so two at once cannot collide on a fact."""
+        columns = _IMPORT_COLUMNS
+        stored = ", ".join(f"memories.{c}" for c in columns)
+        given = ", ".join(f"EXCLUDED.{c}" for c in columns)
+        try:
+            with self._db.connection() as conn, conn.transaction():
+                conn.execute("LOCK TABLE memories IN SHARE ROW EXCLUSIVE MODE")
+                conn.execute(
+                    "CREATE TEMP TABLE incoming (LIKE memories INCLUDING DEFAULTS) ON COMMIT DROP"
+                )
+                with conn.cursor().copy(f"COPY incoming ({', '.join(columns)}) FROM STDIN") as copy:
+                    for m in memories:
+                        copy.write_row(_import_row(m))
+                seen = conn.execute(
+                    "SELECT count(m.id) AS existing, count(m.id) FILTER (WHERE ("
+                    + ", ".join(f"m.{c}" for c in columns)
+                    + ") IS NOT DISTINCT FROM ("
+                    + ", ".join(f"i.{c}" for c in columns)
+                    + ")) AS unchanged FROM incoming i LEFT JOIN memories m ON m.id = i.id"
+                ).fetchone()
+                updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in columns if c != "id")
+                written = conn.execute(
+                    f"""
+                    INSERT INTO memories ({", ".join(columns)}, index_state)
+                    SELECT DISTINCT ON (i.user_id, i.companion_id, md5(i.normalized_text))
+                        {", ".join("i." + c for c in columns)}, 'pending'
+                    FROM incoming i
+                    WHERE NOT EXISTS (
+                        SELECT 1 FROM memories m
+                        WHERE m.user_id = i.user_id AND m.companion_id = i.companion_id
+                          AND md5(m.normalized_text) = md5(i.normalized_text) AND m.id <> i.id)
+                    ORDER BY i.user_id, i.companion_id, md5(i.normalized_text), i.updated_at DESC
+                    ON CONFLICT (id) DO UPDATE SET {updates}, index_state = 'pending',
+                        index_attempts = 0
+                    WHERE ({stored}) IS DISTINCT FROM ({given})
+                    """
+                ).rowcount
+        except (psycopg.DataError, psycopg.IntegrityError) as exc:
+            raise ValidationError(
+                f"PostgreSQL refused the data: {exc.diag.message_primary or exc}"
+            ) from exc
+        assert seen is not None
+        unchanged = int(seen["unchanged"])
+        updated = max(0, int(seen["existing"]) - unchanged)
+        return ImportResult(
+            inserted=max(0, written - updated),
+            updated=min(updated, written),
+            merged_duplicates=max(0, len(memories) - written - unchanged),
+            unchanged=unchanged,
+        )
+
+
+def _import_row(m: Memory) -> tuple[object, ...]:
+    return (
+        m.id,
+        m.user_id,
+        m.companion_id,
+        m.type.value,
+        m.text,
+        normalize_text(m.text),
+        m.importance,
+        m.emotional_significance,
+        m.confidence,
+        m.reason,
+        m.pinned,
+        m.status.value,
+        m.held_until_stage.value if m.held_until_stage else None,
+        m.expires_at,
+        m.created_at,
+        m.updated_at,
+        m.last_used_at,
+        m.last_confirmed_at,
+        m.use_count,
+    )

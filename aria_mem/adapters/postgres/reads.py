@@ -1,0 +1,120 @@
+"""What the trip of one message reads from PostgreSQL (each read bounded by a timeout), and
+the relationship stage of a user and companion."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+
+from aria_mem.adapters.postgres import rows
+from aria_mem.adapters.postgres.connection import Database
+from aria_mem.domain.models import KnowledgeItem, Memory, Stage
+from aria_mem.domain.profile import MAX_PROFILE_FACTS, MIN_PROFILE_IMPORTANCE
+
+_TOUCHED = "greatest(m.updated_at, m.last_used_at, m.last_confirmed_at)"
+
+_PROFILE_SQL = (
+    f"(SELECT m.* FROM memories m {rows.JOIN_RELATIONSHIP}"
+    " WHERE m.user_id = %(u)s AND m.companion_id = %(c)s AND m.status = 'active'"
+    f" AND m.pinned AND {rows.USABLE})"
+    f" UNION ALL (SELECT m.* FROM memories m {rows.JOIN_RELATIONSHIP}"
+    " WHERE m.user_id = %(u)s AND m.companion_id = %(c)s AND m.status = 'active'"
+    " AND NOT m.pinned AND m.type IN ('ProfileFact', 'Boundary')"
+    f" AND m.importance >= %(min)s AND {rows.USABLE}"
+    f" ORDER BY m.importance DESC, {_TOUCHED} DESC, m.id LIMIT %(n)s)"
+)
+"""Every usable pinned memory and the most important usable profile facts and boundaries
+(``domain.profile`` has the rule; the LIMIT only spares sending rows that cannot win)."""
+
+
+class PgRetrievalReads:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def retrieval_context(
+        self, user_id: str, companion_id: str, timeout: float | None = None
+    ) -> tuple[Stage, list[Memory]]:
+        """The relationship stage and the profile candidates, in one round trip."""
+        with self._db.bounded(timeout) as conn:
+            stage_cur = conn.execute(
+                "SELECT stage FROM relationships WHERE user_id = %s AND companion_id = %s",
+                (user_id, companion_id),
+            )
+            profile_cur = conn.execute(
+                _PROFILE_SQL,
+                {
+                    "u": user_id,
+                    "c": companion_id,
+                    "min": MIN_PROFILE_IMPORTANCE,
+                    "n": MAX_PROFILE_FACTS,
+                },
+            )
+            stage_row = stage_cur.fetchone()
+            found = profile_cur.fetchall()
+        stage = Stage(stage_row["stage"]) if stage_row else Stage.EARLY
+        return stage, [rows.memory(r) for r in found]
+
+    def fetch_with_usability(
+        self, memory_ids: Sequence[uuid.UUID], timeout: float | None = None
+    ) -> dict[uuid.UUID, tuple[Memory, bool]]:
+        """The memories that still exist among ``memory_ids``, each with whether it may be used
+        now. PostgreSQL's final say over what the index returned."""
+        if not memory_ids:
+            return {}
+        with self._db.bounded(timeout) as conn:
+            found = conn.execute(
+                f"SELECT m.*, ({rows.USABLE}) AS usable FROM memories m {rows.JOIN_RELATIONSHIP}"
+                " WHERE m.id = ANY(%s)",
+                (list(memory_ids),),
+            ).fetchall()
+        return {r["id"]: (rows.memory(r), bool(r["usable"])) for r in found}
+
+    def knowledge_by_ids(
+        self, ids: Sequence[uuid.UUID], timeout: float | None = None
+    ) -> dict[uuid.UUID, KnowledgeItem]:
+        if not ids:
+            return {}
+        with self._db.bounded(timeout) as conn:
+            found = conn.execute(
+                rows.KNOWLEDGE_SELECT + " WHERE k.id = ANY(%s)", (list(ids),)
+            ).fetchall()
+        return {r["id"]: rows.knowledge_item(r) for r in found}
+
+    def record_use(self, memory_ids: Sequence[uuid.UUID]) -> None:
+        """Count a use of each memory the reply used."""
+        if memory_ids:
+            with self._db.connection() as conn:
+                conn.execute(
+                    "UPDATE memories SET use_count = use_count + 1, last_used_at = now()"
+                    " WHERE id = ANY(%s)",
+                    (list(memory_ids),),
+                )
+
+
+class PgRelationships:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def stage(self, user_id: str, companion_id: str) -> Stage:
+        with self._db.connection() as conn:
+            row = conn.execute(
+                "SELECT stage FROM relationships WHERE user_id = %s AND companion_id = %s",
+                (user_id, companion_id),
+            ).fetchone()
+        return Stage(row["stage"]) if row else Stage.EARLY
+
+    def set_stage(self, user_id: str, companion_id: str, stage: Stage) -> None:
+        """Set the relationship stage; held memories of the pair become pending so the next
+        indexing pass gives them a vector (or takes it away) as the new stage allows."""
+        with self._db.connection() as conn, conn.transaction():
+            conn.execute(
+                "INSERT INTO relationships (user_id, companion_id, stage) VALUES (%s, %s, %s)"
+                " ON CONFLICT (user_id, companion_id)"
+                " DO UPDATE SET stage = EXCLUDED.stage, updated_at = now()",
+                (user_id, companion_id, stage.value),
+            )
+            conn.execute(
+                "UPDATE memories SET index_state = 'pending' WHERE user_id = %s"
+                " AND companion_id = %s AND held_until_stage IS NOT NULL",
+                (user_id, companion_id),
+            )

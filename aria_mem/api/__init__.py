@@ -1,0 +1,162 @@
+"""The public API: everything a program needs from aria-mem, in one object.
+
+    from aria_mem import AriaMem
+
+    with AriaMem.open() as memory:                  # the config file and the environment
+        memory.remember("The user is allergic to peanuts.", type="ProfileFact", importance=0.9)
+        result = memory.search("Any ideas for dinner tonight?")
+        prompt_sections = result.prompt             # labelled as data, ready for a prompt
+        memory.record_use([r.memory.id for r in result.chosen])
+
+The CLI, the chat and the daemon use nothing else. Errors are ``aria_mem.errors``; results are
+typed dataclasses (``WriteResult``, ``SearchResult``, ``StatusReport``, ...).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from aria_mem import config, providers
+from aria_mem.api.library import ForgottenSource, ImportReport
+from aria_mem.api.maintenance import Maintenance, Migrated
+from aria_mem.api.memories import MemoryRef
+from aria_mem.domain.budget import Turn
+from aria_mem.domain.fate import Fate
+from aria_mem.domain.models import Memory, MemoryStatus, MemoryType, Stage
+from aria_mem.domain.records import DaemonState, KnowledgeSource, PassReport, SyncReport
+from aria_mem.domain.retrieval import SearchResult
+from aria_mem.domain.selection import Dropped, Ranked
+from aria_mem.errors import EmbedderError, UsageError
+from aria_mem.ports import DaemonStart
+from aria_mem.services.chat import ChatSession, PreparedTurn
+from aria_mem.services.extractor import Extracted
+from aria_mem.services.health import (
+    Check,
+    CollectionInfo,
+    DaemonCheck,
+    DataCheck,
+    DimensionStatus,
+    EmbedderCheck,
+    IndexCheck,
+    StatusReport,
+)
+from aria_mem.services.knowledge import Learned
+from aria_mem.services.reindexer import ReindexOutcome, ReindexPlan
+from aria_mem.services.upkeep import Upkeep
+from aria_mem.services.writer import WriteResult
+from aria_mem.wiring import probe_embedder
+
+
+class AriaMem(Maintenance):
+    """aria-mem for one process: open it from the config (``AriaMem.open()``), from settings
+    (``AriaMem(settings)``) or with adapters of your own (``AriaMem(settings, store=...)``);
+    use it as a context manager, or call ``close()``. Every call is scoped to one user and
+    one companion: the config's identity unless ``user=`` / ``companion=`` say otherwise."""
+
+
+@dataclass(frozen=True)
+class Initialised:
+    config_path: Path
+    wrote: bool
+    provider: str
+    model: str
+    why: str
+    """Why this provider: asked for, or which server answered first."""
+    similarity_bar: float | None
+    """The bar written for a model whose similarities run low; None: the default."""
+
+
+def detect_provider() -> tuple[str, str]:
+    """The first embedding provider that answers (model servers first), and why."""
+    for provider in providers.EMBEDDING.values():
+        if not provider.server:
+            continue
+        try:
+            probe_embedder(provider.name).dimension()
+        except EmbedderError:
+            continue
+        return provider.name, f"{provider.name} answered at its default address"
+    fallback = next(p for p in providers.EMBEDDING.values() if not p.server)
+    return fallback.name, "no model server answered, so the in-process model"
+
+
+def init_config(
+    config_path: Path | None = None,
+    *,
+    provider: str | None = None,
+    model: str | None = None,
+    user: str | None = None,
+    companion: str | None = None,
+    force: bool = False,
+) -> Initialised:
+    """Write the config file (detecting the provider unless given); keeps an existing file
+    unless options or ``force`` ask for changes."""
+    path = config_path or config.default_config_path()
+    if path.exists() and not force and not (provider or model or user or companion):
+        current = config.load(path)
+        return Initialised(
+            path,
+            False,
+            current.embedder.provider,
+            current.embedder.effective_model,
+            "kept the existing config",
+            None,
+        )
+    chosen, why = (provider, "asked for") if provider else detect_provider()
+    if chosen not in config.PROVIDERS:
+        raise UsageError(f"--provider must be one of {', '.join(config.PROVIDERS)}")
+    chosen_model = model or config.DEFAULT_MODELS[chosen]
+    updates: dict[str, dict[str, object]] = {
+        "embedder": {"provider": chosen, "model": chosen_model}
+    }
+    bar = config.SUGGESTED_MIN_SIMILARITY.get(chosen_model)
+    if bar is not None:
+        updates["retrieval"] = {"min_similarity": bar}
+    identity = {k: v for k, v in (("user", user), ("companion", companion)) if v}
+    if identity:
+        updates["identity"] = dict(identity)
+    config.save_keys(path, updates)
+    return Initialised(path, True, chosen, chosen_model, why, bar)
+
+
+__all__ = [
+    "AriaMem",
+    "ChatSession",
+    "Check",
+    "CollectionInfo",
+    "DaemonCheck",
+    "DaemonStart",
+    "DaemonState",
+    "DataCheck",
+    "DimensionStatus",
+    "Dropped",
+    "EmbedderCheck",
+    "Extracted",
+    "Fate",
+    "ForgottenSource",
+    "ImportReport",
+    "IndexCheck",
+    "Initialised",
+    "KnowledgeSource",
+    "Learned",
+    "Memory",
+    "MemoryRef",
+    "MemoryStatus",
+    "MemoryType",
+    "Migrated",
+    "PassReport",
+    "PreparedTurn",
+    "Ranked",
+    "ReindexOutcome",
+    "ReindexPlan",
+    "SearchResult",
+    "Stage",
+    "StatusReport",
+    "SyncReport",
+    "Turn",
+    "Upkeep",
+    "WriteResult",
+    "detect_provider",
+    "init_config",
+]

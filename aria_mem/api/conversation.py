@@ -1,0 +1,138 @@
+"""Bringing memories into a conversation, through the public API: search, why, record_use,
+extract, the relationship stage, and a chat session."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from aria_mem import config
+from aria_mem.api.memories import Memories, MemoryRef
+from aria_mem.domain import fate, validation
+from aria_mem.domain.budget import Turn
+from aria_mem.domain.models import Stage
+from aria_mem.domain.records import SyncReport
+from aria_mem.domain.retrieval import SearchResult
+from aria_mem.errors import NotFoundError, StoreError, ValidationError
+from aria_mem.services import extractor
+from aria_mem.services.chat import ChatSession
+from aria_mem.services.extractor import Extracted
+from aria_mem.wiring import build_chat_model
+
+
+class Conversation(Memories):
+    def search(
+        self,
+        message: str,
+        *,
+        previous: str | None = None,
+        user: str | None = None,
+        companion: str | None = None,
+    ) -> SearchResult:
+        """The memories a companion should have in front of it for ``message`` (and the
+        user's message before it, which short follow-ups need): the profile, the relevant
+        memories, what was dropped and why, the prompt sections, the stage timings. Never
+        raises for a memory failure: ``result.degraded`` says what was skipped. Counts no
+        use: call ``record_use`` with what the reply used."""
+        user_id, companion_id = self._scope(user, companion)
+        if not message.strip():
+            raise ValidationError("The message is empty — give the user's message")
+        return self.retriever.retrieve(user_id, companion_id, message, previous)
+
+    def warm_up(self) -> None:
+        """Load an in-process embedding model now rather than on the first search."""
+        self.retriever.warm_up()
+
+    def why(self, result: SearchResult, memory: MemoryRef) -> fate.Fate:
+        """Why one memory was, or was not, in ``result``."""
+        memory_id = memory if isinstance(memory, uuid.UUID) else self._resolve(memory).id
+        seen = fate.in_result(result, memory_id)
+        if seen is not None:
+            return seen
+        try:
+            stored = self.store.memories.get(memory_id)
+        except NotFoundError:
+            stored = None
+        return fate.unseen(result, memory_id, stored, datetime.now(UTC))
+
+    def record_use(self, memory_ids: Sequence[uuid.UUID]) -> None:
+        """Count a use of each memory a reply used (recency and the usage signal follow)."""
+        self.store.reads.record_use(list(memory_ids))
+
+    def extract(
+        self,
+        conversation: Sequence[Turn],
+        *,
+        remember: bool = True,
+        user: str | None = None,
+        companion: str | None = None,
+    ) -> list[Extracted]:
+        """Facts worth remembering from the conversation's last user message (and the
+        companion message it answers), found by the chat model; remembered unless
+        ``remember`` is False. A sensitive fact shared early is held until established."""
+        user_id, companion_id = self._scope(user, companion)
+        return extractor.extract(
+            conversation,
+            model=self.chat_model,
+            stage=self.store.relationships.stage(user_id, companion_id),
+            user_id=user_id,
+            companion_id=companion_id,
+            writer=self.writer if remember else None,
+        )
+
+    def stage(self, *, user: str | None = None, companion: str | None = None) -> Stage:
+        """The relationship stage of the user and companion."""
+        return self.store.relationships.stage(*self._scope(user, companion))
+
+    def set_stage(
+        self, stage: Stage | str, *, user: str | None = None, companion: str | None = None
+    ) -> SyncReport:
+        """Move the relationship on (or back): the similarity bar and the memory cap follow,
+        and memories held until this stage are released (indexed now, if the index answers)."""
+        user_id, companion_id = self._scope(user, companion)
+        self.store.relationships.set_stage(user_id, companion_id, validation.stage(stage))
+        return self.indexer.run_pending()
+
+    def chat(
+        self,
+        *,
+        user: str | None = None,
+        companion: str | None = None,
+        new: bool = False,
+        model: str | None = None,
+    ) -> ChatSession:
+        """A conversation with the configured chat model (``model`` for another one): each
+        turn brings up memories, fits the prompt into the model's window, streams the reply
+        and stores the turns; ``new`` starts a new conversation instead of resuming."""
+        user_id, companion_id = self._scope(user, companion)
+        offline = None
+        try:
+            self.store.ping()
+        except StoreError as exc:
+            if self.settings.embedded_postgres:
+                raise  # the embedded server could not even start: nothing to go on with
+            self._adapters.store_without_migrating()
+            offline = (
+                f"PostgreSQL is unreachable ({exc}): replies go on without memories, and "
+                "turns are saved when it is back"
+            )
+        chat_model = self.chat_model
+        chat_settings = self.settings.chat
+        if model is not None:
+            overridden = config.with_overrides(self.settings, chat={"model": model})
+            chat_model, chat_settings = build_chat_model(overridden), overridden.chat
+        session = ChatSession(
+            conversations=self.store.conversations,
+            reads=self.store.reads,
+            retriever=self.retriever,
+            chat_model=chat_model,
+            writer=self.writer,
+            settings=chat_settings,
+            user_id=user_id,
+            companion_id=companion_id,
+            new_conversation=new,
+        )
+        if offline is not None:
+            session.start_notices.insert(0, offline)
+        return session

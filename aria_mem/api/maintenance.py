@@ -1,0 +1,113 @@
+"""Keeping aria-mem healthy, through the public API: status, sync, reindex, migrate."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from aria_mem import config
+from aria_mem.api.library import Library
+from aria_mem.domain.records import SyncReport
+from aria_mem.errors import UsageError
+from aria_mem.ports import DaemonLock
+from aria_mem.services import health
+from aria_mem.services.health import StatusReport
+from aria_mem.services.reindexer import Reindexer, ReindexOutcome, ReindexPlan
+from aria_mem.services.upkeep import Upkeep
+from aria_mem.wiring import Adapters, build_embedder
+
+
+@dataclass(frozen=True)
+class Migrated:
+    applied: tuple[str, ...]
+    version: int
+
+
+class Maintenance(Library):
+    def status(self) -> StatusReport:
+        """PostgreSQL, the index and the model: reachable, how fast, do they agree on the
+        vector size; counts; readable data; the daemon. ``report.ok`` is False when
+        something is broken."""
+        return health.collect(
+            lambda: self.store,
+            lambda: self.index,
+            lambda: self.embedder,
+            self._adapters.targets(),
+            self.settings.daemon.reconcile_interval,
+        )
+
+    def sync(self, progress: Callable[[int], None] | None = None) -> SyncReport:
+        """Index every pending memory and passage and carry out queued vector removals now
+        (the daemon does it every minute)."""
+        return self.indexer.run_pending(progress=progress)
+
+    def migrate(self) -> Migrated:
+        """Apply database migrations (every call that needs the store also does)."""
+        store = self._given.get("store") or self._adapters.unmigrated_store()
+        try:
+            applied = store.migrate()
+            return Migrated(tuple(applied), store.schema_version())
+        finally:
+            if store is not self._given.get("store"):
+                store.close()
+
+    def daemon_running(self) -> bool:
+        return health.daemon_running(
+            self.store.daemon.daemon_state(), self.settings.daemon.reconcile_interval
+        )
+
+    def daemon_lock(self) -> DaemonLock:
+        return self._adapters.daemon_lock()
+
+    @property
+    def upkeep(self) -> Upkeep:
+        """What the daemon does each pass (for `aria-mem daemon` and embedders of it)."""
+        return self._service("upkeep", lambda: Upkeep(self.store, self.index, self.embedder))
+
+    def reindex(
+        self,
+        *,
+        model: str | None = None,
+        provider: str | None = None,
+        background: bool = False,
+        on_start: Callable[[ReindexPlan], None] | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> ReindexOutcome:
+        """Re-embed every memory and passage. With ``model``: switch models (written to the
+        config file; a model that does not answer is refused first), recreate collections
+        whose vector size changes, remove the old model's vectors at the end. Without it:
+        rebuild the index from PostgreSQL. Resumes an interrupted run of the same model.
+        ``background`` leaves the work to the running daemon."""
+        if provider is not None and provider not in config.PROVIDERS:
+            raise UsageError(f"--provider must be one of {', '.join(config.PROVIDERS)}")
+        if provider is not None and model is None:
+            raise UsageError("Give --model with --provider")
+        if model is not None:
+            self._switch_model(provider or self.settings.embedder.provider, model)
+        reindexer = Reindexer(
+            self.store.queue,
+            self.store.daemon,
+            self.index,
+            self.embedder,
+            batch_size=self.settings.embedder.batch_size,
+        )
+        plan = reindexer.prepare(rebuild=model is None, background=background)
+        if on_start is not None:
+            on_start(plan)
+        if background:
+            return ReindexOutcome(plan, 0, 0, None, background=True)
+        return reindexer.run(plan, progress=progress)
+
+    def _switch_model(self, provider: str, model: str) -> None:
+        trial = config.with_overrides(
+            self.settings, embedder={"provider": provider, "model": model}
+        )
+        build_embedder(trial).dimension()  # refuse a model that does not answer
+        config.save_keys(
+            self.settings.config_path, {"embedder": {"provider": provider, "model": model}}
+        )
+        with self._lock:
+            self.close()
+            self.settings = config.load(self.settings.config_path)
+            self._adapters = Adapters(self.settings)
+            self._given.pop("embedder", None)

@@ -1,0 +1,128 @@
+"""Remembering and managing memories, through the public API."""
+
+from __future__ import annotations
+
+import builtins
+import uuid
+from datetime import datetime
+
+from aria_mem.api.core import Core
+from aria_mem.domain import validation
+from aria_mem.domain.models import Memory, MemoryStatus, MemoryType, NewMemory, Stage
+from aria_mem.domain.records import MemoryChanges
+from aria_mem.services.writer import WriteResult
+
+MemoryRef = uuid.UUID | str
+"""A memory id, or (as text) its first characters as lists show them."""
+
+
+class Memories(Core):
+    def remember(
+        self,
+        text: str,
+        *,
+        type: MemoryType | str = MemoryType.EPISODIC_EVENT,
+        importance: float = 0.5,
+        emotion: float = 0.0,
+        confidence: float = 0.8,
+        reason: str = "",
+        pinned: bool = False,
+        expires: datetime | None = None,
+        hold_until: Stage | str | None = None,
+        user: str | None = None,
+        companion: str | None = None,
+    ) -> WriteResult:
+        """Save a fact about the user: in PostgreSQL first, then embedded and indexed. If the
+        model or the index cannot be reached it is still saved (``result.indexed`` is False,
+        ``result.problem`` says why) and indexed later. A fact already known is confirmed
+        (``result.created`` is False) instead of duplicated."""
+        user_id, companion_id = self._scope(user, companion)
+        new = validation.new_memory(
+            NewMemory(
+                user_id=user_id,
+                companion_id=companion_id,
+                text=text,
+                type=validation.memory_type(type),
+                importance=importance,
+                emotional_significance=emotion,
+                confidence=confidence,
+                reason=reason,
+                pinned=pinned,
+                held_until_stage=validation.stage(hold_until) if hold_until else None,
+                expires_at=expires,
+            )
+        )
+        return self.writer.remember(new)
+
+    def get(self, memory: MemoryRef) -> Memory:
+        """One memory, by id or by the first characters of its id."""
+        return self._resolve(memory)
+
+    def _resolve(self, memory: MemoryRef) -> Memory:
+        if isinstance(memory, uuid.UUID):
+            return self.store.memories.get(memory)
+        return self.store.memories.find_prefix(memory)
+
+    def edit(
+        self,
+        memory: MemoryRef,
+        *,
+        text: str | None = None,
+        importance: float | None = None,
+        emotion: float | None = None,
+        confidence: float | None = None,
+        reason: str | None = None,
+        expires: datetime | None = None,
+        clear_expiry: bool = False,
+    ) -> WriteResult:
+        """Change a memory; it is re-embedded."""
+        changes = MemoryChanges(
+            text=text,
+            importance=importance,
+            emotional_significance=emotion,
+            confidence=confidence,
+            reason=reason,
+            expires_at=expires,
+            clear_expiry=clear_expiry,
+        )
+        return self.writer.edit(self._resolve(memory).id, changes)
+
+    def pin(self, memory: MemoryRef) -> WriteResult:
+        """Pinned memories are always in the profile."""
+        return self.writer.set_pinned(self._resolve(memory).id, True)
+
+    def unpin(self, memory: MemoryRef) -> WriteResult:
+        return self.writer.set_pinned(self._resolve(memory).id, False)
+
+    def archive(self, memory: MemoryRef) -> WriteResult:
+        """Keep it, but never bring it into a prompt (its vector is removed)."""
+        return self.writer.set_status(self._resolve(memory).id, MemoryStatus.ARCHIVED)
+
+    def unarchive(self, memory: MemoryRef) -> WriteResult:
+        return self.writer.set_status(self._resolve(memory).id, MemoryStatus.ACTIVE)
+
+    def confirm(self, memory: MemoryRef) -> WriteResult:
+        """The user said it again: its recency is refreshed."""
+        return self.writer.confirm(self._resolve(memory).id)
+
+    def forget(self, memory: MemoryRef) -> WriteResult:
+        """Delete it for good; its vector's removal is queued durably if the index is down."""
+        return self.writer.forget(self._resolve(memory).id)
+
+    def list(
+        self,
+        *,
+        user: str | None = None,
+        companion: str | None = None,
+        everyone: bool = False,
+        status: MemoryStatus | None = None,
+        limit: int | None = None,
+    ) -> builtins.list[Memory]:
+        """Memories of the user and companion (``everyone``: of all), oldest first."""
+        user_id, companion_id = self._scope(user, companion)
+        return self.store.memories.list_memories(
+            user_id=None if everyone else user_id,
+            companion_id=None if everyone else companion_id,
+            status=status,
+            limit=limit,
+        )

@@ -1,0 +1,187 @@
+"""Typed records that cross the boundaries between the store, the services and the public API
+(no ``dict[str, Any]`` crosses them)."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import asdict, dataclass, field, fields
+from datetime import datetime
+from typing import Any, Self
+
+from aria_mem.domain.models import Kind, Memory
+
+
+@dataclass(frozen=True, slots=True)
+class SaveOutcome:
+    memory: Memory
+    created: bool
+    """False when the text was already known and the call confirmed it instead."""
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryChanges:
+    """Fields an edit may change; None leaves a field as it is."""
+
+    text: str | None = None
+    importance: float | None = None
+    emotional_significance: float | None = None
+    confidence: float | None = None
+    reason: str | None = None
+    expires_at: datetime | None = None
+    clear_expiry: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    inserted: int
+    updated: int
+    merged_duplicates: int
+    unchanged: int = 0
+    """Rows equal to what was stored: left alone, so they are not re-embedded."""
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryCounts:
+    total: int = 0
+    active: int = 0
+    archived: int = 0
+    expired: int = 0
+    held: int = 0
+    pending: int = 0
+    indexed: int = 0
+    with_vector: int = 0
+    """Indexed and given a vector (an unusable memory is 'indexed' with none)."""
+    index_errors: int = 0
+    unreadable: int = 0
+    """Rows with timestamps outside the years 1-9999 (only an older version let them in)."""
+    queued_deletions: int = 0
+    knowledge_passages: int = 0
+    knowledge_pending: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class QueuedDeletion:
+    id: int
+    collection: str
+    point_id: uuid.UUID
+
+
+@dataclass(frozen=True, slots=True)
+class IndexEntry:
+    """One memory or knowledge passage whose vector must be written (usable) or removed."""
+
+    kind: Kind
+    id: uuid.UUID
+    text: str
+    version: datetime
+    """Its ``updated_at`` when read: marking it indexed only counts if it is unchanged."""
+    usable: bool
+    payload: dict[str, object]
+    """The payload fields, all but the embedding model (added when the vector is made)."""
+
+
+@dataclass(frozen=True, slots=True)
+class KnowledgeSource:
+    id: uuid.UUID
+    companion_id: str
+    source: str
+    title: str
+    created_at: datetime
+    passages: int
+    pending: int
+
+
+@dataclass(frozen=True, slots=True)
+class LearnOutcome:
+    source_id: uuid.UUID
+    replaced: int
+    """Passages of an earlier reading of the same source that this one replaced."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReindexRun:
+    model: str
+    total: int
+    pending: int
+    started_at: datetime
+    background: bool
+
+    @property
+    def done(self) -> int:
+        return max(0, self.total - self.pending)
+
+
+class _JsonRecord:
+    """Stored as JSON in PostgreSQL (the daemon's reports); read back leniently."""
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)  # type: ignore[call-overload, no-any-return]
+
+    @classmethod
+    def from_json(cls, data: Any) -> Self | None:
+        if not isinstance(data, dict):
+            return None
+        known = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+@dataclass
+class SyncReport(_JsonRecord):
+    indexed: int = 0
+    removed: int = 0
+    failed: int = 0
+    deletions_done: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    def add(self, other: SyncReport) -> None:
+        self.indexed += other.indexed
+        self.removed += other.removed
+        self.failed += other.failed
+        self.deletions_done += other.deletions_done
+        self.errors.extend(e for e in other.errors if e not in self.errors)
+
+
+@dataclass
+class PassReport(SyncReport):
+    """What the indexer did in a daemon pass, plus what the daemon reports about it."""
+
+    expired_found: int = 0
+    pending_left: int = 0
+    duration_ms: float = 0.0
+    at: str = ""
+
+
+@dataclass
+class SweepReport(_JsonRecord):
+    index_points: int = 0
+    orphans_removed: int = 0
+    missing_requeued: int = 0
+    duration_ms: float = 0.0
+    at: str = ""
+
+
+@dataclass
+class DimensionCheck(_JsonRecord):
+    """Do the index collections and the embedding model agree on the vector size?"""
+
+    model: str = ""
+    ok: bool | None = None
+    """None: not checked (a service did not answer)."""
+    model_dimension: int | None = None
+    collections: dict[str, int | None] = field(default_factory=dict)
+    error: str | None = None
+    checked_at: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class DaemonState:
+    pid: int | None = None
+    host: str | None = None
+    started_at: datetime | None = None
+    heartbeat_at: datetime | None = None
+    heartbeat_age_s: float | None = None
+    reconcile_interval: float | None = None
+    stopped_at: datetime | None = None
+    last_pass: PassReport | None = None
+    last_sweep: SweepReport | None = None
+    dimension: DimensionCheck | None = None

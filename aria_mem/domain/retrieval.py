@@ -1,0 +1,83 @@
+"""What one retrieval returns: the decision (profile, relevant, dropped, with every signal),
+the prompt sections, the stage timings and whether it was degraded."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field, fields
+
+from aria_mem.domain.models import KnowledgeItem, Stage
+from aria_mem.domain.prompt import PromptSections
+from aria_mem.domain.selection import Dropped, Ranked, Selection
+
+STAGES = ("profile", "embed", "search", "validate", "rank", "format")
+
+
+@dataclass(frozen=True)
+class Timings:
+    """Milliseconds per stage (None: the stage did not run), and the whole retrieval."""
+
+    profile: float | None = None
+    embed: float | None = None
+    search: float | None = None
+    validate: float | None = None
+    rank: float | None = None
+    format: float | None = None
+    total: float | None = None
+
+    def items(self) -> Iterator[tuple[str, float]]:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is not None:
+                yield f.name, value
+
+
+@dataclass(frozen=True)
+class KnowledgeHit:
+    """A passage the companion has read, with its similarity: outside data, not a fact about
+    the user."""
+
+    item: KnowledgeItem
+    similarity: float
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    user_id: str
+    companion_id: str
+    query: str
+    model: str
+    stage: Stage = Stage.EARLY
+    selection: Selection = field(default_factory=Selection)
+    knowledge: tuple[KnowledgeHit, ...] = ()
+    sections: PromptSections = field(default_factory=PromptSections)
+    candidates: int = 0
+    """How many memories the index returned."""
+    timings: Timings = field(default_factory=Timings)
+    degraded: tuple[str, ...] = ()
+    """Why part of the retrieval was skipped; empty when nothing was."""
+
+    @property
+    def profile(self) -> tuple[Ranked, ...]:
+        return self.selection.profile
+
+    @property
+    def relevant(self) -> tuple[Ranked, ...]:
+        return self.selection.relevant
+
+    @property
+    def dropped(self) -> tuple[Dropped, ...]:
+        return self.selection.dropped
+
+    @property
+    def chosen(self) -> list[Ranked]:
+        return self.selection.chosen
+
+    @property
+    def prompt(self) -> str:
+        """The sections as they go to the model (before any budget trims them)."""
+        return self.sections.text()
+
+    @property
+    def is_degraded(self) -> bool:
+        return bool(self.degraded)

@@ -1,0 +1,46 @@
+"""When a memory may go into a prompt: one rule, written in Python and in SQL.
+
+A memory is usable when it is active, has not expired, and is not held until a closer
+relationship stage than the user and companion have reached. PostgreSQL applies the SQL form
+(``USABLE_SQL``) where it filters rows; Python applies ``unusable_reason`` where it already
+holds the memory. ``tests/test_usability.py`` proves over random memories that the two agree.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from aria_mem.domain.models import DropReason, Memory, MemoryStatus, Stage
+
+STAGE_ORDER_SQL = "array_position(ARRAY['early','established','close'], {})"
+"""A stage's rank in SQL, in the order ``Stage`` grows."""
+
+USABLE_SQL = (
+    "m.status = 'active' AND (m.expires_at IS NULL OR m.expires_at > {now})"
+    " AND (m.held_until_stage IS NULL OR "
+    + STAGE_ORDER_SQL.format("coalesce(r.stage, 'early')")
+    + " >= "
+    + STAGE_ORDER_SQL.format("m.held_until_stage")
+    + ")"
+)
+"""The rule in SQL over ``memories m LEFT JOIN relationships r`` (a pair with no row is early);
+``{now}`` is the clock: ``now()`` in every query, a parameter in the test that compares."""
+
+
+def usable_sql(now: str = "now()") -> str:
+    return USABLE_SQL.format(now=now)
+
+
+def unusable_reason(memory: Memory, stage: Stage, now: datetime) -> DropReason | None:
+    """Why the memory may not be used now, or None when it may."""
+    if memory.status is not MemoryStatus.ACTIVE:
+        return DropReason.ARCHIVED
+    if memory.expires_at is not None and memory.expires_at <= now:
+        return DropReason.EXPIRED
+    if not stage.allows(memory.held_until_stage):
+        return DropReason.HELD
+    return None
+
+
+def is_usable(memory: Memory, stage: Stage, now: datetime) -> bool:
+    return unusable_reason(memory, stage, now) is None

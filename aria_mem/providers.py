@@ -1,0 +1,47 @@
+"""The model providers aria-mem knows: one registry for the config, the factory that builds
+the adapters, `init`'s detection and the help texts.
+
+A provider names the adapter classes by import path, so this module imports none of them (the
+config reads it without loading any client library); ``tests/test_providers.py`` checks that
+each class answers to its provider's name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Provider:
+    name: str
+    default_model: str
+    embedder: str
+    """``module:Class`` of the embedding adapter."""
+    chat: str | None = None
+    """``module:Class`` of the chat adapter, for providers that serve chat models."""
+    server: bool = True
+    """A model server to look for (`init` detects it); False for an in-process model."""
+
+
+OLLAMA = Provider(
+    "ollama",
+    "mxbai-embed-large",
+    "aria_mem.adapters.embedders.ollama:OllamaEmbedder",
+    "aria_mem.adapters.chat.ollama:OllamaChat",
+)
+LMSTUDIO = Provider(
+    "lmstudio",
+    "text-embedding-nomic-embed-text-v1.5",
+    "aria_mem.adapters.embedders.lmstudio:LMStudioEmbedder",
+    "aria_mem.adapters.chat.lmstudio:LMStudioChat",
+)
+IN_PROCESS = Provider(
+    "sentence-transformers",
+    "all-MiniLM-L6-v2",
+    "aria_mem.adapters.embedders.local_model:SentenceTransformerEmbedder",
+    server=False,
+)
+
+EMBEDDING: dict[str, Provider] = {p.name: p for p in (OLLAMA, LMSTUDIO, IN_PROCESS)}
+"""In the order `init` tries them: model servers first, the in-process model last."""
+CHAT: dict[str, Provider] = {p.name: p for p in EMBEDDING.values() if p.chat}

@@ -1,0 +1,400 @@
+"""One contract for every store: PostgreSQL (embedded, and a server by DSN) and the in-memory
+twin that lets service tests run without a database. Each port is exercised by its job."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from aria_mem.domain.models import (
+    KNOWLEDGE_COLLECTION,
+    MEMORIES_COLLECTION,
+    IndexState,
+    Kind,
+    MemoryStatus,
+    MemoryType,
+    NewMemory,
+    Stage,
+)
+from aria_mem.domain.profile import select_profile
+from aria_mem.domain.records import MemoryChanges, PassReport
+from aria_mem.domain.validation import memory_from_record, memory_to_record
+from aria_mem.errors import NotFoundError, StoreError
+from aria_mem.ports import DaemonStart, Store
+
+
+def _new(
+    text: str = "The user is allergic to peanuts.", user: str = "u1", comp: str = "aria", **kw: Any
+) -> NewMemory:
+    return NewMemory(user_id=user, companion_id=comp, text=text, **kw)
+
+
+# -- memories -----------------------------------------------------------------------------
+
+
+def test_save_stores_every_field_and_starts_pending(any_store: Store) -> None:
+    expires = datetime(2030, 1, 1, tzinfo=UTC)
+    outcome = any_store.memories.save(
+        _new(
+            type=MemoryType.PROFILE_FACT,
+            importance=0.9,
+            emotional_significance=0.3,
+            confidence=0.7,
+            reason="said so",
+            pinned=True,
+            held_until_stage=Stage.CLOSE,
+            expires_at=expires,
+        )
+    )
+    m = any_store.memories.get(outcome.memory.id)
+    assert outcome.created
+    assert (m.type, m.pinned, m.reason) == (MemoryType.PROFILE_FACT, True, "said so")
+    assert m.importance == pytest.approx(0.9)
+    assert m.emotional_significance == pytest.approx(0.3)
+    assert m.held_until_stage is Stage.CLOSE and m.expires_at == expires
+    assert m.index_state is IndexState.PENDING and m.use_count == 0
+
+
+def test_the_same_fact_again_confirms_instead_of_duplicating(any_store: Store) -> None:
+    first = any_store.memories.save(_new("The user is allergic to peanuts."))
+    again = any_store.memories.save(_new("  the user is ALLERGIC to peanuts "))
+    assert not again.created and again.memory.id == first.memory.id
+    assert again.memory.last_confirmed_at is not None
+    assert again.memory.text == "The user is allergic to peanuts."
+    assert len(any_store.memories.list_memories(user_id="u1", companion_id="aria")) == 1
+
+
+def test_the_same_text_for_another_user_or_companion_is_a_new_memory(any_store: Store) -> None:
+    any_store.memories.save(_new())
+    assert any_store.memories.save(_new(user="u2")).created
+    assert any_store.memories.save(_new(comp="nova")).created
+    assert len(any_store.memories.list_memories(user_id=None, companion_id=None)) == 3
+
+
+def test_edit_marks_pending_and_changes_updated_at(any_store: Store) -> None:
+    m = any_store.memories.save(_new()).memory
+    any_store.queue.mark_indexed(Kind.MEMORY, [(m.id, m.updated_at)], "ollama/x")
+    assert any_store.memories.get(m.id).index_state is IndexState.INDEXED
+    edited = any_store.memories.edit(m.id, MemoryChanges(text="The user is allergic to nuts."))
+    assert edited.index_state is IndexState.PENDING
+    assert edited.updated_at > m.updated_at
+    assert edited.text == "The user is allergic to nuts."
+    assert any_store.memories.edit(m.id, MemoryChanges()) == edited
+
+
+def test_edit_into_an_existing_fact_is_refused(any_store: Store) -> None:
+    any_store.memories.save(_new("A"))
+    b = any_store.memories.save(_new("B")).memory
+    with pytest.raises(StoreError, match="already says that"):
+        any_store.memories.edit(b.id, MemoryChanges(text="a"))
+    assert any_store.memories.get(b.id).text == "B"
+
+
+def test_pin_archive_confirm_and_record_use(any_store: Store) -> None:
+    m = any_store.memories.save(_new()).memory
+    assert any_store.memories.set_pinned(m.id, True).pinned
+    archived = any_store.memories.set_status(m.id, MemoryStatus.ARCHIVED)
+    assert archived.status is MemoryStatus.ARCHIVED and archived.index_state is IndexState.PENDING
+    assert any_store.memories.confirm(m.id).last_confirmed_at is not None
+    any_store.reads.record_use([m.id, m.id])
+    used = any_store.memories.get(m.id)
+    assert used.use_count == 1 and used.last_used_at is not None
+
+
+def test_delete_removes_it_and_queues_the_vector_removal(any_store: Store) -> None:
+    m = any_store.memories.save(_new("The user's secret is X.")).memory
+    gone = any_store.memories.delete(m.id)
+    assert gone.id == m.id
+    with pytest.raises(NotFoundError):
+        any_store.memories.get(m.id)
+    assert any_store.memories.list_memories(user_id=None, companion_id=None) == []
+    queued = any_store.queue.queued_deletions(10)
+    assert [(q.collection, q.point_id) for q in queued] == [(MEMORIES_COLLECTION, m.id)]
+    any_store.queue.note_deletion_failure([queued[0].id], "index down")
+    assert any_store.queue.queued_deletions(10) == queued
+    any_store.queue.drop_queued_deletions([q.id for q in queued])
+    assert any_store.queue.queued_deletions(10) == []
+
+
+def test_unknown_ids_raise_not_found(any_store: Store) -> None:
+    missing = uuid.uuid4()
+    actions: list[Callable[[], object]] = [
+        lambda: any_store.memories.get(missing),
+        lambda: any_store.memories.confirm(missing),
+        lambda: any_store.memories.set_pinned(missing, True),
+        lambda: any_store.memories.delete(missing),
+    ]
+    for action in actions:
+        with pytest.raises(NotFoundError, match=str(missing)):
+            action()
+    assert any_store.queue.queued_deletions(10) == []
+
+
+def test_find_prefix(any_store: Store) -> None:
+    m = any_store.memories.save(_new()).memory
+    assert any_store.memories.find_prefix(str(m.id)[:8]).id == m.id
+    assert any_store.memories.find_prefix(str(m.id).upper()).id == m.id
+    with pytest.raises(NotFoundError, match="not a memory id"):
+        any_store.memories.find_prefix("zz")
+    with pytest.raises(NotFoundError, match="too short"):
+        any_store.memories.find_prefix(str(m.id)[:2])
+    other = "ffffffff-ffff" if not str(m.id).startswith("ffff") else "0000000"
+    with pytest.raises(NotFoundError, match="No memory with an id starting"):
+        any_store.memories.find_prefix(other)
+
+
+def test_list_filters_orders_and_limits(any_store: Store) -> None:
+    first = any_store.memories.save(_new("one")).memory
+    any_store.memories.save(_new("two", user="u2"))
+    third = any_store.memories.save(_new("three")).memory
+    any_store.memories.set_status(third.id, MemoryStatus.ARCHIVED)
+    mine = any_store.memories.list_memories(user_id="u1", companion_id="aria")
+    assert [m.text for m in mine] == ["one", "three"]
+    active = any_store.memories.list_memories(
+        user_id="u1", companion_id="aria", status=MemoryStatus.ACTIVE
+    )
+    assert [m.id for m in active] == [first.id]
+    assert len(any_store.memories.list_memories(user_id=None, companion_id=None, limit=2)) == 2
+    every = list(any_store.memories.iter_all(batch_size=1))
+    assert [m.id for m in every] == sorted((m.id for m in every), key=str) and len(every) == 3
+
+
+def test_counts(any_store: Store) -> None:
+    a = any_store.memories.save(_new("a")).memory
+    any_store.memories.save(_new("b", held_until_stage=Stage.CLOSE))
+    c = any_store.memories.save(_new("c")).memory
+    any_store.memories.set_status(c.id, MemoryStatus.ARCHIVED)
+    any_store.queue.mark_indexed(Kind.MEMORY, [(a.id, a.updated_at)], "m")
+    any_store.knowledge.learn("aria", "notes.md", "Notes", ["one", "two"])
+    counts = any_store.memories.counts()
+    assert (counts.total, counts.active, counts.archived) == (3, 2, 1)
+    assert (counts.held, counts.indexed, counts.pending, counts.with_vector) == (1, 1, 2, 1)
+    assert (counts.knowledge_passages, counts.knowledge_pending) == (2, 2)
+    assert counts.unreadable == 0 and counts.queued_deletions == 0
+
+
+def test_import_is_idempotent_by_id_merges_known_facts_and_leaves_unchanged_rows(
+    any_store: Store,
+) -> None:
+    existing = any_store.memories.save(_new("The user plays chess.")).memory
+    records = [
+        memory_to_record(any_store.memories.save(_new(f"fact {i}")).memory) for i in range(3)
+    ]
+    for r in records:
+        any_store.memories.delete(uuid.UUID(r["id"]))
+    dup = dict(records[0], id=str(uuid.uuid4()), text="the user plays CHESS")
+    memories = [memory_from_record(r) for r in [*records, dup]]
+    first = any_store.memories.import_memories(memories)
+    assert (first.inserted, first.updated, first.merged_duplicates) == (3, 0, 1)
+    restored = any_store.memories.get(uuid.UUID(records[1]["id"]))
+    any_store.queue.mark_indexed(Kind.MEMORY, [(restored.id, restored.updated_at)], "m")
+    second = any_store.memories.import_memories(memories)
+    assert (second.inserted, second.updated, second.unchanged) == (0, 0, 3)
+    assert any_store.memories.get(restored.id).index_state is IndexState.INDEXED
+    changed = [memory_from_record(dict(records[1], importance=0.25))]
+    third = any_store.memories.import_memories(changed)
+    assert (third.inserted, third.updated, third.unchanged) == (0, 1, 0)
+    assert any_store.memories.get(restored.id).index_state is IndexState.PENDING
+    assert len(any_store.memories.list_memories(user_id="u1", companion_id="aria")) == 4
+    assert any_store.memories.get(existing.id).text == "The user plays chess."
+    assert memory_to_record(any_store.memories.get(uuid.UUID(records[2]["id"]))) == records[2]
+
+
+# -- retrieval reads and relationships ------------------------------------------------------
+
+
+def test_retrieval_context_sends_exactly_the_profile_the_domain_rule_picks(
+    any_store: Store,
+) -> None:
+    for i in range(8):
+        any_store.memories.save(
+            _new(f"profile fact {i}", type=MemoryType.PROFILE_FACT, importance=0.9 - i / 100)
+        )
+    any_store.memories.save(_new("pinned note", pinned=True, importance=0.1))
+    boundary = any_store.memories.save(_new("no", type=MemoryType.BOUNDARY, importance=1.0))
+    any_store.memories.set_status(boundary.memory.id, MemoryStatus.ARCHIVED)
+    held = any_store.memories.save(
+        _new("held", type=MemoryType.PROFILE_FACT, importance=1.0, held_until_stage=Stage.CLOSE)
+    )
+    any_store.memories.save(_new("other user", user="u2", pinned=True))
+    active = any_store.memories.list_memories(
+        user_id="u1", companion_id="aria", status=MemoryStatus.ACTIVE
+    )
+    usable = [m for m in active if m.id != held.memory.id]
+    stage, pool = any_store.reads.retrieval_context("u1", "aria", timeout=2)
+    assert stage is Stage.EARLY
+    assert [m.id for m in select_profile(pool)] == [m.id for m in select_profile(usable)]
+    assert {m.text for m in pool} >= {"pinned note", "profile fact 0"}
+    assert not {"no", "held", "other user"} & {m.text for m in pool}
+
+
+def test_fetch_with_usability_is_postgresqls_final_say(any_store: Store) -> None:
+    usable = any_store.memories.save(_new("usable")).memory
+    held = any_store.memories.save(_new("held", held_until_stage=Stage.ESTABLISHED)).memory
+    expired = any_store.memories.save(
+        _new("expired", expires_at=datetime.now(UTC) - timedelta(days=1))
+    ).memory
+    archived = any_store.memories.save(_new("archived")).memory
+    any_store.memories.set_status(archived.id, MemoryStatus.ARCHIVED)
+    gone = uuid.uuid4()
+    ids = [usable.id, held.id, expired.id, archived.id, gone]
+    flags = {i: ok for i, (_, ok) in any_store.reads.fetch_with_usability(ids, 2).items()}
+    assert flags == {usable.id: True, held.id: False, expired.id: False, archived.id: False}
+    any_store.relationships.set_stage("u1", "aria", Stage.ESTABLISHED)
+    assert any_store.reads.fetch_with_usability([held.id], 2)[held.id][1] is True
+    assert any_store.relationships.stage("u1", "aria") is Stage.ESTABLISHED
+    assert any_store.relationships.stage("u1", "other") is Stage.EARLY
+
+
+def test_setting_a_stage_makes_held_memories_pending(any_store: Store) -> None:
+    held = any_store.memories.save(_new("held", held_until_stage=Stage.CLOSE)).memory
+    free = any_store.memories.save(_new("free")).memory
+    any_store.queue.mark_indexed(
+        Kind.MEMORY, [(held.id, held.updated_at), (free.id, free.updated_at)], None
+    )
+    any_store.relationships.set_stage("u1", "aria", Stage.CLOSE)
+    assert any_store.memories.get(held.id).index_state is IndexState.PENDING
+    assert any_store.memories.get(free.id).index_state is IndexState.INDEXED
+
+
+# -- the index queue ------------------------------------------------------------------------
+
+
+def test_pending_entries_say_whether_they_may_be_used(any_store: Store) -> None:
+    usable = any_store.memories.save(_new("usable")).memory
+    held = any_store.memories.save(_new("held", held_until_stage=Stage.ESTABLISHED)).memory
+    entries = any_store.queue.pending(Kind.MEMORY, 10)
+    assert {e.id: e.usable for e in entries} == {usable.id: True, held.id: False}
+    entry = next(e for e in entries if e.id == usable.id)
+    assert entry.kind is Kind.MEMORY and entry.text == "usable"
+    assert entry.version == usable.updated_at
+    assert entry.payload["memory_id"] == str(usable.id) and "embedding_model" not in entry.payload
+    any_store.queue.mark_failed(Kind.MEMORY, [usable.id], "model down")
+    failed = any_store.memories.get(usable.id)
+    assert failed.index_attempts == 1 and failed.index_error == "model down"
+    assert [e.id for e in any_store.queue.pending(Kind.MEMORY, 10)][-1] == usable.id
+
+
+def test_mark_indexed_skips_entries_changed_since_they_were_read(any_store: Store) -> None:
+    m = any_store.memories.save(_new()).memory
+    any_store.memories.edit(m.id, MemoryChanges(importance=0.2))
+    assert any_store.queue.mark_indexed(Kind.MEMORY, [(m.id, m.updated_at)], "x") == 0
+    assert any_store.memories.get(m.id).index_state is IndexState.PENDING
+
+
+def test_the_queue_works_the_same_for_knowledge(any_store: Store) -> None:
+    outcome = any_store.knowledge.learn("aria", "guide.md", "Guide", ["first", "second"])
+    entries = any_store.queue.pending(Kind.KNOWLEDGE, 10)
+    assert [e.text for e in entries] == ["first", "second"]
+    assert all(e.kind is Kind.KNOWLEDGE and e.usable for e in entries)
+    assert entries[0].payload["source_id"] == str(outcome.source_id)
+    assert any_store.queue.pending_count() == 2
+    done = any_store.queue.mark_indexed(Kind.KNOWLEDGE, [(e.id, e.version) for e in entries], "m")
+    assert done == 2 and any_store.queue.pending_count() == 0
+    assert any_store.queue.indexed_ids(Kind.KNOWLEDGE, "m") == {e.id for e in entries}
+    assert any_store.queue.indexed_ids(Kind.MEMORY, "m") == set()
+    assert any_store.queue.mark_pending(Kind.KNOWLEDGE, [entries[0].id]) == 1
+    assert any_store.queue.pending_count() == 1
+
+
+def test_entries_of_another_model_become_pending(any_store: Store) -> None:
+    old = any_store.memories.save(_new("old model")).memory
+    new = any_store.memories.save(_new("new model")).memory
+    none = any_store.memories.save(_new("no vector")).memory
+    any_store.queue.mark_indexed(Kind.MEMORY, [(old.id, old.updated_at)], "old")
+    any_store.queue.mark_indexed(Kind.MEMORY, [(new.id, new.updated_at)], "new")
+    any_store.queue.mark_indexed(Kind.MEMORY, [(none.id, none.updated_at)], None)
+    assert any_store.queue.mark_pending_for_model("new") == 1
+    assert any_store.memories.get(old.id).index_state is IndexState.PENDING
+    assert any_store.queue.mark_pending_for_model("new", force=True) == 2
+    assert any_store.queue.pending_count() == 3
+
+
+def test_expired_memories_lose_their_vector(any_store: Store) -> None:
+    m = any_store.memories.save(
+        _new("soon", expires_at=datetime.now(UTC) - timedelta(seconds=1))
+    ).memory
+    any_store.queue.mark_indexed(Kind.MEMORY, [(m.id, m.updated_at)], "x")
+    assert any_store.queue.mark_expired_pending() == 1
+    assert any_store.memories.get(m.id).index_state is IndexState.PENDING
+
+
+# -- knowledge, conversations, daemon records ------------------------------------------------
+
+
+def test_learning_a_source_again_replaces_it_and_forgetting_queues_its_vectors(
+    any_store: Store,
+) -> None:
+    first = any_store.knowledge.learn("aria", "guide.md", "Guide", ["a", "b", "c"])
+    again = any_store.knowledge.learn("aria", "guide.md", "Guide v2", ["a2"])
+    assert again.source_id == first.source_id and again.replaced == 3
+    assert {q.collection for q in any_store.queue.queued_deletions(10)} == {KNOWLEDGE_COLLECTION}
+    any_store.knowledge.learn("nova", "other.md", "Other", ["x"])
+    sources = any_store.knowledge.sources("aria")
+    assert [(s.title, s.passages, s.pending) for s in sources] == [("Guide v2", 1, 1)]
+    assert len(any_store.knowledge.sources(None)) == 2
+    items = any_store.reads.knowledge_by_ids(
+        [e.id for e in any_store.queue.pending(Kind.KNOWLEDGE, 9)]
+    )
+    assert {i.text for i in items.values()} == {"a2", "x"}
+    gone = any_store.knowledge.forget(str(first.source_id)[:8])
+    assert gone.id == first.source_id and gone.passages == 1
+    assert any_store.knowledge.sources("aria") == []
+    assert len(any_store.queue.queued_deletions(10)) == 4
+    with pytest.raises(NotFoundError, match="No knowledge source"):
+        any_store.knowledge.forget(str(first.source_id)[:8])
+
+
+def test_conversations_resume_with_their_latest_turns(any_store: Store) -> None:
+    log = any_store.conversations
+    first = log.open_conversation("u1", "aria")
+    assert log.open_conversation("u1", "aria") == first
+    now = datetime.now(UTC)
+    log.add_turns(first, [("user", "hello", now), ("assistant", "hi!", now), ("user", "bye", now)])
+    assert log.recent_turns(first, 2) == [("assistant", "hi!"), ("user", "bye")]
+    other = log.open_conversation("u1", "aria", new=True)
+    assert other != first and log.recent_turns(other, 5) == []
+    assert log.open_conversation("u2", "aria") not in (first, other)
+
+
+def test_daemon_records(any_store: Store) -> None:
+    records = any_store.daemon
+    assert records.daemon_state() is None
+    started = datetime.now(UTC)
+    records.daemon_started(DaemonStart(4242, "host-a", started, 30.0))
+    records.daemon_heartbeat(last_pass=PassReport(indexed=3, errors=["slow"]))
+    state = records.daemon_state()
+    assert state is not None and (state.pid, state.host, state.reconcile_interval) == (
+        4242,
+        "host-a",
+        30.0,
+    )
+    assert state.last_pass is not None and state.last_pass.indexed == 3
+    assert state.last_pass.errors == ["slow"]
+    assert state.heartbeat_age_s is not None and state.heartbeat_age_s < 60
+    assert state.stopped_at is None
+    records.daemon_stopped()
+    stopped = records.daemon_state()
+    assert stopped is not None and stopped.stopped_at is not None
+
+
+def test_reindex_runs(any_store: Store) -> None:
+    any_store.memories.save(_new("waiting"))
+    runs = any_store.daemon
+    assert runs.open_reindex() is None
+    runs.start_reindex("old", 5, background=False)
+    runs.start_reindex("new", 7, background=True)
+    run = runs.open_reindex()
+    assert run is not None and (run.model, run.total, run.pending, run.background) == (
+        "new",
+        7,
+        1,
+        True,
+    )
+    assert run.done == 6
+    runs.finish_reindex("new")
+    assert runs.open_reindex() is None

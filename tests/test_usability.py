@@ -1,0 +1,60 @@
+"""The usability rule is written twice, in Python (domain.usability) and in SQL (what
+PostgreSQL filters with): over random memories and relationship stages, they agree."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from aria_mem.adapters.postgres.store import PostgresStore
+from aria_mem.domain.models import MemoryStatus, NewMemory, Stage
+from aria_mem.domain.usability import is_usable, unusable_reason
+
+STAGES = st.sampled_from(list(Stage))
+HOURS = st.one_of(st.none(), st.integers(min_value=-240, max_value=240).filter(lambda h: h != 0))
+"""An expiry that many hours from now (never within the hour: the two clocks differ a little)."""
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    memories=st.lists(
+        st.tuples(st.booleans(), HOURS, st.one_of(st.none(), STAGES)), min_size=1, max_size=6
+    ),
+    stage=st.one_of(st.none(), STAGES),
+)
+def test_python_and_sql_agree_on_which_memories_may_be_used(
+    store: PostgresStore,
+    memories: list[tuple[bool, int | None, Stage | None]],
+    stage: Stage | None,
+) -> None:
+    user = f"u-{uuid.uuid4().hex[:8]}"
+    now = datetime.now(UTC)
+    if stage is not None:
+        store.relationships.set_stage(user, "aria", stage)
+    ids = []
+    for n, (archived, hours, held) in enumerate(memories):
+        expires = None if hours is None else now + timedelta(hours=hours)
+        memory = store.memories.save(
+            NewMemory(
+                user_id=user,
+                companion_id="aria",
+                text=f"fact {n}",
+                held_until_stage=held,
+                expires_at=expires,
+            )
+        ).memory
+        if archived:
+            store.memories.set_status(memory.id, MemoryStatus.ARCHIVED)
+        ids.append(memory.id)
+    judged = store.reads.fetch_with_usability(ids, timeout=5)
+    effective = stage or Stage.EARLY
+    for memory, sql_says in judged.values():
+        python_says = is_usable(memory, effective, datetime.now(UTC))
+        assert python_says == sql_says, (memory, effective, unusable_reason(memory, effective, now))
+    profile_stage, _ = store.reads.retrieval_context(user, "aria", timeout=5)
+    assert profile_stage is effective
