@@ -46,13 +46,17 @@ def test_a_stopped_or_dead_daemon_is_not_running_however_fresh_its_heartbeat() -
 def test_the_row_of_a_process_that_is_gone_or_not_aria_mem_says_not_running() -> None:
     row = DaemonState(host=socket.gethostname(), heartbeat_age_s=1.0, reconcile_interval=60.0)
     look_alike = subprocess.Popen(
-        [sys.executable, "-c", "import time; time.sleep(60)", "aria-mem"], cwd="/"
+        [sys.executable, "-c", "import time; print('up', flush=True); time.sleep(60)", "aria-mem"],
+        cwd="/",
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
+        assert look_alike.stdout is not None and look_alike.stdout.readline() == "up\n"
         assert daemon_running(replace(row, pid=look_alike.pid), 60)
     finally:
         look_alike.kill()
-        look_alike.wait()
+        look_alike.communicate()
     assert not daemon_running(replace(row, pid=look_alike.pid), 60)  # killed, reaped
     assert not daemon_running(replace(row, pid=os.getpid()), 60)  # alive, but not aria-mem
     assert not daemon_running(replace(row, pid=1), 60)  # alive, but not aria-mem
