@@ -6,37 +6,16 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
-from psycopg.abc import Buffer
 from psycopg.rows import dict_row
-from psycopg.types.datetime import TimestamptzLoader
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from aria_mem.adapters.postgres import migrations, problems
 from aria_mem.errors import StoreError
 
 Row = dict[str, Any]
-
-
-class _ClampingTimestamptzLoader(TimestamptzLoader):
-    """Reads a timestamp outside Python's years 1-9999 (stored by an older aria-mem) as the
-    nearest one it can hold, so such a row can still be listed, shown and forgotten instead of
-    breaking every command; `status` counts these rows."""
-
-    def load(self, data: Buffer) -> datetime:
-        try:
-            return super().load(data)
-        except psycopg.DataError:
-            text = bytes(data)
-            low = text.startswith(b"0") or b" BC" in text or text.startswith(b"-")
-            return (datetime.min if low else datetime.max).replace(tzinfo=UTC)
-
-
-def _configure(conn: psycopg.Connection[Any]) -> None:
-    conn.adapters.register_loader("timestamptz", _ClampingTimestamptzLoader)
 
 
 class Database:
@@ -59,7 +38,6 @@ class Database:
             kwargs={"connect_timeout": max(1, round(self.timeout)), "autocommit": True},
             timeout=self.timeout,
             open=False,
-            configure=_configure,
         )
         pool.open(wait=False)
         return pool

@@ -29,14 +29,14 @@ class PgMemories:
         fact (one row per fact)."""
         with self._db.connection() as conn:
             row = conn.execute(
-                """
+                f"""
                 INSERT INTO memories (id, user_id, companion_id, type, text, normalized_text,
                     importance, emotional_significance, confidence, reason, pinned,
                     held_until_stage, expires_at)
                 VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
                 ON CONFLICT (user_id, companion_id, md5(normalized_text))
                 DO UPDATE SET last_confirmed_at = now()
-                RETURNING *, (xmax = 0) AS inserted
+                RETURNING {rows.MEMORY}, (xmax = 0) AS inserted
                 """,
                 (
                     new.id,
@@ -86,7 +86,7 @@ class PgMemories:
         try:
             return self._update_one(
                 memory_id,
-                f"UPDATE memories SET {', '.join(sets)} WHERE id = %s RETURNING *",
+                f"UPDATE memories SET {', '.join(sets)} WHERE id = %s RETURNING {rows.MEMORY}",
                 params,
             )
         except psycopg.errors.UniqueViolation as exc:
@@ -99,7 +99,7 @@ class PgMemories:
         return self._update_one(
             memory_id,
             "UPDATE memories SET pinned = %s, updated_at = now(), index_state = 'pending'"
-            " WHERE id = %s RETURNING *",
+            f" WHERE id = %s RETURNING {rows.MEMORY}",
             (pinned,),
         )
 
@@ -107,14 +107,14 @@ class PgMemories:
         return self._update_one(
             memory_id,
             "UPDATE memories SET status = %s, updated_at = now(), index_state = 'pending'"
-            " WHERE id = %s RETURNING *",
+            f" WHERE id = %s RETURNING {rows.MEMORY}",
             (status.value,),
         )
 
     def confirm(self, memory_id: uuid.UUID) -> Memory:
         return self._update_one(
             memory_id,
-            "UPDATE memories SET last_confirmed_at = now() WHERE id = %s RETURNING *",
+            f"UPDATE memories SET last_confirmed_at = now() WHERE id = %s RETURNING {rows.MEMORY}",
             (),
         )
 
@@ -122,7 +122,7 @@ class PgMemories:
         """Remove the memory for good and queue its vector's removal, in one transaction."""
         with self._db.connection() as conn, conn.transaction():
             row = conn.execute(
-                "DELETE FROM memories WHERE id = %s RETURNING *", (memory_id,)
+                f"DELETE FROM memories WHERE id = %s RETURNING {rows.MEMORY}", (memory_id,)
             ).fetchone()
             if row is None:
                 raise rows.no_memory(memory_id)
@@ -136,7 +136,9 @@ class PgMemories:
 
     def get(self, memory_id: uuid.UUID) -> Memory:
         with self._db.connection() as conn:
-            row = conn.execute("SELECT * FROM memories WHERE id = %s", (memory_id,)).fetchone()
+            row = conn.execute(
+                f"SELECT {rows.MEMORY} FROM memories WHERE id = %s", (memory_id,)
+            ).fetchone()
         if row is None:
             raise rows.no_memory(memory_id)
         return rows.memory(row)
@@ -150,7 +152,7 @@ class PgMemories:
         pattern = rows.prefix_pattern(prefix, "a memory id", "`aria-mem list`")
         with self._db.connection() as conn:
             found = conn.execute(
-                "SELECT * FROM memories WHERE id::text LIKE %s LIMIT 2", (pattern,)
+                f"SELECT {rows.MEMORY} FROM memories WHERE id::text LIKE %s LIMIT 2", (pattern,)
             ).fetchall()
         if not found:
             raise NotFoundError(
@@ -177,7 +179,10 @@ class PgMemories:
         if status is not None:
             where.append("status = %s")
             params.append(status.value)
-        sql = f"SELECT * FROM memories WHERE {' AND '.join(where)} ORDER BY created_at, id"
+        sql = (
+            f"SELECT {rows.MEMORY} FROM memories WHERE {' AND '.join(where)}"
+            " ORDER BY memories.created_at, id"
+        )
         if limit is not None:
             sql += " LIMIT %s"
             params.append(limit)
@@ -193,7 +198,7 @@ class PgMemories:
             )
             with self._db.connection() as conn:
                 batch = conn.execute(
-                    f"SELECT * FROM memories {after} ORDER BY id LIMIT %s", params
+                    f"SELECT {rows.MEMORY} FROM memories {after} ORDER BY id LIMIT %s", params
                 ).fetchall()
             if not batch:
                 return

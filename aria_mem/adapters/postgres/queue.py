@@ -28,7 +28,7 @@ class PgIndexQueue:
         with self._db.connection() as conn:
             if kind is Kind.MEMORY:
                 found = conn.execute(
-                    f"SELECT m.*, ({rows.USABLE}) AS usable FROM memories m"
+                    f"SELECT {rows.MEMORY_M}, ({rows.USABLE}) AS usable FROM memories m"
                     f" {rows.JOIN_RELATIONSHIP} WHERE m.index_state = 'pending'"
                     " ORDER BY m.index_attempts, m.updated_at LIMIT %s",
                     (limit,),

@@ -14,10 +14,10 @@ from aria_mem.domain.profile import MAX_PROFILE_FACTS, MIN_PROFILE_IMPORTANCE
 _TOUCHED = "greatest(m.updated_at, m.last_used_at, m.last_confirmed_at)"
 
 _PROFILE_SQL = (
-    f"(SELECT m.* FROM memories m {rows.JOIN_RELATIONSHIP}"
+    f"(SELECT {rows.MEMORY_M} FROM memories m {rows.JOIN_RELATIONSHIP}"
     " WHERE m.user_id = %(u)s AND m.companion_id = %(c)s AND m.status = 'active'"
     f" AND m.pinned AND {rows.USABLE})"
-    f" UNION ALL (SELECT m.* FROM memories m {rows.JOIN_RELATIONSHIP}"
+    f" UNION ALL (SELECT {rows.MEMORY_M} FROM memories m {rows.JOIN_RELATIONSHIP}"
     " WHERE m.user_id = %(u)s AND m.companion_id = %(c)s AND m.status = 'active'"
     " AND NOT m.pinned AND m.type IN ('ProfileFact', 'Boundary')"
     f" AND m.importance >= %(min)s AND {rows.USABLE}"
@@ -63,7 +63,8 @@ class PgRetrievalReads:
             return {}
         with self._db.bounded(timeout) as conn:
             found = conn.execute(
-                f"SELECT m.*, ({rows.USABLE}) AS usable FROM memories m {rows.JOIN_RELATIONSHIP}"
+                f"SELECT {rows.MEMORY_M}, ({rows.USABLE}) AS usable"
+                f" FROM memories m {rows.JOIN_RELATIONSHIP}"
                 " WHERE m.id = ANY(%s)",
                 (list(memory_ids),),
             ).fetchall()

@@ -15,7 +15,7 @@ from aria_mem.domain.models import (
     Stage,
 )
 from aria_mem.domain.usability import usable_sql
-from aria_mem.domain.validation import id_prefix
+from aria_mem.domain.validation import EARLIEST, LATEST, id_prefix
 from aria_mem.errors import NotFoundError
 
 JOIN_RELATIONSHIP = (
@@ -30,6 +30,54 @@ TABLES = {Kind.MEMORY: "memories", Kind.KNOWLEDGE: "knowledge_items"}
 TIMESTAMPS = ("expires_at", "created_at", "updated_at", "last_used_at", "last_confirmed_at")
 OUT_OF_RANGE = " OR ".join(f"m.{c} < %(earliest)s OR m.{c} > %(latest)s" for c in TIMESTAMPS)
 """True for a row an older aria-mem let in with a timestamp Python cannot hold."""
+
+_MEMORY_COLUMNS = (
+    "id",
+    "user_id",
+    "companion_id",
+    "type",
+    "text",
+    "importance",
+    "emotional_significance",
+    "confidence",
+    "reason",
+    "pinned",
+    "status",
+    "held_until_stage",
+    *TIMESTAMPS,
+    "use_count",
+    "index_state",
+    "indexed_model",
+    "index_attempts",
+    "index_error",
+)
+_EARLIEST_SQL = f"'{EARLIEST.isoformat()}'::timestamptz"
+_LATEST_SQL = f"'{LATEST.isoformat()}'::timestamptz"
+
+
+def memory_columns(alias: str = "") -> str:
+    """The columns a Memory is read from. A timestamp outside what Python can hold (an older
+    aria-mem let such rows in) is read as the nearest one it can, so the row can still be
+    listed, shown and forgotten instead of breaking every command; `status` counts them.
+    Clamped in SQL, so every value still goes through psycopg's fast loader."""
+    prefix = f"{alias}." if alias else ""
+
+    def column(name: str) -> str:
+        col = prefix + name
+        if name not in TIMESTAMPS:
+            return col
+        return (
+            f"CASE WHEN {col} IS NULL THEN NULL"
+            f" ELSE greatest(least({col}, {_LATEST_SQL}), {_EARLIEST_SQL}) END AS {name}"
+        )
+
+    return ", ".join(column(name) for name in _MEMORY_COLUMNS)
+
+
+MEMORY = memory_columns()
+"""For a query on ``memories`` alone (and RETURNING)."""
+MEMORY_M = memory_columns("m")
+"""For a query on ``memories m``."""
 
 KNOWLEDGE_SELECT = (
     "SELECT k.id, k.source_id, s.companion_id, s.source, s.title, k.chunk_index, k.text,"
