@@ -71,9 +71,6 @@ class Adapters:
             found: T = self._built[name]
             return found
 
-    def built(self, name: str) -> bool:
-        return name in self._built
-
     @property
     def dsn(self) -> str:
         return self._get("dsn", self._dsn)

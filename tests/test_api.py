@@ -225,3 +225,23 @@ def test_one_object_serves_many_threads(memory: AriaMem) -> None:
     assert errors == []
     assert len(memory.list()) == 20
     assert memory.status().counts is not None
+
+
+def test_a_search_with_postgresql_unreachable_is_degraded_not_an_error(
+    settings: Settings, tmp_path: Path
+) -> None:
+    from tests.conftest import closed_port
+
+    down = with_overrides(
+        settings,
+        postgres={
+            "dsn": f"postgresql://postgres@127.0.0.1:{closed_port()}/x",
+            "connect_timeout": 1,
+        },
+    )
+    index = EdgeIndex(tmp_path / "index")
+    with AriaMem(down, index=index) as mem:
+        result = mem.search("Any ideas for dinner tonight?")
+    index.close()
+    assert result.chosen == [] and result.is_degraded
+    assert "connection refused" in result.degraded[0]

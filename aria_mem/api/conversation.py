@@ -12,9 +12,10 @@ from aria_mem.api.memories import Memories, MemoryRef
 from aria_mem.domain import fate, validation
 from aria_mem.domain.budget import Turn
 from aria_mem.domain.models import Stage
+from aria_mem.domain.query import build_query
 from aria_mem.domain.records import SyncReport
 from aria_mem.domain.retrieval import SearchResult
-from aria_mem.errors import NotFoundError, StoreError, ValidationError
+from aria_mem.errors import NotFoundError, ServiceError, StoreError, ValidationError
 from aria_mem.services import extractor
 from aria_mem.services.chat import ChatSession
 from aria_mem.services.extractor import Extracted
@@ -38,7 +39,18 @@ class Conversation(Memories):
         user_id, companion_id = self._scope(user, companion)
         if not message.strip():
             raise ValidationError("The message is empty — give the user's message")
-        return self.retriever.retrieve(user_id, companion_id, message, previous)
+        try:
+            retriever = self.retriever
+        except ServiceError as exc:  # PostgreSQL could not even be reached to set up
+            embedder = self.settings.embedder
+            return SearchResult(
+                user_id,
+                companion_id,
+                build_query(message, previous),
+                f"{embedder.provider}/{embedder.effective_model}",
+                degraded=(f"PostgreSQL unavailable, no memories this turn: {exc}",),
+            )
+        return retriever.retrieve(user_id, companion_id, message, previous)
 
     def warm_up(self) -> None:
         """Load an in-process embedding model now rather than on the first search."""

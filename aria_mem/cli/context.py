@@ -25,11 +25,6 @@ class State:
             self._memory = AriaMem.open(self.config_path)
         return self._memory
 
-    def use(self, memory: AriaMem) -> None:
-        """Another AriaMem for the rest of the command (e.g. `chat --model`)."""
-        self.close()
-        self._memory = memory
-
     def close(self) -> None:
         if self._memory is not None:
             self._memory.close()

@@ -106,10 +106,6 @@ def memory_payload(memory: Memory, embedding_model: str) -> dict[str, object]:
     return with_model(memory_fields(memory), embedding_model)
 
 
-def knowledge_payload(item: KnowledgeItem, embedding_model: str) -> dict[str, object]:
-    return with_model(knowledge_fields(item), embedding_model)
-
-
 def memory_entry(memory: Memory, usable: bool) -> IndexEntry:
     return IndexEntry(
         Kind.MEMORY, memory.id, memory.text, memory.updated_at, usable, memory_fields(memory)

@@ -10,8 +10,6 @@ from aria_mem.domain.models import KnowledgeItem, Stage
 from aria_mem.domain.prompt import PromptSections
 from aria_mem.domain.selection import Dropped, Ranked, Selection
 
-STAGES = ("profile", "embed", "search", "validate", "rank", "format")
-
 
 @dataclass(frozen=True)
 class Timings:

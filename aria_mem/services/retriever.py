@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -296,8 +295,3 @@ def _sections(selection: Selection, knowledge: list[KnowledgeHit]) -> PromptSect
         [_record(r) for r in selection.relevant],
         [(k.item.title or k.item.source, k.item.text) for k in knowledge],
     )
-
-
-def memory_ids(result: SearchResult) -> list[uuid.UUID]:
-    """The memories a retrieval put in front of the model."""
-    return [r.memory.id for r in result.chosen]
