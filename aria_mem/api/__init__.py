@@ -25,7 +25,7 @@ from aria_mem.domain.budget import Turn
 from aria_mem.domain.fate import Fate
 from aria_mem.domain.models import Memory, MemoryStatus, MemoryType, Stage
 from aria_mem.domain.records import DaemonState, KnowledgeSource, PassReport, SyncReport
-from aria_mem.domain.retrieval import SearchResult
+from aria_mem.domain.retrieval import Profile, SearchResult
 from aria_mem.domain.selection import Dropped, Ranked
 from aria_mem.errors import EmbedderError, UsageError
 from aria_mem.ports import DaemonStart
@@ -147,6 +147,7 @@ __all__ = [
     "Migrated",
     "PassReport",
     "PreparedTurn",
+    "Profile",
     "Ranked",
     "ReindexOutcome",
     "ReindexPlan",

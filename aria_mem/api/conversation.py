@@ -12,9 +12,11 @@ from aria_mem.api.memories import Memories, MemoryRef
 from aria_mem.domain import fate, validation
 from aria_mem.domain.budget import Turn
 from aria_mem.domain.models import Stage
+from aria_mem.domain.profile import select_profile
 from aria_mem.domain.query import build_query
+from aria_mem.domain.ranking import DEFAULT_WEIGHTS
 from aria_mem.domain.records import SyncReport
-from aria_mem.domain.retrieval import SearchResult
+from aria_mem.domain.retrieval import Profile, SearchResult
 from aria_mem.errors import NotFoundError, ServiceError, StoreError, ValidationError
 from aria_mem.services import extractor
 from aria_mem.services.chat import ChatSession
@@ -67,6 +69,15 @@ class Conversation(Memories):
         except NotFoundError:
             stored = None
         return fate.unseen(result, memory_id, stored, datetime.now(UTC))
+
+    def profile(self, *, user: str | None = None, companion: str | None = None) -> Profile:
+        """What every prompt holds whatever the message: pinned memories and the most
+        important profile facts and boundaries, straight from PostgreSQL (no model needed)."""
+        user_id, companion_id = self._scope(user, companion)
+        stage, pool = self.store.reads.retrieval_context(
+            user_id, companion_id, timeout=self.settings.retrieval.timeout
+        )
+        return Profile(tuple(select_profile(pool)[: DEFAULT_WEIGHTS.cap(stage)]), stage)
 
     def record_use(self, memory_ids: Sequence[uuid.UUID]) -> None:
         """Count a use of each memory a reply used (recency and the usage signal follow)."""

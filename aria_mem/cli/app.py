@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from aria_mem.cli import admin, chat, knowledge, memories, search, transfer, upkeep
+from aria_mem.cli import admin, chat, knowledge, mcp, memories, search, transfer, upkeep
 from aria_mem.cli.context import State
 from aria_mem.cli.render import err_console, markup_safe
 from aria_mem.errors import AriaMemError, UsageError
@@ -64,6 +64,7 @@ upkeep.register(app)
 chat.register(app)
 knowledge.register(app)
 admin.register(app)
+mcp.register(app)
 
 
 def _refuse_undecodable_arguments() -> None:

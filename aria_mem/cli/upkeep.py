@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import signal
 import sys
+import threading
 from types import FrameType
 from typing import Annotated
 
@@ -19,11 +20,12 @@ from rich.progress import (
 )
 
 from aria_mem import config
-from aria_mem.api import ReindexPlan
+from aria_mem.api import AriaMem, ReindexPlan
 from aria_mem.cli import render
 from aria_mem.cli.context import emit_json, memory, state
 from aria_mem.cli.render import markup_safe
 from aria_mem.daemon import Daemon
+from aria_mem.errors import UsageError
 
 
 def daemon(
@@ -36,13 +38,26 @@ def daemon(
         float, typer.Option(help="Seconds between full orphan sweeps.")
     ] = 600.0,
     once: Annotated[bool, typer.Option(help="Start, run one pass, and exit.")] = False,
+    mcp_http: Annotated[
+        str | None,
+        typer.Option(
+            "--mcp-http",
+            metavar="HOST:PORT",
+            help="Also serve MCP over streamable HTTP on this loopback address (see "
+            "`aria-mem mcp`), from the process that owns the index.",
+        ),
+    ] = None,
+    allow_remote: Annotated[
+        bool, typer.Option("--allow-remote", help="Let --mcp-http listen beyond loopback.")
+    ] = False,
 ) -> None:
     """Run the reconciler in the foreground (for systemd): index pending memories, remove
     vectors that may no longer be used, sweep orphans, and report to `status`.
 
     Logs plain lines to stderr, one per pass. SIGTERM or Ctrl-C stops it between batches.
+    With --mcp-http it also serves MCP clients (the config's user and companion).
 
-    Example: aria-mem daemon --interval 30
+    Example: aria-mem daemon --interval 30 --mcp-http 127.0.0.1:8765
     """
     root = logging.getLogger()
     for handler in list(root.handlers):
@@ -60,7 +75,9 @@ def daemon(
             settings = config.with_overrides(settings, daemon={"reconcile_interval": interval})
         return settings
 
-    load()  # a broken config is reported now, as a usage error
+    settings = load()  # a broken config is reported now, as a usage error
+    if mcp_http is not None:
+        _serve_mcp_beside(settings, mcp_http, allow_remote)
     runner = Daemon(load, sweep_interval=sweep_interval)
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
@@ -70,6 +87,31 @@ def daemon(
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     raise typer.Exit(runner.run(once=once))
+
+
+def _serve_mcp_beside(settings: config.Settings, address: str, allow_remote: bool) -> None:
+    """The MCP server in a thread of the daemon, with its own AriaMem (thread-safe; on the
+    embedded index it reaches the shards this process owns)."""
+    try:
+        from aria_mem import mcp_server
+    except ImportError as exc:
+        raise UsageError(
+            f"--mcp-http needs the MCP SDK ({exc.name} is missing) — pip install 'aria-mem[mcp]'"
+        ) from exc
+    host, port = mcp_server.parse_address(address, allow_remote=allow_remote)
+    identity = settings.identity
+    threading.Thread(
+        target=mcp_server.serve,
+        args=(AriaMem(settings),),
+        kwargs={
+            "user": identity.user,
+            "companion": identity.companion,
+            "http": (host, port),
+        },
+        name="aria-mem-mcp",
+        daemon=True,
+    ).start()
+    logging.getLogger("aria_mem.daemon").info("serving MCP on http://%s:%d/mcp", host, port)
 
 
 def reindex(

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 
-from aria_mem.domain.models import KnowledgeItem, Stage
-from aria_mem.domain.prompt import PromptSections
+from aria_mem.domain.models import KnowledgeItem, Memory, Stage
+from aria_mem.domain.prompt import PromptRecord, PromptSections
 from aria_mem.domain.selection import Dropped, Ranked, Selection
 
 
@@ -79,3 +79,21 @@ class SearchResult:
     @property
     def is_degraded(self) -> bool:
         return bool(self.degraded)
+
+
+def prompt_record(memory: Memory) -> PromptRecord:
+    """How a memory appears on its prompt line."""
+    return PromptRecord(memory.type.value, memory.text, memory.confidence)
+
+
+@dataclass(frozen=True)
+class Profile:
+    """What every prompt holds, whatever the message: pinned memories and the most important
+    profile facts and boundaries (within the stage's cap), and their section."""
+
+    memories: tuple[Memory, ...]
+    stage: Stage
+
+    @property
+    def text(self) -> str:
+        return PromptSections.build([prompt_record(m) for m in self.memories], []).text()

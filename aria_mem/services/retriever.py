@@ -29,11 +29,11 @@ from aria_mem.domain.models import (
     SearchScope,
     Stage,
 )
-from aria_mem.domain.prompt import PromptRecord, PromptSections
+from aria_mem.domain.prompt import PromptSections
 from aria_mem.domain.query import build_query
 from aria_mem.domain.ranking import DEFAULT_WEIGHTS, RankingWeights
-from aria_mem.domain.retrieval import KnowledgeHit, SearchResult, Timings
-from aria_mem.domain.selection import Dropped, Ranked, Selection, select
+from aria_mem.domain.retrieval import KnowledgeHit, SearchResult, Timings, prompt_record
+from aria_mem.domain.selection import Dropped, Selection, select
 from aria_mem.domain.usability import unusable_reason
 from aria_mem.errors import ServiceError
 from aria_mem.ports import Embedder, RetrievalReads, VectorIndex
@@ -284,14 +284,9 @@ def _wait(future: Future[T], deadline: float) -> T:
     return future.result(timeout=max(0.0, deadline - time.monotonic()))
 
 
-def _record(ranked: Ranked) -> PromptRecord:
-    m = ranked.memory
-    return PromptRecord(m.type.value, m.text, m.confidence)
-
-
 def _sections(selection: Selection, knowledge: list[KnowledgeHit]) -> PromptSections:
     return PromptSections.build(
-        [_record(r) for r in selection.profile],
-        [_record(r) for r in selection.relevant],
+        [prompt_record(r.memory) for r in selection.profile],
+        [prompt_record(r.memory) for r in selection.relevant],
         [(k.item.title or k.item.source, k.item.text) for k in knowledge],
     )
