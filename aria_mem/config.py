@@ -22,6 +22,7 @@ import platformdirs
 import tomli_w
 
 from aria_mem import providers
+from aria_mem.domain.fusion import CandidateSource
 from aria_mem.errors import ConfigError
 from aria_mem.private import private_dir, write_private
 
@@ -31,6 +32,7 @@ DEFAULT_MODELS = {name: p.default_model for name, p in providers.EMBEDDING.items
 
 
 SUGGESTED_MIN_SIMILARITY = {"all-MiniLM-L6-v2": 0.25}
+CANDIDATE_SOURCES = tuple(source.value for source in CandidateSource)
 """Similarity bars for models whose cosine scale sits well below the 0.45 default, measured on
 related and unrelated pairs (README, "Choosing the similarity bar"). `init` writes them."""
 
@@ -71,6 +73,8 @@ class EmbedderSettings:
 class RetrievalSettings:
     min_similarity: float = 0.45
     timeout: float = 2.0
+    candidates: str = "fused"
+    language: str = "english"
 
 
 @dataclass(frozen=True)
@@ -232,6 +236,11 @@ def _check(settings: Settings, sources: dict[tuple[str, str], str]) -> None:
             "provider",
             f"must be one of {', '.join(providers.CHAT)}, got {settings.chat.provider!r}",
         )
+    if settings.retrieval.candidates not in CANDIDATE_SOURCES:
+        fail("retrieval", "candidates", f"must be one of {', '.join(CANDIDATE_SOURCES)}")
+    language = settings.retrieval.language
+    if not (language and language.replace("_", "").isalnum() and len(language) <= 63):
+        fail("retrieval", "language", "must be a text-search configuration name, e.g. english")
     if settings.chat.extract_memories not in ("on", "off"):
         fail("chat", "extract_memories", "must be on or off")
     if not settings.chat.reply_reserve < settings.chat.context_window:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
+from aria_mem.domain.fusion import LexicalHit
 from aria_mem.domain.models import (
     Hit,
     IndexPoint,
@@ -76,6 +77,18 @@ class RetrievalReads(Protocol):
         self, user_id: str, companion_id: str, timeout: float | None = None
     ) -> tuple[Stage, list[Memory]]:
         """The relationship stage and the usable profile candidates."""
+        ...
+
+    def lexical_candidates(
+        self,
+        user_id: str,
+        companion_id: str,
+        text: str,
+        limit: int,
+        timeout: float | None = None,
+    ) -> list[LexicalHit]:
+        """The pair's usable memories whose words best match ``text``, best first (empty
+        where the store has no text-search engine)."""
         ...
 
     def fetch_with_usability(
@@ -219,8 +232,17 @@ class VectorIndex(Protocol):
     def upsert(self, collection: str, points: Sequence[IndexPoint]) -> None: ...
     def delete(self, collection: str, ids: Sequence[uuid.UUID]) -> None: ...
     def search(
-        self, collection: str, vector: Sequence[float], scope: SearchScope, limit: int
-    ) -> list[Hit]: ...
+        self,
+        collection: str,
+        vector: Sequence[float],
+        scope: SearchScope,
+        limit: int,
+        only: Sequence[uuid.UUID] | None = None,
+    ) -> list[Hit]:
+        """The nearest points within ``scope`` (and among ``only``, when given: how the
+        cosine of a lexical-only candidate is looked up)."""
+        ...
+
     def count(self, collection: str) -> int: ...
     def ids(self, collection: str) -> list[uuid.UUID]: ...
     def close(self) -> None: ...

@@ -89,7 +89,11 @@ class Adapters:
     def _store(self) -> Store:
         from aria_mem.adapters.postgres.store import PostgresStore
 
-        store = PostgresStore(self.dsn, connect_timeout=self.settings.postgres.connect_timeout)
+        store = PostgresStore(
+            self.dsn,
+            connect_timeout=self.settings.postgres.connect_timeout,
+            language=self.settings.retrieval.language,
+        )
         store.migrate()
         return store
 
@@ -97,7 +101,11 @@ class Adapters:
         """A store of its own that has not migrated (to report what a migration applies)."""
         from aria_mem.adapters.postgres.store import PostgresStore
 
-        return PostgresStore(self.dsn, connect_timeout=self.settings.postgres.connect_timeout)
+        return PostgresStore(
+            self.dsn,
+            connect_timeout=self.settings.postgres.connect_timeout,
+            language=self.settings.retrieval.language,
+        )
 
     def store_without_migrating(self) -> Store:
         """For a chat that must go on while a PostgreSQL server is unreachable: a store that
@@ -106,7 +114,9 @@ class Adapters:
 
         with self._lock:
             store = PostgresStore(
-                self.settings.postgres.dsn, connect_timeout=self.settings.postgres.connect_timeout
+                self.settings.postgres.dsn,
+                connect_timeout=self.settings.postgres.connect_timeout,
+                language=self.settings.retrieval.language,
             )
             self._built["store"] = store
             return store

@@ -285,6 +285,7 @@ def test_every_stage_is_timed(
         result = retriever.retrieve("u1", "aria", "my sister")
     assert {name for name, _ in result.timings.items()} == {
         "profile",
+        "lexical",
         "embed",
         "search",
         "validate",

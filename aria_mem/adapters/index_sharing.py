@@ -89,8 +89,13 @@ def _dispatch(index: EdgeIndex, request: dict[str, Any]) -> Any:
     if op == "delete":
         return index.delete(c, [uuid.UUID(i) for i in request["ids"]])
     if op == "search":
+        only = request.get("only")
         hits = index.search(
-            c, request["vector"], SearchScope(**request["scope"]), int(request["limit"])
+            c,
+            request["vector"],
+            SearchScope(**request["scope"]),
+            int(request["limit"]),
+            None if only is None else [uuid.UUID(i) for i in only],
         )
         return [{"id": str(h.id), "score": h.score, "payload": h.payload} for h in hits]
     if op == "count":
@@ -287,10 +292,15 @@ class SharedEdgeIndex:
         )
 
     def search(
-        self, collection: str, vector: Sequence[float], scope: SearchScope, limit: int
+        self,
+        collection: str,
+        vector: Sequence[float],
+        scope: SearchScope,
+        limit: int,
+        only: Sequence[uuid.UUID] | None = None,
     ) -> list[Hit]:
         result = self._call(
-            lambda i: i.search(collection, vector, scope, limit),
+            lambda i: i.search(collection, vector, scope, limit, only),
             {
                 "op": "search",
                 "collection": collection,
@@ -301,6 +311,7 @@ class SharedEdgeIndex:
                     "embedding_model": scope.embedding_model,
                 },
                 "limit": limit,
+                "only": None if only is None else [str(x) for x in only],
             },
         )
         if result and isinstance(result[0], Hit):

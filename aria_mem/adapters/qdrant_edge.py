@@ -184,15 +184,23 @@ class EdgeIndex:
                 raise VectorIndexError(f"Delete from '{collection}' failed: {exc}") from exc
 
     def search(
-        self, collection: str, vector: Sequence[float], scope: SearchScope, limit: int
+        self,
+        collection: str,
+        vector: Sequence[float],
+        scope: SearchScope,
+        limit: int,
+        only: Sequence[uuid.UUID] | None = None,
     ) -> list[Hit]:
+        if only is not None and not only:
+            return []
         with self._lock:
             if self.collection_size(collection) is None:
                 return []
             shard = self._shard(collection)
-            query_filter = qe.Filter(
-                must=[_condition(f, v) for f, v in scope_filter(scope).items()]
-            )
+            must = [_condition(f, v) for f, v in scope_filter(scope).items()]
+            if only is not None:
+                must.append(qe.HasIdCondition({str(i) for i in only}))
+            query_filter = qe.Filter(must=must)
             try:
                 found = shard.search(
                     qe.SearchRequest(

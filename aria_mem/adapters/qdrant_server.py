@@ -121,16 +121,24 @@ class QdrantServerIndex:
             raise self._fail(f"delete from '{collection}'", exc) from exc
 
     def search(
-        self, collection: str, vector: Sequence[float], scope: SearchScope, limit: int
+        self,
+        collection: str,
+        vector: Sequence[float],
+        scope: SearchScope,
+        limit: int,
+        only: Sequence[uuid.UUID] | None = None,
     ) -> list[Hit]:
+        if only is not None and not only:
+            return []
         if self.collection_size(collection) is None:
             return []
-        query_filter = models.Filter(
-            must=[
-                models.FieldCondition(key=field, match=models.MatchValue(value=value))
-                for field, value in scope_filter(scope).items()
-            ]
-        )
+        must: list[models.Condition] = [
+            models.FieldCondition(key=field, match=models.MatchValue(value=value))
+            for field, value in scope_filter(scope).items()
+        ]
+        if only is not None:
+            must.append(models.HasIdCondition(has_id=[str(i) for i in only]))
+        query_filter = models.Filter(must=must)
         try:
             found = (
                 self._qc()

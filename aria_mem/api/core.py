@@ -12,6 +12,7 @@ from typing import Any, Self, TypeVar
 from aria_mem import config
 from aria_mem.config import Settings
 from aria_mem.domain import validation
+from aria_mem.domain.fusion import CandidateSource
 from aria_mem.ports import ChatModel, DocumentReader, Embedder, Store, VectorIndex
 from aria_mem.services.indexer import Indexer
 from aria_mem.services.retriever import Retriever
@@ -148,6 +149,7 @@ class Core:
                 self.embedder,
                 min_similarity=r.min_similarity,
                 timeout=r.timeout,
+                candidates=CandidateSource(r.candidates),
             ),
         )
 

@@ -3,9 +3,11 @@ the prompt sections, the stage timings and whether it was degraded."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import uuid
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
 
+from aria_mem.domain.fusion import Evidence
 from aria_mem.domain.models import KnowledgeItem, Memory, Stage
 from aria_mem.domain.prompt import PromptRecord, PromptSections
 from aria_mem.domain.selection import Dropped, Ranked, Selection
@@ -16,8 +18,10 @@ class Timings:
     """Milliseconds per stage (None: the stage did not run), and the whole retrieval."""
 
     profile: float | None = None
+    lexical: float | None = None
     embed: float | None = None
     search: float | None = None
+    lookup: float | None = None
     validate: float | None = None
     rank: float | None = None
     format: float | None = None
@@ -50,10 +54,12 @@ class SearchResult:
     knowledge: tuple[KnowledgeHit, ...] = ()
     sections: PromptSections = field(default_factory=PromptSections)
     candidates: int = 0
-    """How many memories the index returned."""
+    """How many memories the two sources brought, after fusion."""
     timings: Timings = field(default_factory=Timings)
     degraded: tuple[str, ...] = ()
     """Why part of the retrieval was skipped; empty when nothing was."""
+    evidence: Mapping[uuid.UUID, Evidence] = field(default_factory=dict)
+    """Each candidate's cosine, word-match rank and score, and fused place."""
 
     @property
     def profile(self) -> tuple[Ranked, ...]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -19,6 +20,14 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TypeVar
 
+from aria_mem.domain.fusion import (
+    DEFAULT_FUSION,
+    CandidateSource,
+    FusionWeights,
+    LexicalHit,
+    fuse,
+    lexical_only,
+)
 from aria_mem.domain.models import (
     KNOWLEDGE_COLLECTION,
     KNOWLEDGE_SCOPE_USER,
@@ -46,11 +55,12 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class _Found:
-    """What the index returned for the query (empty, with the reason, when it failed)."""
+    """What the index returned for the query (empty, with the reason, when it failed), and
+    the cosine of the word matches the nearest vectors missed."""
 
     memories: list[Hit] = field(default_factory=list)
     knowledge: list[Hit] = field(default_factory=list)
-    problem: str | None = None
+    looked_up: dict[uuid.UUID, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -92,6 +102,8 @@ class Retriever:
         weights: RankingWeights = DEFAULT_WEIGHTS,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         knowledge_limit: int = 5,
+        candidates: CandidateSource = CandidateSource.FUSED,
+        fusion: FusionWeights = DEFAULT_FUSION,
     ) -> None:
         self._reads = reads
         self._index = index
@@ -102,6 +114,8 @@ class Retriever:
         self._clock = clock
         self._pool = DeadlinePool("aria-mem-retrieve")
         self._knowledge_limit = knowledge_limit
+        self._candidates = candidates
+        self._fusion = fusion
 
     def warm_up(self) -> None:
         """Load an in-process embedding model before the first message (it takes seconds,
@@ -127,19 +141,41 @@ class Retriever:
             with watch.stage("profile"):
                 return self._reads.retrieval_context(user_id, companion_id, timeout=self._timeout)
 
-        context = self._pool.submit(profile)  # PostgreSQL's part runs while the query embeds
-        found = self._find(query, SearchScope(user_id, companion_id, model), watch)
-        problems = [found.problem] if found.problem else []
+        def words() -> list[LexicalHit]:
+            with watch.stage("lexical"):
+                return self._reads.lexical_candidates(
+                    user_id,
+                    companion_id,
+                    query,
+                    self._fusion.lexical_candidates,
+                    timeout=self._timeout,
+                )
+
+        # PostgreSQL's parts run while the query embeds.
+        context = self._pool.submit(profile)
+        use_words = self._candidates is CandidateSource.FUSED and bool(query)
+        lexical = self._pool.submit(words) if use_words else None
+        found, matches, problems = self._find(
+            query, SearchScope(user_id, companion_id, model), lexical, watch
+        )
         try:
             stage, profile_pool = context.result(timeout=self._timeout + 1)
         except (ServiceError, FutureTimeout) as exc:
             reason = exc if isinstance(exc, ServiceError) else "no answer in time"
-            problems.append(f"PostgreSQL unavailable, no memories this turn: {reason}")
+            problems.insert(0, f"PostgreSQL unavailable, no memories this turn: {reason}")
             return self._finish(
                 SearchResult(user_id, companion_id, query, model, degraded=tuple(problems)),
                 watch,
             )
-        validated = self._validate(found.memories, user_id, companion_id, stage, now, watch)
+        evidence = fuse(
+            [(h.id, h.score) for h in found.memories],
+            matches,
+            found.looked_up,
+            self._weights.max_candidates,
+            self._fusion,
+        )
+        candidates = [Hit(mid, e.relevance, {}) for mid, e in evidence.items()]
+        validated = self._validate(candidates, user_id, companion_id, stage, now, watch)
         knowledge, knowledge_problem = self._knowledge(found.knowledge, companion_id, stage)
         problems += [p for p in (validated.problem, knowledge_problem) if p]
         with watch.stage("rank"):
@@ -164,16 +200,24 @@ class Retriever:
                 selection,
                 tuple(knowledge),
                 sections,
-                len(found.memories),
+                len(evidence),
                 degraded=tuple(problems),
+                evidence=evidence,
             ),
             watch,
         )
 
-    def _find(self, query: str, scope: SearchScope, watch: _Stopwatch) -> _Found:
-        """Embed once, search memories (and knowledge) within the timeout."""
+    def _find(
+        self,
+        query: str,
+        scope: SearchScope,
+        lexical: Future[list[LexicalHit]] | None,
+        watch: _Stopwatch,
+    ) -> tuple[_Found, list[LexicalHit], list[str]]:
+        """Embed once, search memories (and knowledge) within the timeout; collect the word
+        matches and look up the cosine of those the nearest vectors missed."""
         if not query:
-            return _Found()
+            return _Found(), [], []
         knowledge_scope = SearchScope(
             KNOWLEDGE_SCOPE_USER, scope.companion_id, scope.embedding_model
         )
@@ -198,13 +242,47 @@ class Retriever:
             with watch.stage("search"):
                 memories, passages = _wait(self._pool.submit(search, vector), deadline)
         except FutureTimeout:
-            return _Found(
-                problem=f"embedding or index search took longer than {self._timeout:g}s; "
+            problem = (
+                f"embedding or index search took longer than {self._timeout:g}s; "
                 "semantic retrieval skipped"
             )
+            return _Found(), [], [problem]
         except ServiceError as exc:
-            return _Found(problem=f"semantic retrieval skipped: {exc}")
-        return _Found(memories, passages)
+            problem = f"semantic retrieval skipped: {exc}"
+            return _Found(), [], [problem]
+        matches, problems = self._word_matches(lexical, deadline)
+        missed = lexical_only([(h.id, h.score) for h in memories], matches)
+        looked_up: dict[uuid.UUID, float] = {}
+        if missed:
+            try:
+                with watch.stage("lookup"):
+                    hits = _wait(
+                        self._pool.submit(
+                            self._index.search,
+                            MEMORIES_COLLECTION,
+                            vector,
+                            scope,
+                            len(missed),
+                            missed,
+                        ),
+                        deadline,
+                    )
+                looked_up = {h.id: h.score for h in hits}
+            except (FutureTimeout, ServiceError) as exc:
+                problems.append(f"word matches not compared by meaning: {exc or 'no time left'}")
+        return _Found(memories, passages, looked_up), matches, problems
+
+    def _word_matches(
+        self, lexical: Future[list[LexicalHit]] | None, deadline: float
+    ) -> tuple[list[LexicalHit], list[str]]:
+        if lexical is None:
+            return [], []
+        try:
+            return _wait(lexical, deadline), []
+        except FutureTimeout:
+            return [], [f"lexical search took longer than {self._timeout:g}s; skipped"]
+        except ServiceError as exc:
+            return [], [f"lexical search skipped: {exc}"]
 
     def _validate(
         self,

@@ -10,6 +10,7 @@ from datetime import datetime
 
 from aria_mem.adapters.in_memory.memories import MemMemories, State, now, pending_count
 from aria_mem.adapters.in_memory.records import MemConversations, MemDaemonRecords, MemKnowledge
+from aria_mem.domain.fusion import LexicalHit
 from aria_mem.domain.models import (
     IndexState,
     Kind,
@@ -41,6 +42,18 @@ class MemReads:
                 if (m.user_id, m.companion_id) == (user_id, companion_id) and self._s.usable(m)
             ]
             return self._s.stage(user_id, companion_id), select_profile(pool)
+
+    def lexical_candidates(
+        self,
+        user_id: str,
+        companion_id: str,
+        text: str,
+        limit: int,
+        timeout: float | None = None,
+    ) -> list[LexicalHit]:
+        """None: the twin has no text-search engine, and a hand-made scorer here would
+        only test itself. Retrieval over it is the nearest vectors alone."""
+        return []
 
     def fetch_with_usability(
         self, memory_ids: Sequence[uuid.UUID], timeout: float | None = None

@@ -8,6 +8,8 @@ from collections.abc import Sequence
 
 from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database
+from aria_mem.adapters.postgres.text_search import TextSearch, lexical_hits
+from aria_mem.domain.fusion import LexicalHit
 from aria_mem.domain.models import KnowledgeItem, Memory, Stage
 from aria_mem.domain.profile import MAX_PROFILE_FACTS, MIN_PROFILE_IMPORTANCE
 
@@ -28,8 +30,9 @@ _PROFILE_SQL = (
 
 
 class PgRetrievalReads:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, text_search: TextSearch | None = None) -> None:
         self._db = db
+        self._text_search = text_search or TextSearch()
 
     def retrieval_context(
         self, user_id: str, companion_id: str, timeout: float | None = None
@@ -53,6 +56,22 @@ class PgRetrievalReads:
             found = profile_cur.fetchall()
         stage = Stage(stage_row["stage"]) if stage_row else Stage.EARLY
         return stage, [rows.memory(r) for r in found]
+
+    def lexical_candidates(
+        self,
+        user_id: str,
+        companion_id: str,
+        text: str,
+        limit: int,
+        timeout: float | None = None,
+    ) -> list[LexicalHit]:
+        """The usable memories of the pair whose words best match ``text`` (full-text
+        search; see ``text_search``), best first."""
+        if not text.strip() or limit <= 0:
+            return []
+        with self._db.bounded(timeout) as conn:
+            language = self._text_search.language(conn)
+            return lexical_hits(conn, language, user_id, companion_id, text, limit)
 
     def fetch_with_usability(
         self, memory_ids: Sequence[uuid.UUID], timeout: float | None = None

@@ -13,13 +13,23 @@ from aria_mem.adapters.postgres.knowledge import PgKnowledge
 from aria_mem.adapters.postgres.memories import PgMemories
 from aria_mem.adapters.postgres.queue import PgIndexQueue
 from aria_mem.adapters.postgres.reads import PgRelationships, PgRetrievalReads
+from aria_mem.adapters.postgres.text_search import TextSearch
 
 
 class PostgresStore:
-    def __init__(self, dsn: str, *, connect_timeout: float = 5.0, max_size: int = 4) -> None:
+    def __init__(
+        self,
+        dsn: str,
+        *,
+        connect_timeout: float = 5.0,
+        max_size: int = 4,
+        language: str = "english",
+    ) -> None:
+        """``language``: the text-search configuration memories' words are made with."""
         self.db = Database(dsn, connect_timeout=connect_timeout, max_size=max_size)
+        self.text_search = TextSearch(language)
         self.memories = PgMemories(self.db)
-        self.reads = PgRetrievalReads(self.db)
+        self.reads = PgRetrievalReads(self.db, self.text_search)
         self.relationships = PgRelationships(self.db)
         self.queue = PgIndexQueue(self.db)
         self.knowledge = PgKnowledge(self.db)
@@ -27,7 +37,11 @@ class PostgresStore:
         self.daemon = PgDaemonRecords(self.db)
 
     def migrate(self) -> list[str]:
-        return self.db.migrate()
+        """Apply missing migrations; then make the stored words follow the language."""
+        applied = self.db.migrate()
+        with self.db.connection() as conn:
+            self.text_search.apply(conn)
+        return applied
 
     def schema_version(self) -> int:
         return self.db.schema_version()

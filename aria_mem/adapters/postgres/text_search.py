@@ -1,0 +1,129 @@
+"""The lexical candidate source: PostgreSQL full-text search over a user's memories.
+
+PostgreSQL keeps each memory's words (``search_words``, a generated tsvector) and a GIN index
+over them with the scope, so a search reads one user's and companion's matches only. The words
+are made with a text-search configuration ([retrieval] language, e.g. english: stemming and
+stop words); a name the server does not know falls back to ``simple`` (lower-cased words, no
+stemming), with a warning, rather than failing retrieval. Changing the language re-makes the
+words of every row once, when the store migrates.
+
+The query is the message's words joined by OR (any shared word makes a candidate), ranked by
+``ts_rank_cd`` (cover density: more of the query's words, closer together, rank higher),
+normalised to 0..1 by rank / (rank + 1).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from aria_mem.adapters.postgres import rows
+from aria_mem.domain.fusion import LexicalHit
+
+log = logging.getLogger(__name__)
+
+FALLBACK_LANGUAGE = "simple"
+
+_RANK_NORMALISATION = 32
+"""ts_rank_cd's flag for rank / (rank + 1): a score in 0..1 whatever the text length."""
+
+LEXICAL_SQL = (
+    "SELECT m.id, ts_rank_cd(m.search_words, q.query, %(norm)s) AS score"
+    " FROM (SELECT replace(plainto_tsquery(%(lang)s::regconfig, %(text)s)::text,"
+    " ' & ', ' | ')::tsquery AS query) q,"
+    f" memories m {rows.JOIN_RELATIONSHIP}"
+    " WHERE m.user_id = %(u)s AND m.companion_id = %(c)s AND m.search_words @@ q.query"
+    f" AND m.status = 'active' AND {rows.USABLE}"
+    " ORDER BY score DESC, m.id LIMIT %(n)s"
+)
+"""plainto_tsquery joins the words with AND (' & ' between quoted lexemes, which never hold
+a space); OR instead lets a memory that shares only some of the words be found."""
+
+
+class TextSearch:
+    """Which configuration the words are made with, resolved once against the server."""
+
+    def __init__(self, wanted: str = "english") -> None:
+        self.wanted = wanted.strip().lower() or "english"
+        self._resolved: str | None = None
+        self._lock = threading.Lock()
+
+    def language(self, conn: psycopg.Connection[Any]) -> str:
+        """The configuration in use: the one asked for, or ``simple`` when the server has no
+        configuration of that name."""
+        with self._lock:
+            if self._resolved is None:
+                found = conn.execute(
+                    "SELECT oid::regconfig::text AS name FROM pg_ts_config"
+                    " WHERE cfgname = %s AND pg_ts_config_is_visible(oid)",
+                    (self.wanted,),
+                ).fetchone()
+                if found is None:
+                    log.warning(
+                        "PostgreSQL has no text-search configuration '%s' ([retrieval] language);"
+                        " lexical search uses '%s' (no stemming). Choose one of: %s",
+                        self.wanted,
+                        FALLBACK_LANGUAGE,
+                        ", ".join(available(conn)),
+                    )
+                self._resolved = str(found["name"]) if found else FALLBACK_LANGUAGE
+            return self._resolved
+
+    def apply(self, conn: psycopg.Connection[Any]) -> int:
+        """Make the stored words follow the configured language; return how many rows were
+        re-made (none unless the language changed since the last time)."""
+        language = self.language(conn)
+        with conn.transaction():
+            current = conn.execute(
+                "SELECT language::text AS name FROM text_search FOR UPDATE"
+            ).fetchone()
+            if current is not None and current["name"] == language:
+                return 0
+            conn.execute(
+                sql.SQL(
+                    "ALTER TABLE memories ALTER COLUMN search_language SET DEFAULT {}::regconfig"
+                ).format(sql.Literal(language))
+            )
+            changed = conn.execute(
+                "UPDATE memories SET search_language = %(l)s::regconfig"
+                " WHERE search_language <> %(l)s::regconfig",
+                {"l": language},
+            ).rowcount
+            conn.execute("UPDATE text_search SET language = %s::regconfig", (language,))
+        log.info(
+            "lexical search now uses '%s'; re-made the words of %d memories", language, changed
+        )
+        return changed
+
+
+def available(conn: psycopg.Connection[Any]) -> list[str]:
+    found = conn.execute(
+        "SELECT cfgname FROM pg_ts_config WHERE pg_ts_config_is_visible(oid) ORDER BY cfgname"
+    ).fetchall()
+    return [str(r["cfgname"]) for r in found]
+
+
+def lexical_hits(
+    conn: psycopg.Connection[Any],
+    language: str,
+    user_id: str,
+    companion_id: str,
+    text: str,
+    limit: int,
+) -> list[LexicalHit]:
+    found = conn.execute(
+        LEXICAL_SQL,
+        {
+            "norm": _RANK_NORMALISATION,
+            "lang": language,
+            "text": text,
+            "u": user_id,
+            "c": companion_id,
+            "n": limit,
+        },
+    ).fetchall()
+    return [LexicalHit(r["id"], float(r["score"])) for r in found]

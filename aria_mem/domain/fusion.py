@@ -1,0 +1,117 @@
+"""Two candidate lists, one ranking: the nearest vectors and the best word matches, fused.
+
+A calibrated blend rather than reciprocal rank fusion, because the seed's ranking and its
+similarity floor are written in cosine: the fused relevance stays on that scale.
+
+    relevance = min(1, cosine + LEXICAL_WEIGHT x lexical)
+
+``lexical`` is PostgreSQL's ts_rank_cd score for the memory, normalised to 0..1 (0 when its
+words do not match). A memory the words do not match keeps exactly its cosine, so the floor and
+the formula mean for it what the seed says; shared words lift a memory by at most
+LEXICAL_WEIGHT. A lexical-only match (not among the nearest vectors) gets its real cosine from
+the index, looked up for it alone, plus its lift; one with no vector under the current model
+(still pending) cannot be compared by meaning and is left out. Relevance is what the ranking
+formula's "similarity" and the floor then see; `search --explain` shows both parts.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class CandidateSource(StrEnum):
+    """Where candidates come from: ``fused`` (the default) or ``dense``, the seed's nearest
+    vectors alone, kept to compare against and as a way back."""
+
+    FUSED = "fused"
+    DENSE = "dense"
+
+
+@dataclass(frozen=True)
+class FusionWeights:
+    lexical_weight: float = 0.15
+    """The most that shared words can add to a memory's cosine."""
+    lexical_candidates: int = 30
+    """How many word matches PostgreSQL returns, beside the index's nearest vectors."""
+
+
+DEFAULT_FUSION = FusionWeights()
+
+
+@dataclass(frozen=True)
+class LexicalHit:
+    id: uuid.UUID
+    score: float
+    """ts_rank_cd normalised to 0..1."""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What each source said about one candidate, for the ranking and for `--explain`."""
+
+    similarity: float | None
+    """Cosine from the index; None when the memory has no vector under the current model."""
+    dense_rank: int | None
+    """1-based place among the nearest vectors (None: not among them)."""
+    lexical_rank: int | None
+    """1-based place among the word matches (None: not among them)."""
+    lexical_score: float | None
+    relevance: float
+    """What the ranking formula and the floor see as the similarity."""
+    fused_rank: int = 0
+    """1-based place after fusion."""
+
+
+def relevance(similarity: float, lexical_score: float | None, weights: FusionWeights) -> float:
+    return min(1.0, similarity + weights.lexical_weight * (lexical_score or 0.0))
+
+
+def fuse(
+    dense: Sequence[tuple[uuid.UUID, float]],
+    lexical: Sequence[LexicalHit],
+    looked_up: Mapping[uuid.UUID, float],
+    limit: int,
+    weights: FusionWeights = DEFAULT_FUSION,
+) -> dict[uuid.UUID, Evidence]:
+    """``dense``: the index's nearest (id, cosine), best first; ``lexical``: PostgreSQL's word
+    matches, best first; ``looked_up``: the cosine of lexical-only matches that have a vector.
+    Returns the best ``limit`` candidates by relevance, in order."""
+    dense_rank = {mid: i for i, (mid, _) in enumerate(dense, 1)}
+    cosine = {**looked_up, **dict(dense)}
+    lexical_by_id = {h.id: (i, h.score) for i, h in enumerate(lexical, 1)}
+    unranked: list[tuple[uuid.UUID, Evidence]] = []
+    for mid in dict.fromkeys([*dense_rank, *lexical_by_id]):
+        similarity = cosine.get(mid)
+        if similarity is None:
+            continue
+        lexical_rank, lexical_score = lexical_by_id.get(mid, (None, None))
+        unranked.append(
+            (
+                mid,
+                Evidence(
+                    similarity,
+                    dense_rank.get(mid),
+                    lexical_rank,
+                    lexical_score,
+                    relevance(similarity, lexical_score, weights),
+                ),
+            )
+        )
+    unranked.sort(key=lambda item: (-item[1].relevance, str(item[0])))
+    return {
+        mid: Evidence(
+            e.similarity, e.dense_rank, e.lexical_rank, e.lexical_score, e.relevance, place
+        )
+        for place, (mid, e) in enumerate(unranked[:limit], 1)
+    }
+
+
+def lexical_only(
+    dense: Sequence[tuple[uuid.UUID, float]], lexical: Sequence[LexicalHit]
+) -> list[uuid.UUID]:
+    """The word matches the nearest vectors missed: their cosine must be looked up."""
+    seen = {mid for mid, _ in dense}
+    return [h.id for h in lexical if h.id not in seen]

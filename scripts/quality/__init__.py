@@ -1,0 +1,1 @@
+"""The retrieval-quality data set (see scripts/bench_quality.py)."""
