@@ -57,6 +57,11 @@ def test_search_json_shows_the_decision_and_counts_no_use(
     ]
     relevant = data["memories"][1]
     assert relevant["score"] == pytest.approx(sum(relevant["contributions"].values()))
+    # Found by meaning and by the word 'sister': both sources, and the fused place, shown.
+    found = relevant["found"]
+    assert found["dense_rank"] == 1 and found["lexical_rank"] == 1 and found["fused_rank"] == 1
+    assert found["relevance"] == pytest.approx(found["cosine"] + 0.10)
+    assert relevant["similarity"] == pytest.approx(found["relevance"])
     assert {d["reason"] for d in data["dropped"]} == {"below the similarity threshold"}
     assert set(data["timings_ms"]) >= {"embed", "search", "validate", "rank", "format", "total"}
     assert data["prompt"].startswith("USER PROFILE DATA\n")
@@ -77,6 +82,7 @@ def test_search_explain_why_and_prompt_for_people(
     out = result.stdout
     assert "selected" in out and "dropped" in out and "timings:" in out
     assert "The user's sister loves pottery." in out
+    assert "words #1" in out and "fused #1" in out and "cos 0." in out
     assert f"why {seeded['jazz'][:8]}: dropped: below the similarity threshold" in out
     assert "- [RelationshipFact] The user's sister loves pottery. (confidence: high)" in out
     plain = cli("search", "my sister", env=env)

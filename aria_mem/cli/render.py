@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -202,25 +203,46 @@ def ranked_list(result: SearchResult) -> None:
         )
 
 
+def evidence_text(result: SearchResult, memory_id: uuid.UUID) -> str:
+    """Each source's say: the cosine and place among the nearest vectors, the place and
+    score among the word matches, and the place after fusion."""
+    e = result.evidence.get(memory_id)
+    if e is None:
+        return "—"
+    vector = f"cos {e.similarity:.3f}" if e.similarity is not None else "cos —"
+    if e.dense_rank is not None:
+        vector += f" #{e.dense_rank}"
+    words = (
+        f"words #{e.lexical_rank} {e.lexical_score:.3f}"
+        if e.lexical_rank is not None and e.lexical_score is not None
+        else "words —"
+    )
+    return f"{vector}\n{words}\nfused #{e.fused_rank}"
+
+
 def explain(result: SearchResult) -> None:
     sel = result.selection
     console.print(Text(f"query: {result.query!r}", style="dim"))
     console.print(
         f"stage {result.stage.value}: similarity bar {sel.threshold:.2f}, cap "
-        f"{sel.cap} memories; {result.candidates} candidates from the index "
-        f"({markup_safe(result.model)})"
+        f"{sel.cap} memories; {result.candidates} candidates from the nearest vectors "
+        f"({markup_safe(result.model)}) and word matches, fused"
     )
     table = Table(
         header_style="bold",
         box=box.SIMPLE_HEAD,
         padding=(0, 1),
-        title="selected (P profile, R relevant; each signal, then its weighted part)",
+        title=(
+            "selected (P profile, R relevant; each signal, then its weighted part; "
+            "sim = cosine + word lift)"
+        ),
         title_justify="left",
     )
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("score", justify="right", no_wrap=True)
     table.add_column("type", overflow="fold", max_width=16)
     table.add_column("text", ratio=1, min_width=16, overflow="fold")
+    table.add_column("found", no_wrap=True)
     for name in ("sim", "imp", "emo", "rec", "use"):
         table.add_column(name, justify="right", no_wrap=True)
     for position, r in enumerate(result.chosen, start=1):
@@ -236,7 +258,8 @@ def explain(result: SearchResult) -> None:
             ]
             total = f"[bold]{s.total:.3f}[/bold]"
         tag = ("P" if r.section.value == "profile" else "R") + str(position)
-        table.add_row(tag, total, r.memory.type.value, Text(safe(r.memory.text)), *cells)
+        found = evidence_text(result, r.memory.id)
+        table.add_row(tag, total, r.memory.type.value, Text(safe(r.memory.text)), found, *cells)
     console.print(table)
     if sel.dropped:
         dropped = Table(
@@ -244,6 +267,7 @@ def explain(result: SearchResult) -> None:
         )
         dropped.add_column("id", style="cyan")
         dropped.add_column("text", overflow="fold")
+        dropped.add_column("found", no_wrap=True)
         dropped.add_column("sim", justify="right")
         dropped.add_column("score", justify="right")
         dropped.add_column("why")
@@ -251,6 +275,7 @@ def explain(result: SearchResult) -> None:
             dropped.add_row(
                 str(d.memory_id)[:8],
                 Text(safe(d.memory.text) if d.memory else "—"),
+                evidence_text(result, d.memory_id),
                 _f(d.similarity, 3),
                 _f(d.score.total if d.score else None, 3),
                 d.reason.value,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Annotated, Any
 
 import typer
@@ -13,7 +14,21 @@ from aria_mem.cli.memories import CompanionOpt, JsonOpt, UserOpt
 from aria_mem.cli.render import markup_safe
 
 
-def _ranked_json(position: int, r: Ranked) -> dict[str, Any]:
+def _evidence_json(result: SearchResult, memory_id: uuid.UUID) -> dict[str, Any] | None:
+    e = result.evidence.get(memory_id)
+    if e is None:
+        return None
+    return {
+        "cosine": e.similarity,
+        "dense_rank": e.dense_rank,
+        "lexical_rank": e.lexical_rank,
+        "lexical_score": e.lexical_score,
+        "relevance": e.relevance,
+        "fused_rank": e.fused_rank,
+    }
+
+
+def _ranked_json(position: int, r: Ranked, result: SearchResult) -> dict[str, Any]:
     data: dict[str, Any] = {
         "rank": position,
         "section": r.section.value,
@@ -21,6 +36,7 @@ def _ranked_json(position: int, r: Ranked) -> dict[str, Any]:
         "type": r.memory.type.value,
         "text": r.memory.text,
         "confidence": r.memory.confidence,
+        "found": _evidence_json(result, r.memory.id),
     }
     if r.score is not None:
         data.update(
@@ -35,11 +51,12 @@ def _ranked_json(position: int, r: Ranked) -> dict[str, Any]:
     return data
 
 
-def _dropped_json(d: Dropped) -> dict[str, Any]:
+def _dropped_json(d: Dropped, result: SearchResult) -> dict[str, Any]:
     return {
         "id": str(d.memory_id),
         "reason": d.reason.value,
         "similarity": d.similarity,
+        "found": _evidence_json(result, d.memory_id),
         "text": d.memory.text if d.memory else None,
         "score": d.score.total if d.score else None,
     }
@@ -55,8 +72,8 @@ def result_json(result: SearchResult) -> dict[str, Any]:
         "threshold": result.selection.threshold,
         "cap": result.selection.cap,
         "candidates": result.candidates,
-        "memories": [_ranked_json(i, r) for i, r in enumerate(result.chosen, start=1)],
-        "dropped": [_dropped_json(d) for d in result.selection.dropped],
+        "memories": [_ranked_json(i, r, result) for i, r in enumerate(result.chosen, start=1)],
+        "dropped": [_dropped_json(d, result) for d in result.selection.dropped],
         "knowledge": [
             {
                 "id": str(hit.item.id),
@@ -104,8 +121,10 @@ def search(
     """Show which memories the companion would bring up for a message, and why.
 
     Runs the same retrieval as a chat turn (query from the previous and current message,
-    index search filtered to this user, companion and model, PostgreSQL's check, ranking,
-    profile and cap) but does not count as a use of the memories it shows.
+    nearest vectors filtered to this user, companion and model, fused with PostgreSQL's
+    word matches; PostgreSQL's check, ranking, profile and cap) but does not count as a use
+    of the memories it shows. --explain shows, for each memory, its cosine, its place among
+    the word matches and its place after fusion ("found").
 
     Example: aria-mem search "I need to find a gift" --previous "My sister is getting
     married in June" --explain

@@ -3,12 +3,13 @@
 A calibrated blend rather than reciprocal rank fusion, because the seed's ranking and its
 similarity floor are written in cosine: the fused relevance stays on that scale.
 
-    relevance = min(1, cosine + LEXICAL_WEIGHT x lexical)
+    relevance = min(1, cosine + lexical_weight x lexical / best lexical of this message)
 
-``lexical`` is PostgreSQL's ts_rank_cd score for the memory, normalised to 0..1 (0 when its
-words do not match). A memory the words do not match keeps exactly its cosine, so the floor and
-the formula mean for it what the seed says; shared words lift a memory by at most
-LEXICAL_WEIGHT. A lexical-only match (not among the nearest vectors) gets its real cosine from
+``lexical`` is PostgreSQL's ts_rank_cd score for the memory (0 when its words do not match), so
+the best word match of the message is lifted by the whole lexical_weight (0.10) and the others
+in proportion: matching more of the message's words, closer together, lifts more. A memory the
+words do not match keeps exactly its cosine, so the floor and the formula mean for it what the
+seed says. A lexical-only match (not among the nearest vectors) gets its real cosine from
 the index, looked up for it alone, plus its lift; one with no vector under the current model
 (still pending) cannot be compared by meaning and is left out. Relevance is what the ranking
 formula's "similarity" and the floor then see; `search --explain` shows both parts.
@@ -32,8 +33,10 @@ class CandidateSource(StrEnum):
 
 @dataclass(frozen=True)
 class FusionWeights:
-    lexical_weight: float = 0.15
-    """The most that shared words can add to a memory's cosine."""
+    lexical_weight: float = 0.10
+    """The most that shared words can add to a memory's cosine (measured with
+    scripts/bench_quality.py: 0.05 to 0.10 helps; from 0.15 on, word noise starts to push
+    paraphrased answers out)."""
     lexical_candidates: int = 30
     """How many word matches PostgreSQL returns, beside the index's nearest vectors."""
 
@@ -65,8 +68,11 @@ class Evidence:
     """1-based place after fusion."""
 
 
-def relevance(similarity: float, lexical_score: float | None, weights: FusionWeights) -> float:
-    return min(1.0, similarity + weights.lexical_weight * (lexical_score or 0.0))
+def relevance(
+    similarity: float, lexical_score: float | None, best_lexical: float, weights: FusionWeights
+) -> float:
+    lift = (lexical_score or 0.0) / best_lexical if best_lexical > 0 else 0.0
+    return min(1.0, similarity + weights.lexical_weight * lift)
 
 
 def fuse(
@@ -82,6 +88,7 @@ def fuse(
     dense_rank = {mid: i for i, (mid, _) in enumerate(dense, 1)}
     cosine = {**looked_up, **dict(dense)}
     lexical_by_id = {h.id: (i, h.score) for i, h in enumerate(lexical, 1)}
+    best_lexical = max((h.score for h in lexical), default=0.0)
     unranked: list[tuple[uuid.UUID, Evidence]] = []
     for mid in dict.fromkeys([*dense_rank, *lexical_by_id]):
         similarity = cosine.get(mid)
@@ -96,7 +103,7 @@ def fuse(
                     dense_rank.get(mid),
                     lexical_rank,
                     lexical_score,
-                    relevance(similarity, lexical_score, weights),
+                    relevance(similarity, lexical_score, best_lexical, weights),
                 ),
             )
         )

@@ -93,7 +93,11 @@ class TextSearch:
                 " WHERE search_language <> %(l)s::regconfig",
                 {"l": language},
             ).rowcount
-            conn.execute("UPDATE text_search SET language = %s::regconfig", (language,))
+            conn.execute(
+                "INSERT INTO text_search (language) VALUES (%(l)s::regconfig)"
+                " ON CONFLICT (only_row) DO UPDATE SET language = EXCLUDED.language",
+                {"l": language},
+            )
         log.info(
             "lexical search now uses '%s'; re-made the words of %d memories", language, changed
         )

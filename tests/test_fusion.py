@@ -1,0 +1,73 @@
+"""The fusion of the nearest vectors and the word matches (pure)."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from aria_mem.domain.fusion import FusionWeights, LexicalHit, fuse, lexical_only
+
+A, B, C, D = (uuid.UUID(int=i) for i in range(1, 5))
+
+
+def test_a_memory_no_word_matches_keeps_exactly_its_cosine() -> None:
+    fused = fuse([(A, 0.61), (B, 0.5)], [], {}, 30)
+    assert [(m, e.relevance, e.similarity, e.dense_rank) for m, e in fused.items()] == [
+        (A, 0.61, 0.61, 1),
+        (B, 0.5, 0.5, 2),
+    ]
+    assert all(e.lexical_rank is None and e.lexical_score is None for e in fused.values())
+
+
+def test_the_best_word_match_gets_the_whole_lift_and_the_others_in_proportion() -> None:
+    weights = FusionWeights(lexical_weight=0.1)
+    fused = fuse([(A, 0.6), (B, 0.55)], [LexicalHit(B, 0.4), LexicalHit(A, 0.1)], {}, 30, weights)
+    assert fused[B].relevance == pytest.approx(0.65)
+    assert fused[A].relevance == pytest.approx(0.6 + 0.1 * 0.25)
+    assert list(fused) == [B, A]
+    assert (fused[B].fused_rank, fused[B].lexical_rank, fused[B].dense_rank) == (1, 1, 2)
+
+
+def test_a_word_only_match_needs_its_looked_up_cosine_and_never_passes_one() -> None:
+    fused = fuse([(A, 0.5)], [LexicalHit(C, 0.3), LexicalHit(D, 0.2)], {C: 0.42}, 30)
+    assert C in fused and D not in fused  # D has no vector under this model
+    assert fused[C].dense_rank is None and fused[C].similarity == 0.42
+    assert fused[C].relevance == pytest.approx(0.52)
+    assert fuse([(A, 0.97)], [LexicalHit(A, 0.9)], {}, 30)[A].relevance == 1.0
+
+
+def test_only_the_best_candidates_by_relevance_are_kept() -> None:
+    fused = fuse([(A, 0.6), (B, 0.59), (C, 0.4)], [LexicalHit(C, 0.5)], {}, 2)
+    assert list(fused) == [A, B]  # C's lift (0.1) does not reach B
+    fused = fuse([(A, 0.6), (B, 0.59), (C, 0.55)], [LexicalHit(C, 0.5)], {}, 2)
+    assert list(fused) == [C, A]
+
+
+def test_lexical_only_lists_the_word_matches_the_vectors_missed_in_order() -> None:
+    assert lexical_only(
+        [(A, 0.5)], [LexicalHit(C, 0.3), LexicalHit(A, 0.2), LexicalHit(B, 0.1)]
+    ) == [
+        C,
+        B,
+    ]
+
+
+@given(
+    st.lists(st.floats(-1, 1), min_size=1, max_size=20),
+    st.lists(st.floats(0.001, 1), max_size=20),
+)
+def test_relevance_is_never_below_the_cosine_nor_above_cosine_plus_the_weight(
+    cosines: list[float], scores: list[float]
+) -> None:
+    ids = [uuid.UUID(int=i + 1) for i in range(len(cosines))]
+    lexical = [LexicalHit(i, s) for i, s in zip(ids, scores, strict=False)]
+    fused = fuse(list(zip(ids, cosines, strict=True)), lexical, {}, 100)
+    for e in fused.values():
+        assert e.similarity is not None
+        assert e.similarity <= e.relevance <= min(1.0, e.similarity + 0.1) + 1e-9
+    assert [e.fused_rank for e in fused.values()] == list(range(1, len(fused) + 1))
+    relevances = [e.relevance for e in fused.values()]
+    assert relevances == sorted(relevances, reverse=True)
