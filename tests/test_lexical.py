@@ -212,7 +212,7 @@ def test_a_word_match_the_nearest_vectors_missed_is_found_with_its_real_cosine(
         assert all(e.lexical_rank is None for e in seed.evidence.values())
 
         result = fused.retrieve("u1", "aria", QUERY)
-        assert [r.memory.text for r in result.chosen][0] == biscuit
+        assert result.chosen[0].memory.text == biscuit
         top = result.chosen[0]
         evidence = result.evidence[top.memory.id]
         assert evidence.dense_rank is None and evidence.lexical_rank == 1

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import uuid
 import unicodedata
+import uuid
 from collections.abc import Sequence
 from dataclasses import asdict
 from datetime import datetime
