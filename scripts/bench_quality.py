@@ -74,7 +74,15 @@ def memory_ids(persona: Persona, facts: Sequence[Fact]) -> dict[str, uuid.UUID]:
     }
 
 
-def write_lines(path: Path, count: int) -> dict[str, dict[str, uuid.UUID]]:
+def dated(fact: Fact) -> str:
+    """The memory's text with the day it was said, as a date-aware index would see it."""
+    said = datetime.fromisoformat(fact.said)
+    return f"{fact.text} (said on {said.day} {said:%B %Y})"
+
+
+def write_lines(
+    path: Path, count: int, dates_in_text: bool = False
+) -> dict[str, dict[str, uuid.UUID]]:
     """The data set as export lines; returns each person's fact ids by key."""
     ids: dict[str, dict[str, uuid.UUID]] = {}
     with path.open("w", encoding="utf-8") as out:
@@ -88,7 +96,7 @@ def write_lines(path: Path, count: int) -> dict[str, dict[str, uuid.UUID]]:
                     "user_id": persona.user,
                     "companion_id": COMPANION,
                     "type": fact.type,
-                    "text": fact.text,
+                    "text": dated(fact) if dates_in_text else fact.text,
                     "importance": fact.importance,
                     "confidence": 0.9,
                     "created_at": said,
@@ -109,7 +117,7 @@ def ranked(result: SearchResult) -> list[uuid.UUID]:
 def run(args: argparse.Namespace, home: Path) -> dict[str, object]:
     os.environ["ARIA_MEM_HOME"] = str(home)
     lines = home / "memories.jsonl"
-    ids = write_lines(lines, args.background)
+    ids = write_lines(lines, args.background, args.dates_in_text)
     clock_now = datetime(2025, 1, 15, tzinfo=UTC)
     embedder = {"provider": "sentence-transformers", "model": "all-MiniLM-L6-v2"}
     retrieval = {"min_similarity": args.min_similarity, "timeout": 30.0}
@@ -173,6 +181,11 @@ def main() -> None:
     parser.add_argument("--background", type=int, default=600, help="generated memories per person")
     parser.add_argument("--min-similarity", type=float, default=0.25)
     parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument(
+        "--dates-in-text",
+        action="store_true",
+        help="write the day each memory was said into its text (measures a date-aware index)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     args.modes = tuple(args.modes.split(","))

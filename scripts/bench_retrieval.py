@@ -1,11 +1,14 @@
 """Benchmark: retrieval overhead (everything but the embedding call) and whole retrieval.
 
     python scripts/bench_retrieval.py [--sizes 1000,10000,100000] [--queries 200]
-                                      [--engines edge,qdrant-local]
+                                      [--engines edge,qdrant-local] [--candidates dense,fused]
 
 For each size, N memories spread over 100 users are stored in a fresh embedded-PostgreSQL
-database and indexed with random 384-dimensional unit vectors. Each query takes a stored
-memory's vector plus noise, so there are real hits above the similarity bar. "overhead" is the
+database and indexed with random 384-dimensional unit vectors. Each memory's text is "The user"
+and ten words drawn Zipf-like from a 5,000-word vocabulary, so the word search has real work:
+common words match many memories, rare ones few. Each query takes a stored memory's vector
+plus noise, so there are real hits above the similarity bar, and its text is three of that
+memory's words and two random ones. "overhead" is the
 whole retrieval (profile, search, validate, rank, format) with an embedder that hands back a
 precomputed vector, so no model is timed; "whole" adds the embedding call through the real
 ollama client to the fake Ollama server over HTTP. p50 and p95 over the queries, after warm-up.
@@ -34,6 +37,7 @@ from aria_mem.adapters.postgres import embedded  # noqa: E402
 from aria_mem.adapters.postgres.store import PostgresStore  # noqa: E402
 from aria_mem.adapters.qdrant_edge import EdgeIndex  # noqa: E402
 from aria_mem.adapters.qdrant_server import QdrantServerIndex  # noqa: E402
+from aria_mem.domain.fusion import CandidateSource  # noqa: E402
 from aria_mem.domain.models import (  # noqa: E402
     MEMORIES_COLLECTION,
     IndexPoint,
@@ -63,19 +67,28 @@ class QueuedEmbedder(BaseEmbedder):
         return [self.queue.pop() for _ in texts]
 
 
+VOCABULARY = 5000
+
+
+def sentence(rng: np.random.Generator, count: int) -> list[str]:
+    ranks = np.minimum(rng.zipf(1.2, size=count), VOCABULARY)
+    return [f"word{r}" for r in ranks]
+
+
 def build(
     n: int, admin: str, index: VectorIndex, rng: np.random.Generator
-) -> tuple[PostgresStore, dict[str, list[np.ndarray]]]:
+) -> tuple[PostgresStore, dict[str, list[tuple[np.ndarray, str]]]]:
     store = fresh_store(admin)
     vectors = rng.normal(size=(n, DIM)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    by_user: dict[str, list[np.ndarray]] = {}
+    by_user: dict[str, list[tuple[np.ndarray, str]]] = {}
     memories: list[Memory] = []
     for i in range(n):
         user = f"user{i % 100}"
+        text = " ".join(["The user", *sentence(rng, 10)]) + f" ({i})."
         memories.append(
             make_memory(
-                f"Memory {i} of {user}.",
+                text,
                 user_id=user,
                 type=TYPES[i % len(TYPES)],
                 importance=(i % 10) / 10,
@@ -84,7 +97,7 @@ def build(
                 use_count=i % 30,
             )
         )
-        by_user.setdefault(user, []).append(vectors[i])
+        by_user.setdefault(user, []).append((vectors[i], text))
     for start in range(0, n, 5000):
         store.memories.import_memories(memories[start : start + 5000])
     index.ensure_collection(MEMORIES_COLLECTION, DIM)
@@ -107,7 +120,7 @@ def percentiles(values: Sequence[float]) -> tuple[float, float]:
 
 def run_queries(
     retriever: Retriever,
-    by_user: dict[str, list[np.ndarray]],
+    by_user: dict[str, list[tuple[np.ndarray, str]]],
     queries: int,
     rng: np.random.Generator,
     feed: QueuedEmbedder | None,
@@ -118,11 +131,13 @@ def run_queries(
     users = sorted(by_user)
     for q in range(queries + 20):
         user = users[q % len(users)]
-        base = by_user[user][int(rng.integers(len(by_user[user])))]
+        base, text = by_user[user][int(rng.integers(len(by_user[user])))]
         noisy = base + rng.normal(scale=0.02, size=DIM).astype(np.float32)
         if feed is not None:
             feed.queue.append((noisy / np.linalg.norm(noisy)).tolist())
-        result = retriever.retrieve(user, "aria", f"query {q}")
+        own = [w for w in text.split() if w.startswith("word")]
+        message = " ".join([*rng.choice(own, size=3), *sentence(rng, 2)])
+        result = retriever.retrieve(user, "aria", f"Tell me about {message}")
         if q < 20:
             continue
         timings = dict(result.timings.items())
@@ -140,6 +155,11 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--engines", default="edge,qdrant-local")
+    parser.add_argument(
+        "--candidates",
+        default="dense,fused",
+        help="candidate sources to time on the same data (dense: the seed's; fused: shipped)",
+    )
     args = parser.parse_args()
     rng = np.random.default_rng(7)
     random.seed(7)
@@ -158,22 +178,30 @@ def main() -> None:
                     t0 = time.perf_counter()
                     store, by_user = build(n, admin, index, rng)
                     setup = time.perf_counter() - t0
-                    feed = QueuedEmbedder()
-                    retriever = Retriever(store.reads, index, feed, timeout=30)
-                    totals, stages, chosen = run_queries(
-                        retriever, by_user, args.queries, rng, feed
-                    )
-                    p50, p95 = percentiles(totals)
-                    parts = " ".join(
-                        f"{k} {statistics.median(v):.2f}"
-                        for k, v in stages.items()
-                        if k not in ("embed", "total")
-                    )
-                    rows.append(
-                        f"| {engine} | {n:,} | overhead | {p50:.2f} | {p95:.2f} | "
-                        f"{parts} | {chosen / args.queries:.1f} | {setup:.0f} s |"
-                    )
-                    print(rows[-1], flush=True)
+                    for source in args.candidates.split(","):
+                        feed = QueuedEmbedder()
+                        retriever = Retriever(
+                            store.reads,
+                            index,
+                            feed,
+                            timeout=30,
+                            candidates=CandidateSource(source),
+                        )
+                        totals, stages, chosen = run_queries(
+                            retriever, by_user, args.queries, rng, feed
+                        )
+                        retriever.close()
+                        p50, p95 = percentiles(totals)
+                        parts = " ".join(
+                            f"{k} {statistics.median(v):.2f}"
+                            for k, v in stages.items()
+                            if k not in ("embed", "total")
+                        )
+                        rows.append(
+                            f"| {engine} | {n:,} | overhead, {source} | {p50:.2f} | {p95:.2f} | "
+                            f"{parts} | {chosen / args.queries:.1f} | {setup:.0f} s |"
+                        )
+                        print(rows[-1], flush=True)
                     if engine == "edge":
                         from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
 
@@ -195,7 +223,6 @@ def main() -> None:
                             )
                             print(rows[-1], flush=True)
                             whole.close()
-                    retriever.close()
                     store.close()
                     index.close()
         finally:

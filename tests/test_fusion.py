@@ -22,11 +22,13 @@ def test_a_memory_no_word_matches_keeps_exactly_its_cosine() -> None:
     assert all(e.lexical_rank is None and e.lexical_score is None for e in fused.values())
 
 
-def test_the_best_word_match_gets_the_whole_lift_and_the_others_in_proportion() -> None:
+def test_words_close_part_of_the_distance_the_cosine_leaves() -> None:
     weights = FusionWeights(lexical_weight=0.1)
-    fused = fuse([(A, 0.6), (B, 0.55)], [LexicalHit(B, 0.4), LexicalHit(A, 0.1)], {}, 30, weights)
-    assert fused[B].relevance == pytest.approx(0.65)
-    assert fused[A].relevance == pytest.approx(0.6 + 0.1 * 0.25)
+    fused = fuse([(A, 0.6), (B, 0.58)], [LexicalHit(B, 0.4), LexicalHit(A, 0.1)], {}, 30, weights)
+    # The best word match closes the whole weight's share of its distance; others in
+    # proportion to their score.
+    assert fused[B].relevance == pytest.approx(1 - 0.42 * 0.9)
+    assert fused[A].relevance == pytest.approx(1 - 0.4 * (1 - 0.1 * 0.25))
     assert list(fused) == [B, A]
     assert (fused[B].fused_rank, fused[B].lexical_rank, fused[B].dense_rank) == (1, 1, 2)
 
@@ -35,15 +37,19 @@ def test_a_word_only_match_needs_its_looked_up_cosine_and_never_passes_one() -> 
     fused = fuse([(A, 0.5)], [LexicalHit(C, 0.3), LexicalHit(D, 0.2)], {C: 0.42}, 30)
     assert C in fused and D not in fused  # D has no vector under this model
     assert fused[C].dense_rank is None and fused[C].similarity == 0.42
-    assert fused[C].relevance == pytest.approx(0.52)
-    assert fuse([(A, 0.97)], [LexicalHit(A, 0.9)], {}, 30)[A].relevance == 1.0
+    assert fused[C].relevance == pytest.approx(1 - 0.58 * 0.9)
+    # A loosely related memory gains more from its words than a close one.
+    loose = fuse([(A, 0.3)], [LexicalHit(A, 0.9)], {}, 30)[A].relevance - 0.3
+    close = fuse([(A, 0.8)], [LexicalHit(A, 0.9)], {}, 30)[A].relevance - 0.8
+    assert loose == pytest.approx(0.07) and close == pytest.approx(0.02)
+    assert fuse([(A, 1.0)], [LexicalHit(A, 0.9)], {}, 30)[A].relevance == 1.0
 
 
 def test_only_the_best_candidates_by_relevance_are_kept() -> None:
-    fused = fuse([(A, 0.6), (B, 0.59), (C, 0.4)], [LexicalHit(C, 0.5)], {}, 2)
-    assert list(fused) == [A, B]  # C's lift (0.1) does not reach B
-    fused = fuse([(A, 0.6), (B, 0.59), (C, 0.55)], [LexicalHit(C, 0.5)], {}, 2)
-    assert list(fused) == [C, A]
+    fused = fuse([(A, 0.6), (B, 0.59), (C, 0.5)], [LexicalHit(C, 0.5)], {}, 2)
+    assert list(fused) == [A, B]  # C's lift (0.05) does not reach B
+    fused = fuse([(A, 0.6), (B, 0.59), (C, 0.57)], [LexicalHit(C, 0.5)], {}, 2)
+    assert list(fused) == [C, A]  # 1 - 0.43 x 0.9 = 0.613
 
 
 def test_lexical_only_lists_the_word_matches_the_vectors_missed_in_order() -> None:
@@ -56,10 +62,10 @@ def test_lexical_only_lists_the_word_matches_the_vectors_missed_in_order() -> No
 
 
 @given(
-    st.lists(st.floats(-1, 1), min_size=1, max_size=20),
+    st.lists(st.floats(0, 1), min_size=1, max_size=20),
     st.lists(st.floats(0.001, 1), max_size=20),
 )
-def test_relevance_is_never_below_the_cosine_nor_above_cosine_plus_the_weight(
+def test_relevance_is_never_below_the_cosine_nor_above_it_plus_the_weight(
     cosines: list[float], scores: list[float]
 ) -> None:
     ids = [uuid.UUID(int=i + 1) for i in range(len(cosines))]

@@ -1,18 +1,24 @@
 """Two candidate lists, one ranking: the nearest vectors and the best word matches, fused.
 
 A calibrated blend rather than reciprocal rank fusion, because the seed's ranking and its
-similarity floor are written in cosine: the fused relevance stays on that scale.
+similarity floor are written in cosine: RRF's scores are ranks, on which the 0.45 floor and the
+0.65 weight would mean nothing. The fused relevance stays on the cosine scale:
 
-    relevance = min(1, cosine + lexical_weight x lexical / best lexical of this message)
+    words     = lexical_weight x lexical / best lexical of this message      (0..0.10)
+    relevance = 1 - (1 - cosine) x (1 - words)
 
-``lexical`` is PostgreSQL's ts_rank_cd score for the memory (0 when its words do not match), so
-the best word match of the message is lifted by the whole lexical_weight (0.10) and the others
-in proportion: matching more of the message's words, closer together, lifts more. A memory the
-words do not match keeps exactly its cosine, so the floor and the formula mean for it what the
-seed says. A lexical-only match (not among the nearest vectors) gets its real cosine from
-the index, looked up for it alone, plus its lift; one with no vector under the current model
-(still pending) cannot be compared by meaning and is left out. Relevance is what the ranking
-formula's "similarity" and the floor then see; `search --explain` shows both parts.
+a noisy OR of the two kinds of evidence: the words close part of the distance the cosine
+leaves, so they lift a loosely related memory (cosine 0.3, the best word match: +0.07) more
+than a close one (cosine 0.8: +0.02), and a word match overtakes only memories that are
+barely nearer in meaning. ``lexical`` is PostgreSQL's ts_rank_cd score (0 when no word
+matches): the best word match of the message gets the whole weight, the others in proportion
+(more of the message's words, closer together, count more).
+
+A memory the words do not match keeps exactly its cosine, so the floor and the formula mean
+for it what the seed says. A lexical-only match (not among the nearest vectors) gets its real
+cosine from the index, looked up for it alone, then its lift; one with no vector under the
+current model (still pending) cannot be compared by meaning and is left out. Relevance is what
+the ranking formula's "similarity" and the floor then see; `search --explain` shows the parts.
 """
 
 from __future__ import annotations
@@ -34,9 +40,10 @@ class CandidateSource(StrEnum):
 @dataclass(frozen=True)
 class FusionWeights:
     lexical_weight: float = 0.10
-    """The most that shared words can add to a memory's cosine (measured with
-    scripts/bench_quality.py: 0.05 to 0.10 helps; from 0.15 on, word noise starts to push
-    paraphrased answers out)."""
+    """The share of the distance the cosine leaves that the best word match closes.
+    Measured with scripts/bench_quality.py: 0.10 to 0.15 helps; from 0.2 on, word noise
+    pushes paraphrased answers out; and above about 0.22 the seed's scenario (a father's
+    death outranking a pizza preference for "pizza night with my dad") turns over."""
     lexical_candidates: int = 30
     """How many word matches PostgreSQL returns, beside the index's nearest vectors."""
 
@@ -71,8 +78,11 @@ class Evidence:
 def relevance(
     similarity: float, lexical_score: float | None, best_lexical: float, weights: FusionWeights
 ) -> float:
-    lift = (lexical_score or 0.0) / best_lexical if best_lexical > 0 else 0.0
-    return min(1.0, similarity + weights.lexical_weight * lift)
+    share = (lexical_score or 0.0) / best_lexical if best_lexical > 0 else 0.0
+    words = weights.lexical_weight * share
+    if words <= 0:
+        return similarity  # exactly the cosine, not a float's round trip through 1 - x
+    return 1.0 - (1.0 - min(1.0, similarity)) * (1.0 - words)
 
 
 def fuse(

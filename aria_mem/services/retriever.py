@@ -61,6 +61,8 @@ class _Found:
     memories: list[Hit] = field(default_factory=list)
     knowledge: list[Hit] = field(default_factory=list)
     looked_up: dict[uuid.UUID, float] = field(default_factory=dict)
+    rows: Future[dict[uuid.UUID, tuple[Memory, bool]]] | None = None
+    """PostgreSQL's rows for every candidate, fetched while the cosines are looked up."""
 
 
 @dataclass(frozen=True)
@@ -175,7 +177,7 @@ class Retriever:
             self._fusion,
         )
         candidates = [Hit(mid, e.relevance, {}) for mid, e in evidence.items()]
-        validated = self._validate(candidates, user_id, companion_id, stage, now, watch)
+        validated = self._validate(candidates, found.rows, user_id, companion_id, stage, now)
         knowledge, knowledge_problem = self._knowledge(found.knowledge, companion_id, stage)
         problems += [p for p in (validated.problem, knowledge_problem) if p]
         with watch.stage("rank"):
@@ -251,7 +253,16 @@ class Retriever:
             problem = f"semantic retrieval skipped: {exc}"
             return _Found(), [], [problem]
         matches, problems = self._word_matches(lexical, deadline)
-        missed = lexical_only([(h.id, h.score) for h in memories], matches)
+        dense = [(h.id, h.score) for h in memories]
+        missed = lexical_only(dense, matches)
+
+        def fetch() -> dict[uuid.UUID, tuple[Memory, bool]]:
+            with watch.stage("validate"):
+                return self._reads.fetch_with_usability(
+                    [mid for mid, _ in dense] + missed, timeout=self._timeout
+                )
+
+        rows = self._pool.submit(fetch) if dense or missed else None
         looked_up: dict[uuid.UUID, float] = {}
         if missed:
             try:
@@ -270,7 +281,7 @@ class Retriever:
                 looked_up = {h.id: h.score for h in hits}
             except (FutureTimeout, ServiceError) as exc:
                 problems.append(f"word matches not compared by meaning: {exc or 'no time left'}")
-        return _Found(memories, passages, looked_up), matches, problems
+        return _Found(memories, passages, looked_up, rows), matches, problems
 
     def _word_matches(
         self, lexical: Future[list[LexicalHit]] | None, deadline: float
@@ -287,21 +298,20 @@ class Retriever:
     def _validate(
         self,
         hits: list[Hit],
+        rows_future: Future[dict[uuid.UUID, tuple[Memory, bool]]] | None,
         user_id: str,
         companion_id: str,
         stage: Stage,
         now: datetime,
-        watch: _Stopwatch,
     ) -> _Validated:
         """Deleted, archived, expired, held and foreign memories are dropped even if the
         index still had a vector for them."""
-        if not hits:
+        if not hits or rows_future is None:
             return _Validated()
         try:
-            with watch.stage("validate"):
-                rows = self._reads.fetch_with_usability([h.id for h in hits], timeout=self._timeout)
-        except ServiceError as exc:
-            return _Validated(problem=f"could not validate candidates: {exc}")
+            rows = rows_future.result(timeout=self._timeout + 1)
+        except (ServiceError, FutureTimeout) as exc:
+            return _Validated(problem=f"could not validate candidates: {exc or 'no time left'}")
         result = _Validated()
         for hit in hits:
             found = rows.get(hit.id)
