@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test demo bench lint all clean
+.PHONY: install test demo bench bench-quality lint all clean
 
 install: $(STAMP)
 
@@ -29,6 +29,12 @@ bench: install
 	$(BIN)/python scripts/bench_retrieval.py
 	$(BIN)/python scripts/bench_reindex.py
 	$(BIN)/python scripts/bench_chat.py
+	$(BIN)/python scripts/bench_quality.py
+
+# Retrieval quality alone: hit@5, hit@10 and recall@10 for plain cosine, word search alone,
+# the seed's pipeline (dense) and the shipped one (fused), with all-MiniLM-L6-v2 in process.
+bench-quality: install
+	$(BIN)/python scripts/bench_quality.py
 
 # ruff, mypy --strict over the package, tests and scripts, and the import-linter contracts
 # (domain -> no I/O; services -> ports, never adapters; cli -> the public API).

@@ -1,18 +1,24 @@
 """Benchmark: how often retrieval finds a memory that answers the question.
 
-    python scripts/bench_quality.py [--background 600] [--min-similarity 0.25] [--json]
+    python scripts/bench_quality.py [--background 1000] [--min-similarity 0.25]
+                                    [--dates-in-text] [--json]
 
-Six people, each with ~24 facts from long conversations buried in ``--background`` generated
-everyday memories (``scripts/quality``; written for this project, MIT, nothing fetched), and
-85 questions whose answers are known facts. Everything goes through the public API on the
-embedded defaults (embedded PostgreSQL, Qdrant Edge) with all-MiniLM-L6-v2 in process, each
-relationship at the "established" stage, the clock set just after the last memory.
+Six people, each with ~24 facts from long conversations buried among ``--background``
+generated everyday memories (scripts/quality: written for this project, MIT, nothing fetched),
+and 84 questions whose answers are known facts, of five kinds: direct, paraphrase (never said
+in those words), temporal, follow_up (needs the message before) and name (a rare name). Every
+memory goes through the public API on the embedded defaults (embedded PostgreSQL, Qdrant
+Edge) with all-MiniLM-L6-v2 in process; each relationship is "established", and the clock is
+set just after the last memory.
 
-For each candidate source (dense: the seed's nearest vectors; lexical: PostgreSQL full-text
-search alone; fused: both, as shipped) it reports hit@5 and hit@10 (a question counts when
-any answering memory is among the first k the pipeline ranks) and recall@10 (the share of a
-question's answering memories among the first 10), overall and per kind of question. "cosine"
-is plain similarity: the index's own top 10, no floor, no ranking.
+Sources, all with the same model and data:
+  cosine   plain similarity: the index's own 10 nearest, no floor, no ranking;
+  lexical  PostgreSQL's word matches alone, in their order;
+  dense    the whole pipeline on the nearest vectors alone (the seed's retrieval);
+  fused    the whole pipeline on both, fused (what ships).
+For the pipelines the ranked list is what goes into the prompt, in order, then what the cap
+cut. hit@k: a question counts when any answering memory is among the first k; recall@10: the
+share of its answering memories among the first 10.
 """
 
 from __future__ import annotations
@@ -178,7 +184,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--background", type=int, default=600, help="generated memories per person")
+    parser.add_argument(
+        "--background", type=int, default=1000, help="generated memories per person"
+    )
     parser.add_argument("--min-similarity", type=float, default=0.25)
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument(
