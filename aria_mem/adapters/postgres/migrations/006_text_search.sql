@@ -27,9 +27,11 @@ BEGIN
         RAISE NOTICE 'btree_gin unavailable (%): lexical search uses a plain GIN index', SQLERRM;
     END;
     IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'btree_gin') THEN
-        CREATE INDEX memories_words ON memories USING gin (user_id, search_words);
+        CREATE INDEX memories_words ON memories USING gin (user_id, search_words)
+            WITH (fastupdate = off);
     ELSE
-        CREATE INDEX memories_words ON memories USING gin (search_words);
+        CREATE INDEX memories_words ON memories USING gin (search_words)
+            WITH (fastupdate = off);
     END IF;
 END
 $$;
