@@ -30,6 +30,7 @@ bench: install
 	$(BIN)/python scripts/bench_reindex.py
 	$(BIN)/python scripts/bench_chat.py
 	$(BIN)/python scripts/bench_quality.py
+	$(BIN)/python scripts/bench_startup.py
 
 # Retrieval quality alone: hit@5, hit@10 and recall@10 for plain cosine, word search alone,
 # the seed's pipeline (dense) and the shipped one (fused), with all-MiniLM-L6-v2 in process.

@@ -131,7 +131,7 @@ class Adapters:
             from aria_mem.adapters.index_sharing import SharedEdgeIndex
 
             private_dir(self.settings.data_dir, what="data folder")
-            return SharedEdgeIndex(self.settings.index_dir)
+            return SharedEdgeIndex(self.settings.index_dir, model=self._lendable_model())
         from aria_mem.adapters.qdrant_server import QdrantServerIndex
 
         return QdrantServerIndex(
@@ -139,8 +139,32 @@ class Adapters:
         )
 
     @property
+    def _model_in_process(self) -> bool:
+        return not providers.EMBEDDING[self.settings.embedder.provider].server
+
+    def _lendable_model(self) -> Any:
+        """The in-process model (not loaded yet), which the index owner lends to the other
+        aria-mem processes; None for a model server, which every process reaches itself."""
+        if not self._model_in_process:
+            return None
+        return self._get("local_model", lambda: build_embedder(self.settings))
+
+    @property
     def embedder(self) -> Embedder:
-        return self._get("embedder", lambda: build_embedder(self.settings))
+        return self._get("embedder", self._embedder)
+
+    def _embedder(self) -> Embedder:
+        if not (self._model_in_process and self.settings.embedded_index):
+            return build_embedder(self.settings)
+        from aria_mem.adapters.embedders.shared import SharedModelEmbedder
+        from aria_mem.adapters.index_sharing import SharedEdgeIndex
+
+        def owner() -> SharedEdgeIndex:
+            index = self.index
+            assert isinstance(index, SharedEdgeIndex)
+            return index
+
+        return SharedModelEmbedder(self._lendable_model(), owner)
 
     @property
     def chat_model(self) -> ChatModel:

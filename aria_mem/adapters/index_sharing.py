@@ -7,6 +7,11 @@ runs) becomes its client. When the owner exits its clients notice the closed soc
 them takes the lock and becomes the owner. The daemon, when it runs, is simply a long-lived
 owner. Calls are JSON lines; writes are idempotent (upsert and delete by id), so a call retried
 after the owner vanished mid-way does no harm.
+
+When the embedding model runs in process, the owner also embeds for its clients over the same
+socket (op ``embed``), so the model (seconds to load, hundreds of MB) is loaded once, by the
+owner, rather than by every command; a client whose model the owner does not have loads its
+own.
 """
 
 from __future__ import annotations
@@ -24,11 +29,11 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from aria_mem.adapters.qdrant_edge import EdgeIndex
 from aria_mem.domain.models import Hit, IndexPoint, SearchScope
-from aria_mem.errors import DimensionMismatchError, VectorIndexError
+from aria_mem.errors import DimensionMismatchError, EmbedderError, VectorIndexError
 from aria_mem.private import FILE_MODE, private_dir
 
 log = logging.getLogger(__name__)
@@ -38,6 +43,25 @@ _MAX_SOCKET_PATH = 100
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 """The longest request or reply line (a batch of vectors is a few MB)."""
 SOCKET_NAME = "index.sock"
+
+
+MAX_TEXTS_PER_CALL = 1024
+"""The most texts one ``embed`` request may carry (the embedder sends a batch at a time)."""
+
+
+class LocalModel(Protocol):
+    """An embedding model loaded in this process, which the owner can lend to its clients."""
+
+    @property
+    def model_name(self) -> str: ...
+
+    def encode(self, texts: list[str]) -> list[list[float]]:
+        """Vectors for texts exactly as given (any query or document prefix already added)."""
+        ...
+
+
+class OwnerHasNoModel(VectorIndexError):
+    """The owner does not run the model a client asked for (or none at all)."""
 
 
 def socket_path_for(root: Path) -> Path:
@@ -75,8 +99,22 @@ def _decode_points(raw: list[dict[str, Any]]) -> list[IndexPoint]:
     return [IndexPoint(uuid.UUID(p["id"]), p["vector"], p["payload"]) for p in raw]
 
 
-def _dispatch(index: EdgeIndex, request: dict[str, Any]) -> Any:
+def _embed(model: LocalModel | None, request: dict[str, Any]) -> list[list[float]]:
+    wanted = request["model"]
+    if model is None or wanted != model.model_name:
+        raise OwnerHasNoModel(f"the index owner does not run {wanted!r}")
+    texts = request["texts"]
+    if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+        raise ValueError("texts must be a list of strings")
+    if len(texts) > MAX_TEXTS_PER_CALL:
+        raise ValueError(f"at most {MAX_TEXTS_PER_CALL} texts per call, not {len(texts)}")
+    return model.encode(texts) if texts else []
+
+
+def _dispatch(index: EdgeIndex, model: LocalModel | None, request: dict[str, Any]) -> Any:
     op = request["op"]
+    if op == "embed":
+        return _embed(model, request)
     c = request.get("collection", "")
     if op == "collection_size":
         return index.collection_size(c)
@@ -120,7 +158,14 @@ class _Handler(socketserver.StreamRequestHandler):
                 log.warning("refused an index request over %d bytes", MAX_MESSAGE_BYTES)
                 return
             try:
-                result: dict[str, Any] = {"ok": _dispatch(self.server.index, json.loads(line))}
+                request = json.loads(line)
+                result: dict[str, Any] = {
+                    "ok": _dispatch(self.server.index, self.server.model, request)
+                }
+            except OwnerHasNoModel as exc:
+                result = {"error": str(exc), "kind": "no_model"}
+            except EmbedderError as exc:
+                result = {"error": str(exc), "kind": "embedder"}
             except DimensionMismatchError as exc:
                 result = {
                     "error": str(exc),
@@ -138,8 +183,9 @@ class _Handler(socketserver.StreamRequestHandler):
 class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
 
-    def __init__(self, path: Path, index: EdgeIndex) -> None:
+    def __init__(self, path: Path, index: EdgeIndex, model: LocalModel | None) -> None:
         self.index = index
+        self.model = model
         with socket_address(path) as address:
             super().__init__(address, _Handler)
 
@@ -148,8 +194,13 @@ class SharedEdgeIndex:
     """A VectorIndex over the Edge shards in ``root``, owned here or reached through the
     process that owns them."""
 
-    def __init__(self, root: Path, *, wait_seconds: float = 10.0) -> None:
+    def __init__(
+        self, root: Path, *, wait_seconds: float = 10.0, model: LocalModel | None = None
+    ) -> None:
+        """``model``: the in-process embedding model to serve to clients while this process
+        owns the index (it loads on the first request)."""
         self._root = root
+        self._model = model
         self._socket_path = socket_path_for(root)
         self._wait = wait_seconds
         self._owned: EdgeIndex | None = None
@@ -180,7 +231,7 @@ class SharedEdgeIndex:
         self._lock_file = handle
         self._owned = EdgeIndex(self._root)
         self._socket_path.unlink(missing_ok=True)
-        self._server = _Server(self._socket_path, self._owned)
+        self._server = _Server(self._socket_path, self._owned, self._model)
         threading.Thread(
             target=self._server.serve_forever,
             kwargs={"poll_interval": 0.05},
@@ -249,9 +300,14 @@ class SharedEdgeIndex:
                     continue
                 reply = json.loads(line)
                 if "error" in reply:
-                    if reply.get("kind") == "dimension":
+                    kind = reply.get("kind")
+                    if kind == "dimension":
                         c, size, model, model_size = reply["args"]
                         raise DimensionMismatchError(c, size, model, model_size)
+                    if kind == "no_model":
+                        raise OwnerHasNoModel(reply["error"])
+                    if kind == "embedder":
+                        raise EmbedderError(reply["error"])
                     raise VectorIndexError(reply["error"])
                 return reply["ok"]
             raise VectorIndexError(
@@ -326,6 +382,19 @@ class SharedEdgeIndex:
     def ids(self, collection: str) -> list[uuid.UUID]:
         result = self._call(lambda i: i.ids(collection), {"op": "ids", "collection": collection})
         return [x if isinstance(x, uuid.UUID) else uuid.UUID(x) for x in result]
+
+    def embed_through_owner(self, model_name: str, texts: list[str]) -> list[list[float]] | None:
+        """Vectors from the owner's copy of ``model_name``; None when this process is the
+        owner (it runs the model itself) or the owner does not have that model."""
+        try:
+            result = self._call(
+                lambda _index: None, {"op": "embed", "model": model_name, "texts": texts}
+            )
+        except OwnerHasNoModel:
+            return None
+        if result is None:
+            return None
+        return [list(map(float, v)) for v in result]
 
     def owner_pid(self) -> int:
         return int(self._call(lambda i: os.getpid(), {"op": "ping"}))

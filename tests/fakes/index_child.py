@@ -1,10 +1,11 @@
 """A second process that uses the shared Edge index, for the two-process tests.
 
-    python -m tests.fakes.index_child ROOT USER COUNT [hold]
+    python -m tests.fakes.index_child ROOT USER COUNT [hold] [model]
 
 Upserts COUNT points for USER (into a 16-dimensional collection; none when COUNT is
 0), prints ``owner=<bool> pid=<owner pid>`` and, with ``hold``,
-keeps running (owning or using the index) until its stdin closes."""
+keeps running (owning or using the index) until its stdin closes. With ``model`` it lends the
+bundled in-process embedding model to its clients, as an aria-mem owner does."""
 
 from __future__ import annotations
 
@@ -17,8 +18,13 @@ from tests.test_index_contract import point
 
 def main() -> None:
     root, user, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
-    hold = len(sys.argv) > 4 and sys.argv[4] == "hold"
-    index = SharedEdgeIndex(root)
+    hold = "hold" in sys.argv[4:]
+    model = None
+    if "model" in sys.argv[4:]:
+        from aria_mem.adapters.embedders.local_model import SentenceTransformerEmbedder
+
+        model = SentenceTransformerEmbedder()
+    index = SharedEdgeIndex(root, model=model)
     if count:
         index.ensure_collection("memories", 16)
     for start in range(0, count, 20):

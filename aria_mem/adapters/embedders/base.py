@@ -27,6 +27,15 @@ class BaseEmbedder:
     def model_name(self) -> str:
         return f"{self.provider}/{self._model}"
 
+    @property
+    def model(self) -> str:
+        """The model's own name, without the provider."""
+        return self._model
+
+    @property
+    def batch_size(self) -> int:
+        return self._batch_size
+
     def _embed_batch(self, texts: list[str]) -> list[list[float]]:
         raise NotImplementedError
 

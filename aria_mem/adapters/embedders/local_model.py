@@ -7,6 +7,7 @@ fetched from a hub. Install with ``pip install 'aria-mem[local]'``.
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ class SentenceTransformerEmbedder(BaseEmbedder):
         """``host`` and ``timeout`` are a model server's; the model runs in this process."""
         super().__init__(model, batch_size=batch_size)
         self._st: Any = None
+        self._lock = threading.Lock()
 
     def _load(self) -> Any:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -62,8 +64,18 @@ class SentenceTransformerEmbedder(BaseEmbedder):
         """Load the model now (seconds), so the first query does not wait for it."""
         self.dimension()
 
-    def _embed_batch(self, texts: list[str]) -> list[list[float]]:
-        if self._st is None:
-            self._st = self._load()
-        vectors = self._st.encode(texts, normalize_embeddings=True, show_progress_bar=False)
+    def encode(self, texts: list[str]) -> list[list[float]]:
+        """Vectors for texts as given (prefixes already added); loads the model on first use.
+        One call at a time: the index owner may embed for other processes and itself at once."""
+        with self._lock:
+            if self._st is None:
+                self._st = self._load()
+            vectors = self._st.encode(texts, normalize_embeddings=True, show_progress_bar=False)
         return [list(map(float, v)) for v in vectors]
+
+    @property
+    def loaded(self) -> bool:
+        return self._st is not None
+
+    def _embed_batch(self, texts: list[str]) -> list[list[float]]:
+        return self.encode(texts)

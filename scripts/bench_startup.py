@@ -1,0 +1,199 @@
+"""Benchmark: what a user waits for when a command starts, each run a new process.
+
+    python scripts/bench_startup.py [--runs 5]
+
+On the embedded default (embedded PostgreSQL, Qdrant Edge) in a throw-away ARIA_MEM_HOME with
+20 memories, the median over ``--runs`` new processes of:
+
+  aria-mem --help                         (imports only)
+  aria-mem list                           (PostgreSQL only)
+  aria-mem search "Any ideas for dinner tonight?"
+      in-process model, no daemon         (this process loads torch and the model)
+      in-process model, daemon running    (the daemon owns the index and lends its model)
+      Ollama adapter, fake Ollama server  (the model server's time is the fake's: ~nothing)
+
+For each: wall time, CPU time (user + system) and peak memory of the command's process, and
+whether it imports torch (from one more run under ``-X importtime``, not timed). The embedded PostgreSQL is started once
+before timing, as it is after a machine's first command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.fakes.ollama_server import FakeOllama, FakeOllamaState  # noqa: E402
+
+QUESTION = "Any ideas for dinner tonight?"
+FACTS = [
+    "The user is allergic to peanuts.",
+    "The user's sister Maya loves pottery.",
+    "The user is vegetarian since 2019.",
+    "The user's favourite cuisine is Thai food.",
+    "The user works as a nurse on night shifts.",
+    "The user has a dog called Biscuit.",
+    "The user is learning Spanish.",
+    "The user runs every Sunday morning.",
+    "The user dislikes coriander.",
+    "The user's partner Sam cooks on Fridays.",
+]
+
+
+@dataclass(frozen=True)
+class Run:
+    wall: float
+    cpu: float
+    peak_mib: float
+    torch: bool
+
+
+def run_once(args: list[str], env: dict[str, str], *, imports: bool = False) -> Run:
+    """One new process; its own rusage (os.wait4), not the sum of all children so far.
+    With ``imports``, run under ``-X importtime`` (slower) to see whether torch was loaded."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, *(["-X", "importtime"] if imports else []), "-m", "aria_mem", *args],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stderr is not None
+    stderr = proc.stderr.read().decode(errors="replace")
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        tail = "\n".join(line for line in stderr.splitlines() if "import time" not in line)
+        raise SystemExit(f"aria-mem {' '.join(args)} failed ({proc.returncode}): {tail[-800:]}")
+    torch = any(
+        line.startswith("import time:") and line.rsplit("|", 1)[-1].strip() == "torch"
+        for line in stderr.splitlines()
+    )
+    return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, torch)
+
+
+def measure(label: str, args: list[str], env: dict[str, str], runs: int) -> str:
+    loads_torch = run_once(args, env, imports=True).torch  # also warms the file cache
+    got = [run_once(args, env) for _ in range(runs)]
+    wall = statistics.median(r.wall for r in got)
+    cpu = statistics.median(r.cpu for r in got)
+    peak = statistics.median(r.peak_mib for r in got)
+    torch = "yes" if loads_torch else "no"
+    row = f"| {label} | {wall:.2f} s | {cpu:.2f} s | {peak:.0f} MiB | {torch} |"
+    print(row, flush=True)
+    return row
+
+
+@contextmanager
+def daemon(env: dict[str, str]) -> Iterator[None]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "aria_mem", "daemon"],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        yield
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+
+
+def wait_for_owner(env: dict[str, str], index: Path, seconds: float = 120) -> None:
+    """Until the daemon holds the index lock (and so serves the model)."""
+    deadline = time.monotonic() + seconds
+    lock = index / "index.lock"
+    while time.monotonic() < deadline:
+        if lock.exists() and lock.read_text().strip().isdigit():
+            pid = int(lock.read_text())
+            cmdline = Path(f"/proc/{pid}/cmdline")
+            if cmdline.exists() and b"daemon" in cmdline.read_bytes():
+                run_once(["status"], env)  # the daemon has loaded its model by now
+                return
+        time.sleep(0.2)
+    raise SystemExit("the daemon did not take the index within 2 minutes")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    rows: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="aria-startup-") as tmp:
+        home = Path(tmp) / "home"
+        base = {k: v for k, v in os.environ.items() if not k.startswith(("ARIA_MEM_", "OLLAMA_"))}
+        local = {
+            **base,
+            "ARIA_MEM_HOME": str(home),
+            "ARIA_MEM_EMBEDDER_PROVIDER": "sentence-transformers",
+            "ARIA_MEM_RETRIEVAL_MIN_SIMILARITY": "0.25",
+        }
+        try:
+            with daemon(local):
+                wait_for_owner(local, home / "data" / "index")
+                for fact in FACTS:
+                    run_once(["remember", fact], local)
+                rows.append(
+                    measure(
+                        "`aria-mem search`, in-process model, daemon running",
+                        ["search", QUESTION],
+                        local,
+                        args.runs,
+                    )
+                )
+            rows.append(
+                measure(
+                    "`aria-mem search`, in-process model, no daemon",
+                    ["search", QUESTION],
+                    local,
+                    args.runs,
+                )
+            )
+            rows.append(measure("`aria-mem list`", ["list"], local, args.runs))
+            rows.append(measure("`aria-mem --help`", ["--help"], local, args.runs))
+            with FakeOllama(FakeOllamaState(dim=384)) as fake:
+                remote = {
+                    **base,
+                    "ARIA_MEM_HOME": str(Path(tmp) / "ollama-home"),
+                    "ARIA_MEM_EMBEDDER_PROVIDER": "ollama",
+                    "ARIA_MEM_EMBEDDER_HOST": fake.url,
+                }
+                for fact in FACTS:
+                    run_once(["remember", fact], remote)
+                rows.append(
+                    measure(
+                        "`aria-mem search`, Ollama adapter, fake server",
+                        ["search", QUESTION],
+                        remote,
+                        args.runs,
+                    )
+                )
+        finally:
+            from aria_mem.adapters.postgres import embedded
+
+            for folder in (home, Path(tmp) / "ollama-home"):
+                embedded.stop(folder / "data" / "postgres")
+    print(f"\nmedian of {args.runs} runs, each a new process\n")
+    print("| command | wall | CPU | peak memory | imports torch |")
+    print("|---|---:|---:|---:|---:|")
+    print("\n".join(rows))
+
+
+if __name__ == "__main__":
+    main()
