@@ -13,8 +13,8 @@ On the embedded default (embedded PostgreSQL, Qdrant Edge) in a throw-away ARIA_
       Ollama adapter, fake Ollama server  (the model server's time is the fake's: ~nothing)
 
 For each: wall time, CPU time (user + system) and peak memory of the command's process, and
-whether it imports torch (from one more run under ``-X importtime``, not timed). The embedded PostgreSQL is started once
-before timing, as it is after a machine's first command.
+whether it imports torch (from one more run under ``-X importtime``, not timed). The embedded
+PostgreSQL is started before timing, as it is after a machine's first command.
 """
 
 from __future__ import annotations
