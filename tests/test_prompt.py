@@ -123,3 +123,11 @@ def test_neutralize_keeps_ordinary_text() -> None:
     text = "The user's sister — Anna — loves pottery (and ceramics), 100%!"
     assert neutralize(text) == text
     assert neutralize("Café in Zürich, 東京") == "Café in Zürich, 東京"
+
+
+def test_every_ascii_control_character_is_a_space_or_gone() -> None:
+    for code in (*range(0x20), 0x7F):
+        got = neutralize(f"a{chr(code)}b")
+        assert got == ("a b" if chr(code) in "\n\r\t\v\f" else "ab"), hex(code)
+    assert neutralize("x\x1b[2J\x07y") == "x[2Jy"
+    assert neutralize("plain text, kept as it is.") == "plain text, kept as it is."

@@ -21,173 +21,32 @@ import json
 import logging
 import os
 import socket
-import socketserver
-import struct
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO, Any
 
+from aria_mem.adapters.index_serving import (
+    MAX_MESSAGE_BYTES,
+    MAX_TEXTS_PER_CALL,
+    LocalModel,
+    OwnerHasNoModel,
+    Server,
+    encode_points,
+    peer_uid,
+    socket_address,
+    socket_path_for,
+)
 from aria_mem.adapters.qdrant_edge import EdgeIndex
 from aria_mem.domain.models import Hit, IndexPoint, SearchScope
 from aria_mem.errors import DimensionMismatchError, EmbedderError, VectorIndexError
 from aria_mem.private import FILE_MODE, private_dir
 
+__all__ = ["MAX_TEXTS_PER_CALL", "SharedEdgeIndex", "peer_uid", "socket_path_for"]
+
 log = logging.getLogger(__name__)
-
-_MAX_SOCKET_PATH = 100
-"""A Unix socket path holds at most 107 bytes on Linux; keep a margin."""
-MAX_MESSAGE_BYTES = 64 * 1024 * 1024
-"""The longest request or reply line (a batch of vectors is a few MB)."""
-SOCKET_NAME = "index.sock"
-
-
-MAX_TEXTS_PER_CALL = 1024
-"""The most texts one ``embed`` request may carry (the embedder sends a batch at a time)."""
-
-
-class LocalModel(Protocol):
-    """An embedding model loaded in this process, which the owner can lend to its clients."""
-
-    @property
-    def model_name(self) -> str: ...
-
-    def encode(self, texts: list[str]) -> list[list[float]]:
-        """Vectors for texts exactly as given (any query or document prefix already added)."""
-        ...
-
-
-class OwnerHasNoModel(VectorIndexError):
-    """The owner does not run the model a client asked for (or none at all)."""
-
-
-def socket_path_for(root: Path) -> Path:
-    """The socket always sits beside the shards, in the owner's 0700 index folder."""
-    return root / SOCKET_NAME
-
-
-@contextmanager
-def socket_address(path: Path) -> Iterator[str]:
-    """An address for bind/connect: the path itself, or, when it is too long for a Unix
-    socket, the same file reached through this process's handle on its folder
-    (``/proc/self/fd/N/index.sock``), so the socket never has to move somewhere shared."""
-    if len(os.fsencode(path)) <= _MAX_SOCKET_PATH:
-        yield str(path)
-        return
-    folder = os.open(path.parent, os.O_PATH | os.O_DIRECTORY)
-    try:
-        yield f"/proc/self/fd/{folder}/{path.name}"
-    finally:
-        os.close(folder)
-
-
-def peer_uid(sock: socket.socket) -> int:
-    """The account of the process at the other end of a Unix socket (SO_PEERCRED)."""
-    raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    _pid, uid, _gid = struct.unpack("3i", raw)
-    return int(uid)
-
-
-def _encode_points(points: Sequence[IndexPoint]) -> list[dict[str, Any]]:
-    return [{"id": str(p.id), "vector": list(p.vector), "payload": p.payload} for p in points]
-
-
-def _decode_points(raw: list[dict[str, Any]]) -> list[IndexPoint]:
-    return [IndexPoint(uuid.UUID(p["id"]), p["vector"], p["payload"]) for p in raw]
-
-
-def _embed(model: LocalModel | None, request: dict[str, Any]) -> list[list[float]]:
-    wanted = request["model"]
-    if model is None or wanted != model.model_name:
-        raise OwnerHasNoModel(f"the index owner does not run {wanted!r}")
-    texts = request["texts"]
-    if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
-        raise ValueError("texts must be a list of strings")
-    if len(texts) > MAX_TEXTS_PER_CALL:
-        raise ValueError(f"at most {MAX_TEXTS_PER_CALL} texts per call, not {len(texts)}")
-    return model.encode(texts) if texts else []
-
-
-def _dispatch(index: EdgeIndex, model: LocalModel | None, request: dict[str, Any]) -> Any:
-    op = request["op"]
-    if op == "embed":
-        return _embed(model, request)
-    c = request.get("collection", "")
-    if op == "collection_size":
-        return index.collection_size(c)
-    if op == "ensure_collection":
-        return index.ensure_collection(c, int(request["size"]))
-    if op == "drop_collection":
-        return index.drop_collection(c)
-    if op == "upsert":
-        return index.upsert(c, _decode_points(request["points"]))
-    if op == "delete":
-        return index.delete(c, [uuid.UUID(i) for i in request["ids"]])
-    if op == "search":
-        only = request.get("only")
-        hits = index.search(
-            c,
-            request["vector"],
-            SearchScope(**request["scope"]),
-            int(request["limit"]),
-            None if only is None else [uuid.UUID(i) for i in only],
-        )
-        return [{"id": str(h.id), "score": h.score, "payload": h.payload} for h in hits]
-    if op == "count":
-        return index.count(c)
-    if op == "ids":
-        return [str(i) for i in index.ids(c)]
-    if op == "ping":
-        return os.getpid()
-    raise VectorIndexError(f"unknown index operation {op!r}")
-
-
-class _Handler(socketserver.StreamRequestHandler):
-    server: _Server
-
-    def handle(self) -> None:
-        uid = peer_uid(self.request)
-        if uid != os.geteuid():
-            log.warning("refused an index connection from another account (uid %d)", uid)
-            return
-        while line := self.rfile.readline(MAX_MESSAGE_BYTES + 1):
-            if len(line) > MAX_MESSAGE_BYTES:
-                log.warning("refused an index request over %d bytes", MAX_MESSAGE_BYTES)
-                return
-            try:
-                request = json.loads(line)
-                result: dict[str, Any] = {
-                    "ok": _dispatch(self.server.index, self.server.model, request)
-                }
-            except OwnerHasNoModel as exc:
-                result = {"error": str(exc), "kind": "no_model"}
-            except EmbedderError as exc:
-                result = {"error": str(exc), "kind": "embedder"}
-            except DimensionMismatchError as exc:
-                result = {
-                    "error": str(exc),
-                    "kind": "dimension",
-                    "args": [exc.collection, exc.collection_size, exc.model, exc.model_size],
-                }
-            except VectorIndexError as exc:
-                result = {"error": str(exc), "kind": "index"}
-            except (KeyError, ValueError, TypeError, RecursionError) as exc:
-                result = {"error": f"bad index request: {exc}", "kind": "index"}
-            self.wfile.write(json.dumps(result).encode() + b"\n")
-            self.wfile.flush()
-
-
-class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
-    daemon_threads = True
-
-    def __init__(self, path: Path, index: EdgeIndex, model: LocalModel | None) -> None:
-        self.index = index
-        self.model = model
-        with socket_address(path) as address:
-            super().__init__(address, _Handler)
 
 
 class SharedEdgeIndex:
@@ -204,7 +63,7 @@ class SharedEdgeIndex:
         self._socket_path = socket_path_for(root)
         self._wait = wait_seconds
         self._owned: EdgeIndex | None = None
-        self._server: _Server | None = None
+        self._server: Server | None = None
         self._lock_file: IO[str] | None = None
         self._conn: socket.socket | None = None
         self._reader: IO[bytes] | None = None
@@ -231,7 +90,7 @@ class SharedEdgeIndex:
         self._lock_file = handle
         self._owned = EdgeIndex(self._root)
         self._socket_path.unlink(missing_ok=True)
-        self._server = _Server(self._socket_path, self._owned, self._model)
+        self._server = Server(self._socket_path, self._owned, self._model)
         threading.Thread(
             target=self._server.serve_forever,
             kwargs={"poll_interval": 0.05},
@@ -338,7 +197,7 @@ class SharedEdgeIndex:
     def upsert(self, collection: str, points: Sequence[IndexPoint]) -> None:
         self._call(
             lambda i: i.upsert(collection, points),
-            {"op": "upsert", "collection": collection, "points": _encode_points(points)},
+            {"op": "upsert", "collection": collection, "points": encode_points(points)},
         )
 
     def delete(self, collection: str, ids: Sequence[uuid.UUID]) -> None:

@@ -75,21 +75,29 @@ class EdgeIndex:
         self._root = root
         self._shards: dict[str, Any] = {}
         self._lock = threading.RLock()
+        self._sizes: dict[str, int] | None = None
+        """The size register as last read or written (only the owner of the shards writes
+        it), so a search does not read and parse a file."""
 
     # -- collections --------------------------------------------------------------------
 
     def _meta(self) -> dict[str, int]:
+        if self._sizes is not None:
+            return dict(self._sizes)
         path = self._root / _META
         if not path.exists():
             return {}
         try:
-            return {str(k): int(v) for k, v in json.loads(path.read_text()).items()}
+            sizes = {str(k): int(v) for k, v in json.loads(path.read_text()).items()}
         except (OSError, ValueError) as exc:
             raise VectorIndexError(f"The index register {path} is unreadable: {exc}") from exc
+        self._sizes = sizes
+        return dict(sizes)
 
     def _write_meta(self, meta: dict[str, int]) -> None:
         private_dir(self._root, what="index folder")
         write_private(self._root / _META, json.dumps(meta))
+        self._sizes = dict(meta)
 
     def collection_size(self, collection: str) -> int | None:
         with self._lock:
