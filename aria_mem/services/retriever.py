@@ -224,25 +224,26 @@ class Retriever:
             KNOWLEDGE_SCOPE_USER, scope.companion_id, scope.embedding_model
         )
 
-        def search(vector: list[float]) -> tuple[list[Hit], list[Hit]]:
-            memories = self._index.search(
-                MEMORIES_COLLECTION, vector, scope, self._weights.max_candidates
-            )
-            passages = (
-                self._index.search(
-                    KNOWLEDGE_COLLECTION, vector, knowledge_scope, self._knowledge_limit
+        def embed_and_search() -> tuple[list[float], list[Hit], list[Hit]]:
+            """One job, not two: a hand-over between threads costs more than a search."""
+            with watch.stage("embed"):
+                vector = self._embedder.embed_query(query)
+            with watch.stage("search"):
+                memories = self._index.search(
+                    MEMORIES_COLLECTION, vector, scope, self._weights.max_candidates
                 )
-                if self._knowledge_limit
-                else []
-            )
-            return memories, passages
+                passages = (
+                    self._index.search(
+                        KNOWLEDGE_COLLECTION, vector, knowledge_scope, self._knowledge_limit
+                    )
+                    if self._knowledge_limit
+                    else []
+                )
+            return vector, memories, passages
 
         deadline = time.monotonic() + self._timeout
         try:
-            with watch.stage("embed"):
-                vector = _wait(self._pool.submit(self._embedder.embed_query, query), deadline)
-            with watch.stage("search"):
-                memories, passages = _wait(self._pool.submit(search, vector), deadline)
+            vector, memories, passages = _wait(self._pool.submit(embed_and_search), deadline)
         except FutureTimeout:
             problem = (
                 f"embedding or index search took longer than {self._timeout:g}s; "

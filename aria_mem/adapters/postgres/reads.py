@@ -38,7 +38,7 @@ class PgRetrievalReads:
         self, user_id: str, companion_id: str, timeout: float | None = None
     ) -> tuple[Stage, list[Memory]]:
         """The relationship stage and the profile candidates, in one round trip."""
-        with self._db.bounded(timeout) as conn:
+        with self._db.bounded(timeout) as conn, conn.pipeline():
             stage_cur = conn.execute(
                 "SELECT stage FROM relationships WHERE user_id = %s AND companion_id = %s",
                 (user_id, companion_id),
