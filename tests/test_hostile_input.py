@@ -491,10 +491,13 @@ def test_first_use_by_eight_processes_at_once_loses_nothing(
     env = {**os.environ, "ARIA_MEM_EMBEDDER_HOST": fake_ollama.url}
     script = (
         "import subprocess, sys\n"
-        "codes = [subprocess.run([sys.executable, '-m', 'aria_mem', 'remember',\n"
-        "         f'Writer {sys.argv[1]} fact {i}.'], capture_output=True).returncode\n"
-        "         for i in range(5)]\n"
-        "print(codes)\n"
+        "runs = [subprocess.run([sys.executable, '-m', 'aria_mem', 'remember',\n"
+        "        f'Writer {sys.argv[1]} fact {i}.'], capture_output=True, text=True)\n"
+        "        for i in range(5)]\n"
+        "print([r.returncode for r in runs])\n"
+        "for r in runs:\n"
+        "    if r.returncode:\n"
+        "        print(r.stderr[-1000:], file=sys.stderr)\n"
     )
     writers = [
         subprocess.Popen(
@@ -502,14 +505,17 @@ def test_first_use_by_eight_processes_at_once_loses_nothing(
             cwd=ROOT,
             env=env,
             stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
         )
         for n in range(8)
     ]
     pgdata = isolated_env / "data" / "postgres"
     try:
-        outputs = [w.communicate(timeout=300)[0] for w in writers]
-        assert all(out.strip() == "[0, 0, 0, 0, 0]" for out in outputs), outputs
+        done = [w.communicate(timeout=300) for w in writers]
+        outputs = [out for out, _ in done]
+        failures = [errors for _, errors in done if errors]
+        assert all(out.strip() == "[0, 0, 0, 0, 0]" for out in outputs), (outputs, failures)
         dsn = embedded.ensure_running(pgdata)
         assert _count(dsn) == 40
         with psycopg.connect(dsn) as conn:
