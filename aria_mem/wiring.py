@@ -7,13 +7,16 @@ import importlib
 import re
 import threading
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from aria_mem import providers
 from aria_mem.config import Settings
 from aria_mem.ports import ChatModel, DaemonLock, DocumentReader, Embedder, Store, VectorIndex
 from aria_mem.private import private_dir
 from aria_mem.services.health import Targets
+
+if TYPE_CHECKING:
+    from aria_mem.adapters.embedders.local_model import SentenceTransformerEmbedder
 
 T = TypeVar("T")
 
@@ -142,12 +145,20 @@ class Adapters:
     def _model_in_process(self) -> bool:
         return not providers.EMBEDDING[self.settings.embedder.provider].server
 
-    def _lendable_model(self) -> Any:
+    def _lendable_model(self) -> SentenceTransformerEmbedder | None:
         """The in-process model (not loaded yet), which the index owner lends to the other
         aria-mem processes; None for a model server, which every process reaches itself."""
         if not self._model_in_process:
             return None
-        return self._get("local_model", lambda: build_embedder(self.settings))
+
+        def build() -> SentenceTransformerEmbedder:
+            from aria_mem.adapters.embedders.local_model import SentenceTransformerEmbedder
+
+            model = build_embedder(self.settings)
+            assert isinstance(model, SentenceTransformerEmbedder)
+            return model
+
+        return self._get("local_model", build)
 
     @property
     def embedder(self) -> Embedder:
@@ -164,7 +175,9 @@ class Adapters:
             assert isinstance(index, SharedEdgeIndex)
             return index
 
-        return SharedModelEmbedder(self._lendable_model(), owner)
+        local = self._lendable_model()
+        assert local is not None
+        return SharedModelEmbedder(local, owner)
 
     @property
     def chat_model(self) -> ChatModel:
