@@ -15,7 +15,7 @@ from aria_mem.errors import UsageError
 from aria_mem.private import open_private
 from aria_mem.services import knowledge as knowledge_service
 from aria_mem.services.knowledge import Learned
-from aria_mem.services.transfer import ImportOutcome, import_lines, read_lines
+from aria_mem.services.transfer import ImportOutcome, import_lines, read_lines, read_stream
 
 Progress = Callable[[int], None]
 
@@ -88,7 +88,7 @@ class Library(Conversation):
 
     def import_file(
         self,
-        path: str | Path,
+        path: str | Path | IO[bytes],
         *,
         skip_invalid: bool = False,
         index: bool = True,
@@ -98,8 +98,12 @@ class Library(Conversation):
         """Import JSON Lines as `export` writes them, idempotently by id. Every line is
         checked first: without ``skip_invalid`` a bad line stops the import and nothing is
         stored. Unchanged rows keep their vectors; the rest are indexed unless ``index`` is
-        False (``on_start`` hears how many wait, ``progress`` how many are done)."""
-        parsed = read_lines(Path(path), skip_invalid=skip_invalid)
+        False (``on_start`` hears how many wait, ``progress`` how many are done). ``path``
+        may also be an open binary stream (e.g. ``sys.stdin.buffer``)."""
+        if isinstance(path, str | Path):
+            parsed = read_lines(Path(path), skip_invalid=skip_invalid)
+        else:
+            parsed = read_stream(path, "stdin", skip_invalid=skip_invalid)
         outcome = import_lines(self.store.memories, parsed.lines, skip_invalid=skip_invalid)
         report = None
         if index and parsed.lines:

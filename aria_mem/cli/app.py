@@ -26,6 +26,14 @@ app = typer.Typer(
 )
 
 
+def _print_version(wanted: bool) -> None:
+    if wanted:
+        from importlib.metadata import version
+
+        sys.stdout.write(f"aria-mem {version('aria-mem')}\n")
+        raise typer.Exit()
+
+
 @app.callback()
 def _root(
     ctx: typer.Context,
@@ -39,6 +47,15 @@ def _root(
             show_default=False,
         ),
     ] = None,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            is_eager=True,
+            callback=_print_version,
+            help="Print aria-mem's version and exit.",
+        ),
+    ] = False,
     verbose: Annotated[
         int,
         typer.Option(

@@ -45,6 +45,29 @@ def emit_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
 
 
+MAX_STDIN_TEXT = 64 * 1024
+"""The most ``remember -`` reads from stdin (a memory is at most 2,000 characters)."""
+
+
+def read_stdin_text() -> str:
+    """The text piped in for an argument given as ``-``, bounded and checked as UTF-8."""
+    if sys.stdin.isatty():
+        raise UsageError(
+            '"-" reads the text from stdin, but nothing is piped in — give it as '
+            'an argument, or pipe it: echo "..." | aria-mem remember -'
+        )
+    raw = sys.stdin.buffer.read(MAX_STDIN_TEXT + 1)
+    if len(raw) > MAX_STDIN_TEXT:
+        raise UsageError(
+            f"more than {MAX_STDIN_TEXT // 1024} KB on stdin — a memory is one sentence; "
+            "for documents use `aria-mem learn`"
+        )
+    try:
+        return raw.decode("utf-8").strip()
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"stdin is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
 

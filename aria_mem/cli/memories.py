@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Annotated
 
@@ -9,7 +10,7 @@ import typer
 
 from aria_mem.api import MemoryStatus, MemoryType, WriteResult
 from aria_mem.cli import render
-from aria_mem.cli.context import emit_json, memory, parse_when
+from aria_mem.cli.context import emit_json, memory, parse_when, read_stdin_text
 from aria_mem.domain.validation import memory_to_record
 
 UserOpt = Annotated[
@@ -45,7 +46,9 @@ def _result_json(result: WriteResult, action: str) -> dict[str, object]:
 
 def remember(
     ctx: typer.Context,
-    text: Annotated[str, typer.Argument(help="The fact to remember, in one sentence.")],
+    text: Annotated[
+        str, typer.Argument(help='The fact to remember, in one sentence; "-" reads it from stdin.')
+    ],
     type_: Annotated[str, typer.Option("--type", "-t", help=f"One of: {TYPES}.")] = "EpisodicEvent",
     importance: Annotated[float, typer.Option("--importance", "-i", help="0..1")] = 0.5,
     emotion: Annotated[
@@ -76,9 +79,10 @@ def remember(
     Remembering a fact that is already known confirms it instead of adding a duplicate.
 
     Example: aria-mem remember "The user is allergic to peanuts." -t ProfileFact -i 0.9
+    Example: echo "The user has a cat called Miso." | aria-mem remember -
     """
     result = memory(ctx).remember(
-        text,
+        read_stdin_text() if text == "-" else text,
         type=type_,
         importance=importance,
         emotion=emotion,
@@ -108,7 +112,11 @@ def list_(
 ) -> None:
     """List memories, oldest first.
 
+    In a terminal a table; piped, every column tab-separated, one memory per line, never
+    wrapped (a header line first).
+
     Example: aria-mem list --status active --json
+    Example: aria-mem list | grep -c peanuts
     """
     wanted = None
     if status != "any":
@@ -121,6 +129,8 @@ def list_(
     )
     if as_json:
         emit_json([memory_to_record(m) | {"index_state": m.index_state.value} for m in memories])
+    elif not sys.stdout.isatty():
+        sys.stdout.write(render.memory_tsv(memories) + "\n")
     elif not memories:
         render.console.print('No memories yet — add one with `aria-mem remember "..."`')
     else:

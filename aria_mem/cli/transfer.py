@@ -19,7 +19,8 @@ from aria_mem.cli.render import markup_safe
 def export(
     ctx: typer.Context,
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="File to write (default: stdout).")
+        Path | None,
+        typer.Option("--output", "-o", help='File to write (default, or "-": stdout).'),
     ] = None,
 ) -> None:
     """Write every memory, every field, as JSON Lines (one memory per line). The file is
@@ -27,7 +28,7 @@ def export(
 
     Example: aria-mem export -o memories.jsonl
     """
-    if output is None:
+    if output is None or str(output) == "-":
         memory(ctx).export(sys.stdout)
         return
     count = memory(ctx).export_file(output)
@@ -52,7 +53,9 @@ def _progress(quiet: bool) -> Iterator[tuple[Callable[[int], None], Callable[[in
 
 def import_(
     ctx: typer.Context,
-    file: Annotated[Path, typer.Argument(help="A JSON Lines file as `export` writes it.")],
+    file: Annotated[
+        Path, typer.Argument(help='A JSON Lines file as `export` writes it; "-" reads stdin.')
+    ],
     skip_invalid: Annotated[
         bool, typer.Option("--skip-invalid", help="Import the valid lines and report the others.")
     ] = False,
@@ -71,10 +74,12 @@ def import_(
     the others are then indexed.
 
     Example: aria-mem import memories.jsonl
+    Example: ssh old-machine aria-mem export | aria-mem import -
     """
+    source = sys.stdin.buffer if str(file) == "-" else file
     with _progress(quiet=as_json) as (start, advance):
         report = memory(ctx).import_file(
-            file, skip_invalid=skip_invalid, index=not no_index, progress=advance, on_start=start
+            source, skip_invalid=skip_invalid, index=not no_index, progress=advance, on_start=start
         )
     outcome = report.outcome
     summary: dict[str, object] = {

@@ -19,6 +19,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from aria_mem.domain.models import Memory
 from aria_mem.domain.validation import memory_from_record
@@ -53,7 +54,11 @@ class ImportOutcome:
     """Lines PostgreSQL refused (only with skip_invalid; otherwise it raises)."""
 
 
-def _refuse(path: Path, problems: Sequence[str]) -> ValidationError:
+MAX_PROBLEMS_READ = 1000
+"""Without --skip-invalid, reading stops at this many bad lines (nothing is imported)."""
+
+
+def _refuse(path: str, problems: Sequence[str]) -> ValidationError:
     shown = "\n  ".join(problems[:MAX_PROBLEMS_SHOWN])
     extra = len(problems) - MAX_PROBLEMS_SHOWN
     more = f"\n  … and {extra} more" if extra > 0 else ""
@@ -93,42 +98,49 @@ def _parse_line(raw: bytes) -> Memory:
 
 def read_lines(path: Path, *, skip_invalid: bool) -> ParsedFile:
     """Validate every line; raise on the first problems unless ``skip_invalid``."""
+    with os.fdopen(_open_regular(path), "rb") as handle:
+        return read_stream(handle, str(path), skip_invalid=skip_invalid)
+
+
+def read_stream(handle: IO[bytes], name: str, *, skip_invalid: bool) -> ParsedFile:
+    """``read_lines`` over an open stream (a pipe: stdin); ``name`` is what errors call it."""
     parsed = ParsedFile()
     first_seen: dict[uuid.UUID, ParsedLine] = {}
-    with os.fdopen(_open_regular(path), "rb") as handle:
-        number = 0
-        while raw := handle.readline(MAX_LINE_BYTES + 1):
-            number += 1
-            if len(raw) > MAX_LINE_BYTES:
-                while raw and not raw.endswith(b"\n"):
-                    raw = handle.readline(MAX_LINE_BYTES + 1)
+    number = 0
+    while raw := handle.readline(MAX_LINE_BYTES + 1):
+        number += 1
+        if len(raw) > MAX_LINE_BYTES:
+            while raw and not raw.endswith(b"\n"):
+                raw = handle.readline(MAX_LINE_BYTES + 1)
+            parsed.problems.append(
+                f"line {number}: longer than {MAX_LINE_BYTES // 1024} KB — one memory "
+                "takes a few hundred bytes"
+            )
+            continue
+        if not raw.strip():
+            continue
+        try:
+            memory = _parse_line(raw)
+        except ValidationError as exc:
+            parsed.problems.append(f"line {number}: {exc}")
+            if not skip_invalid and len(parsed.problems) >= MAX_PROBLEMS_READ:
+                break  # nothing will be imported; an endless pipe of garbage must end too
+            continue
+        earlier = first_seen.get(memory.id)
+        if earlier is not None:
+            if earlier.memory == memory:
+                parsed.repeated += 1
+            else:
                 parsed.problems.append(
-                    f"line {number}: longer than {MAX_LINE_BYTES // 1024} KB — one memory "
-                    "takes a few hundred bytes"
+                    f"line {number}: id {memory.id} is already on line {earlier.number} "
+                    "with other contents — give each memory its own id"
                 )
-                continue
-            if not raw.strip():
-                continue
-            try:
-                memory = _parse_line(raw)
-            except ValidationError as exc:
-                parsed.problems.append(f"line {number}: {exc}")
-                continue
-            earlier = first_seen.get(memory.id)
-            if earlier is not None:
-                if earlier.memory == memory:
-                    parsed.repeated += 1
-                else:
-                    parsed.problems.append(
-                        f"line {number}: id {memory.id} is already on line {earlier.number} "
-                        "with other contents — give each memory its own id"
-                    )
-                continue
-            line = ParsedLine(number, memory)
-            first_seen[memory.id] = line
-            parsed.lines.append(line)
+            continue
+        line = ParsedLine(number, memory)
+        first_seen[memory.id] = line
+        parsed.lines.append(line)
     if parsed.problems and not skip_invalid:
-        raise _refuse(path, parsed.problems)
+        raise _refuse(name, parsed.problems)
     return parsed
 
 

@@ -1,0 +1,97 @@
+"""Conventions a shell user relies on: --version, "-" for stdin and stdout, and output a pipe
+can read (every column, tab-separated, never wrapped)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from importlib.metadata import version
+
+import psycopg
+import pytest
+
+from tests.conftest import ROOT, CliResult
+from tests.fakes.ollama_server import FakeOllama
+
+Cli = Callable[..., CliResult]
+
+
+@pytest.fixture
+def env(embedded_dsn: str, fake_ollama: FakeOllama) -> dict[str, str]:
+    return {"ARIA_MEM_POSTGRES_DSN": embedded_dsn, "ARIA_MEM_EMBEDDER_HOST": fake_ollama.url}
+
+
+def _texts(dsn: str) -> list[str]:
+    with psycopg.connect(dsn) as conn:
+        return [r[0] for r in conn.execute("SELECT text FROM memories ORDER BY created_at")]
+
+
+def test_version_prints_the_installed_version(cli: Cli) -> None:
+    done = cli("--version")
+    assert done.code == 0, done.stderr
+    assert done.stdout == f"aria-mem {version('aria-mem')}\n"
+
+
+def test_remember_dash_reads_the_text_from_stdin(
+    cli: Cli, env: dict[str, str], embedded_dsn: str
+) -> None:
+    done = cli("remember", "-", "--json", env=env, input="The user has a cat called Miso.\n")
+    assert done.code == 0, done.stderr
+    assert json.loads(done.stdout)["memory"]["text"] == "The user has a cat called Miso."
+    empty = cli("remember", "-", env=env, input="  \n")
+    assert empty.code == 2 and "empty" in empty.stderr.lower()
+    flood = cli("remember", "-", env=env, input="x" * (70 * 1024))
+    assert flood.code == 2 and "more than 64 KB on stdin" in flood.stderr
+    broken = subprocess.run(
+        [sys.executable, "-m", "aria_mem", "remember", "-"],
+        input=b"caf\xe9 au lait",
+        capture_output=True,
+        env={**os.environ, **env},
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert broken.returncode == 2 and b"stdin is not UTF-8 text" in broken.stderr
+    assert _texts(embedded_dsn) == ["The user has a cat called Miso."]
+
+
+def test_export_dash_writes_stdout_and_import_dash_reads_stdin(
+    cli: Cli, env: dict[str, str], embedded_dsn: str
+) -> None:
+    assert cli("remember", "The user plays the cello.", env=env).code == 0
+    exported = cli("export", "-o", "-", env=env)
+    assert exported.code == 0, exported.stderr
+    assert not (ROOT / "-").exists()  # not a file called "-"
+    [line] = exported.stdout.splitlines()
+    assert json.loads(line)["text"] == "The user plays the cello."
+    changed = line.replace("cello", "viola")
+    imported = cli("import", "-", "--json", env=env, input=changed + "\n")
+    assert imported.code == 0, imported.stderr
+    assert json.loads(imported.stdout)["updated"] == 1
+    assert _texts(embedded_dsn) == ["The user plays the viola."]
+    garbage = cli("import", "-", env=env, input="not json\n" * 5000)
+    assert garbage.code == 2 and "stdin has 1000 invalid line(s)" in garbage.stderr
+    assert _texts(embedded_dsn) == ["The user plays the viola."]
+
+
+def test_list_into_a_pipe_is_every_column_tab_separated_and_unwrapped(
+    cli: Cli, env: dict[str, str]
+) -> None:
+    long_text = "The user is allergic to peanuts, " + "and to tree nuts of every kind, " * 8
+    made = cli("remember", long_text.strip(), "-t", "ProfileFact", "--json", env=env)
+    assert made.code == 0, made.stderr
+    memory_id = json.loads(made.stdout)["memory"]["id"]
+    assert cli("remember", "The user likes jazz.", env=env).code == 0
+    listed = cli("list", env=env)  # the child's stdout is a pipe, as in `aria-mem list | grep`
+    assert listed.code == 0, listed.stderr
+    header, *rows = listed.stdout.splitlines()
+    columns = header.split("\t")
+    assert columns[0] == "id" and columns[-1] == "text" and "user" in columns
+    assert len(rows) == 2
+    assert sum("allergic to peanuts" in row for row in rows) == 1
+    first = dict(zip(columns, rows[0].split("\t"), strict=True))
+    assert first["id"] == memory_id and first["type"] == "ProfileFact"
+    assert first["text"] == long_text.strip()  # one line, however long
+    assert first["index"] == "indexed" and first["user"] == "me"
