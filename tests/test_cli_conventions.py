@@ -95,3 +95,46 @@ def test_list_into_a_pipe_is_every_column_tab_separated_and_unwrapped(
     assert first["id"] == memory_id and first["type"] == "ProfileFact"
     assert first["text"] == long_text.strip()  # one line, however long
     assert first["index"] == "indexed" and first["user"] == "me"
+
+
+def test_every_command_help_has_an_example() -> None:
+    import typer.main
+
+    from aria_mem.cli.app import app
+
+    root = typer.main.get_command(app)
+    missing: list[str] = []
+
+    def walk(command: object, path: str) -> None:
+        subcommands = getattr(command, "commands", None)
+        if path and "Example:" not in (getattr(command, "help", None) or ""):
+            missing.append(path)
+        for name, sub in (subcommands or {}).items():
+            walk(sub, f"{path} {name}".strip())
+
+    walk(root, "")
+    assert len(missing) == 0, missing
+
+
+def test_json_numbers_carry_no_float_noise(cli: Cli, env: dict[str, str]) -> None:
+    import re
+
+    text = "The user is allergic to peanuts."
+    made = cli("remember", text, "-i", "0.3", "-e", "0.7", "--confidence", "0.9", env=env)
+    assert made.code == 0, made.stderr
+    found = cli("search", text, "--json", env={**env, "ARIA_MEM_RETRIEVAL_MIN_SIMILARITY": "0"})
+    assert found.code == 0, found.stderr
+    result = json.loads(found.stdout)
+    assert [m["text"] for m in result["memories"]] == [text]
+    numbers = re.findall(r"-?\d+\.\d+(?:e-?\d+)?", found.stdout)
+    assert numbers  # scores, weights and timings are there
+    assert all(len(n.split(".")[1].split("e")[0]) <= 6 for n in numbers), numbers
+
+
+def test_an_index_in_process_memory_is_refused_for_the_cli(
+    cli: Cli, env: dict[str, str], embedded_dsn: str
+) -> None:
+    done = cli("remember", "The user swims.", env={**env, "ARIA_MEM_INDEX_URL": ":memory:"})
+    assert done.code == 2
+    assert '[index] url = ":memory:"' in done.stderr and "empty" in done.stderr
+    assert _texts(embedded_dsn) == []

@@ -11,7 +11,11 @@ from typing import Any
 import typer
 
 from aria_mem.api import AriaMem
-from aria_mem.errors import UsageError
+from aria_mem.errors import ConfigError, UsageError
+
+IN_PROCESS_INDEX = ":memory:"
+"""qdrant-client's local mode without a path: fine inside one program, empty for every CLI
+command."""
 
 
 class State:
@@ -22,7 +26,15 @@ class State:
     @property
     def memory(self) -> AriaMem:
         if self._memory is None:
-            self._memory = AriaMem.open(self.config_path)
+            opened = AriaMem.open(self.config_path)
+            if opened.settings.index.url.strip() == IN_PROCESS_INDEX:
+                opened.close()
+                raise ConfigError(
+                    f'[index] url = "{IN_PROCESS_INDEX}" is an index that lives and dies with '
+                    "one process: every aria-mem command would start with an empty one. Remove "
+                    "the key (the embedded index) or give a Qdrant server's URL"
+                )
+            self._memory = opened
         return self._memory
 
     def close(self) -> None:
@@ -41,8 +53,24 @@ def memory(ctx: typer.Context) -> AriaMem:
     return state(ctx).memory
 
 
+JSON_DECIMALS = 6
+"""Scores and weights are sums of products of floats (0.15000000000000002); six decimals are
+more than any of them means."""
+
+
+def rounded(data: Any) -> Any:
+    """``data`` with every float rounded to ``JSON_DECIMALS`` places (ints and bools kept)."""
+    if isinstance(data, float):
+        return round(data, JSON_DECIMALS)
+    if isinstance(data, dict):
+        return {k: rounded(v) for k, v in data.items()}
+    if isinstance(data, list | tuple):
+        return [rounded(v) for v in data]
+    return data
+
+
 def emit_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+    sys.stdout.write(json.dumps(rounded(data), indent=2, default=str) + "\n")
 
 
 MAX_STDIN_TEXT = 64 * 1024

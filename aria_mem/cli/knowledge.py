@@ -14,7 +14,8 @@ from aria_mem.cli.memories import CompanionOpt, JsonOpt
 from aria_mem.cli.render import markup_safe
 
 knowledge_app = typer.Typer(
-    help="List or forget what the companion has learned.", no_args_is_help=True
+    help="List or forget what the companion has learned.\n\nExample: aria-mem knowledge list",
+    no_args_is_help=True,
 )
 
 

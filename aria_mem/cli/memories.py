@@ -138,7 +138,10 @@ def list_(
 
 
 def show(ctx: typer.Context, memory_id: IdArg, as_json: JsonOpt = False) -> None:
-    """Show everything stored about one memory."""
+    """Show everything stored about one memory.
+
+    Example: aria-mem show 3f2a91c0
+    """
     found = memory(ctx).get(memory_id)
     if as_json:
         emit_json(
@@ -240,7 +243,10 @@ def forget(
     as_json: JsonOpt = False,
 ) -> None:
     """Forget a memory for good: its text is deleted from PostgreSQL and its vector removed
-    (queued durably if the index is down). This cannot be undone."""
+    (queued durably if the index is down). This cannot be undone.
+
+    Example: aria-mem forget 3f2a91c0 --yes
+    """
     mem = memory(ctx)
     found = mem.get(memory_id)
     if not yes and not typer.confirm(f"Forget for good: {render.safe(found.text)!r}?"):
