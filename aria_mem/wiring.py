@@ -207,6 +207,23 @@ class Adapters:
             embedder=embedder,
         )
 
+    def stop_local_services(self) -> tuple[int | None, bool]:
+        """Stop the index owner and the embedded PostgreSQL of these settings (a server named
+        by [postgres] dsn or [index] url is not aria-mem's to stop): (owner pid, whether
+        PostgreSQL was running)."""
+        self.close()
+        owner = None
+        if self.settings.embedded_index:
+            from aria_mem.adapters.local_services import stop_index_owner
+
+            owner = stop_index_owner(self.settings.index_dir)
+        postgres = False
+        if self.settings.embedded_postgres:
+            from aria_mem.adapters.postgres import embedded
+
+            postgres = embedded.stop(self.settings.postgres_dir)
+        return owner, postgres
+
     def close(self) -> None:
         with self._lock:
             for name in ("index", "store"):

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from importlib.metadata import version
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -138,3 +139,15 @@ def test_an_index_in_process_memory_is_refused_for_the_cli(
     assert done.code == 2
     assert '[index] url = ":memory:"' in done.stderr and "empty" in done.stderr
     assert _texts(embedded_dsn) == []
+
+
+def test_a_data_folder_of_another_postgresql_major_version_is_named_not_started(
+    cli: Cli, isolated_env: Path
+) -> None:
+    pgdata = isolated_env / "data" / "postgres"
+    pgdata.mkdir(parents=True)
+    (pgdata / "PG_VERSION").write_text("16\n")
+    done = cli("list")
+    assert done.code == 2, done.stderr
+    assert "made by PostgreSQL 16" in done.stderr and "export" in done.stderr
+    assert sorted(p.name for p in pgdata.iterdir()) == ["PG_VERSION"]  # nothing started

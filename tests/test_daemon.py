@@ -370,3 +370,29 @@ def test_status_index_check_fails_when_the_index_folder_was_deleted(
     assert status.code == 1
     check = json.loads(status.stdout)["checks"]["index"]
     assert check["ok"] is False and "aria-mem reindex" in check["error"]
+
+
+def test_stop_ends_the_index_owner_and_the_embedded_postgres(
+    cli: Cli, isolated_env: Path, ollama: FakeOllama
+) -> None:
+    home_env = {"ARIA_MEM_EMBEDDER_HOST": ollama.url}
+    pgdata = isolated_env / "data" / "postgres"
+    assert cli("remember", "The user swims.", env=home_env).code == 0
+    daemon = DaemonProcess(home_env)
+    try:
+        daemon.wait_for("sweep:")  # it has opened the index: it owns it
+        done = cli("stop", "--json", env=home_env)
+        assert done.code == 0, done.stderr
+        assert json.loads(done.stdout) == {
+            "index_owner_pid": daemon.proc.pid,
+            "postgres_stopped": True,
+        }
+        assert daemon.proc.wait(timeout=30) == 0
+        assert not (pgdata / "postmaster.pid").exists()
+        again = cli("stop", env=home_env)
+        assert again.code == 0 and "Nothing was running" in again.stdout
+        listed = cli("list", "--json", env=home_env)  # starts PostgreSQL again
+        assert listed.code == 0 and len(json.loads(listed.stdout)) == 1
+    finally:
+        daemon.stop()
+        embedded.stop(pgdata)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from aria_mem import config, providers
 from aria_mem.api.library import ForgottenSource, ImportReport
-from aria_mem.api.maintenance import Maintenance, Migrated
+from aria_mem.api.maintenance import Maintenance, Migrated, Stopped
 from aria_mem.api.memories import MemoryRef
 from aria_mem.domain.budget import Turn
 from aria_mem.domain.fate import Fate
@@ -154,6 +154,7 @@ __all__ = [
     "SearchResult",
     "Stage",
     "StatusReport",
+    "Stopped",
     "SyncReport",
     "Turn",
     "Upkeep",

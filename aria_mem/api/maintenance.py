@@ -23,7 +23,23 @@ class Migrated:
     version: int
 
 
+@dataclass(frozen=True)
+class Stopped:
+    index_owner_pid: int | None
+    """The aria-mem process that owned the embedded index and was asked to stop; None: none."""
+    postgres: bool
+    """The embedded PostgreSQL server was running and is now stopped."""
+
+
 class Maintenance(Library):
+    def stop_local_services(self) -> Stopped:
+        """Stop what aria-mem started on this machine: the process that owns the embedded
+        index (it lets go cleanly), then the embedded PostgreSQL server. The next command
+        starts them again. This object's own connections are closed first."""
+        self.close()
+        owner, postgres = self._adapters.stop_local_services()
+        return Stopped(owner, postgres)
+
     def status(self) -> StatusReport:
         """PostgreSQL, the index and the model: reachable, how fast, do they agree on the
         vector size; counts; readable data; the daemon. ``report.ok`` is False when

@@ -46,6 +46,28 @@ def migrate(ctx: typer.Context) -> None:
         render.console.print(f"Schema is up to date (version {done.version})")
 
 
+def stop(ctx: typer.Context, as_json: JsonOpt = False) -> None:
+    """Stop what aria-mem runs in the background on this machine: the process that owns the
+    embedded index (the daemon, a chat or the MCP server: it finishes what it is doing and
+    exits) and the embedded PostgreSQL server. The next command starts them again. A
+    PostgreSQL or Qdrant server of your own is left alone.
+
+    Example: aria-mem stop
+    """
+    done = memory(ctx).stop_local_services()
+    if as_json:
+        emit_json({"index_owner_pid": done.index_owner_pid, "postgres_stopped": done.postgres})
+        return
+    if done.index_owner_pid is not None:
+        render.console.print(
+            f"Stopped the process that owned the index (pid {done.index_owner_pid})"
+        )
+    if done.postgres:
+        render.console.print("Stopped the embedded PostgreSQL server")
+    if done.index_owner_pid is None and not done.postgres:
+        render.console.print("Nothing was running")
+
+
 def sync(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     """Index every pending memory now and carry out queued vector removals.
 
@@ -133,3 +155,4 @@ def register(app: typer.Typer) -> None:
     app.command()(status)
     app.command()(migrate)
     app.command()(sync)
+    app.command()(stop)

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aria_mem.adapters.postgres import posix_acl
+from aria_mem.adapters.postgres.embedded_version import check_major_version
 from aria_mem.errors import ConfigError, StoreError
 from aria_mem.private import FILE_MODE, private_dir
 
@@ -362,6 +363,8 @@ def ensure_running(pgdata: Path) -> str:
             if dsn is not None:
                 return dsn
             running = read_postmaster(pgdata)
+            if running is None:
+                check_major_version(pgdata)
             if not (pgdata / "PG_VERSION").exists():
                 _initdb(pgdata, account)
             elif not _is_secured(pgdata):
