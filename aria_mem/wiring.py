@@ -51,10 +51,12 @@ def build_chat_model(settings: Settings) -> ChatModel:
     return model
 
 
-def probe_embedder(provider: str, *, timeout: float = 2.0) -> Embedder:
+def probe_embedder(provider: str, *, host: str = "", timeout: float = 2.0) -> Embedder:
     """An embedder of ``provider`` with its default model, to see if its server answers."""
     factory = _load(providers.EMBEDDING[provider].embedder)
-    embedder: Embedder = factory(providers.EMBEDDING[provider].default_model, timeout=timeout)
+    embedder: Embedder = factory(
+        providers.EMBEDDING[provider].default_model, host=host, timeout=timeout
+    )
     return embedder
 
 

