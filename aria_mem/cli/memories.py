@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from aria_mem.api import MemoryStatus, MemoryType, WriteResult
-from aria_mem.cli import render
+from aria_mem.cli import render, tsv
 from aria_mem.cli.context import emit_json, memory, parse_when, read_stdin_text
 from aria_mem.domain.validation import memory_to_record
 
@@ -130,7 +130,7 @@ def list_(
     if as_json:
         emit_json([memory_to_record(m) | {"index_state": m.index_state.value} for m in memories])
     elif not sys.stdout.isatty():
-        sys.stdout.write(render.memory_tsv(memories) + "\n")
+        sys.stdout.write(tsv.memory_tsv(memories) + "\n")
     elif not memories:
         render.console.print('No memories yet — add one with `aria-mem remember "..."`')
     else:
