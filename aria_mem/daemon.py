@@ -140,7 +140,15 @@ class Daemon:
         finished = upkeep.finish_reindex_if_done(report)
         if finished:
             log.info("re-index to %s finished", finished)
-        level = logging.WARNING if report.errors else logging.INFO
+        idle = not (
+            report.indexed
+            or report.removed
+            or report.deletions_done
+            or report.failed
+            or report.pending_left
+            or report.errors
+        )
+        level = logging.WARNING if report.errors else logging.DEBUG if idle else logging.INFO
         log.log(
             level,
             "pass: indexed=%d removed=%d deletions=%d failed=%d pending=%d took=%.0fms%s",

@@ -35,7 +35,7 @@ class DaemonProcess:
     def __init__(self, env: dict[str, str], *args: str) -> None:
         self.lines: list[str] = []
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "aria_mem", "daemon", "--interval", "0.3", *args],
+            [sys.executable, "-m", "aria_mem", "-vv", "daemon", "--interval", "0.3", *args],
             cwd=ROOT,
             env={**os.environ, **env},
             stdout=subprocess.PIPE,
@@ -396,3 +396,68 @@ def test_stop_ends_the_index_owner_and_the_embedded_postgres(
     finally:
         daemon.stop()
         embedded.stop(pgdata)
+
+
+def test_journal_lines_carry_syslog_priorities_and_tracebacks_keep_theirs() -> None:
+    import logging
+
+    from aria_mem.cli.logs import JournalFormatter, priority
+
+    assert [priority(n) for n in (50, 40, 30, 20, 10, 25, 5)] == [2, 3, 4, 6, 7, 6, 7]
+    formatter = JournalFormatter("%(name)s: %(message)s")
+    record = logging.LogRecord("aria_mem.daemon", logging.WARNING, "", 0, "one\ntwo", None, None)
+    assert formatter.format(record) == "<4>aria_mem.daemon: one\n<4>two"
+
+
+def test_daemon_under_the_journal_logs_priorities_no_http_lines_and_idle_passes_quietly(
+    env: dict[str, str], embedded_dsn: str
+) -> None:
+    journal = {**os.environ, **env, "JOURNAL_STREAM": "8:12345"}
+    _pending_write(embedded_dsn, "The user knits.")
+
+    def once() -> list[str]:
+        done = subprocess.run(
+            [sys.executable, "-m", "aria_mem", "daemon", "--once"],
+            cwd=ROOT,
+            env=journal,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stderr.splitlines()
+
+    busy = once()
+    assert any(line.startswith("<6>aria_mem.daemon: pass: indexed=1") for line in busy), busy
+    assert all(line.startswith("<") for line in busy), busy
+    assert not any("HTTP Request" in line for line in busy), busy
+    idle = once()
+    assert not any("pass:" in line for line in idle), idle  # nothing done: debug only
+
+
+def test_the_systemd_unit_is_hardened_and_writes_only_aria_mems_folders() -> None:
+    import configparser
+
+    import platformdirs
+
+    text = (ROOT / "scripts" / "systemd" / "aria-mem.service").read_text()
+    unit = configparser.ConfigParser(strict=False, interpolation=None)
+    unit.optionxform = str  # type: ignore[assignment,method-assign]
+    unit.read_string(text)
+    service = unit["Service"]
+    assert service["ExecStart"] == "@ARIA_MEM@ daemon"
+    assert service["EnvironmentFile"].startswith("-")  # optional
+    assert (service["NoNewPrivileges"], service["ProtectSystem"], service["PrivateTmp"]) == (
+        "yes",
+        "strict",
+        "yes",
+    )
+    writable = service["ReadWritePaths"].split()
+    home = Path.home()
+    for folder in (
+        platformdirs.user_data_dir("aria-mem"),
+        platformdirs.user_config_dir("aria-mem"),
+    ):
+        relative = Path(folder).relative_to(home)
+        assert f"-%h/{relative}" in writable, (relative, writable)
+    assert "loginctl enable-linger" in text

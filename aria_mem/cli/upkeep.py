@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import signal
-import sys
 import threading
 from types import FrameType
 from typing import Annotated
@@ -23,6 +22,7 @@ from aria_mem import config
 from aria_mem.api import AriaMem, ReindexPlan
 from aria_mem.cli import render
 from aria_mem.cli.context import emit_json, memory, state
+from aria_mem.cli.logs import configure_daemon_logging
 from aria_mem.cli.render import markup_safe
 from aria_mem.daemon import Daemon
 from aria_mem.errors import UsageError
@@ -54,19 +54,13 @@ def daemon(
     """Run the reconciler in the foreground (for systemd): index pending memories, remove
     vectors that may no longer be used, sweep orphans, and report to `status`.
 
-    Logs plain lines to stderr, one per pass. SIGTERM or Ctrl-C stops it between batches.
+    Logs to stderr: a line per pass that did something (idle passes only with -vv), with
+    journald priorities under systemd. SIGTERM or Ctrl-C stops it between batches.
     With --mcp-http it also serves MCP clients (the config's user and companion).
 
     Example: aria-mem daemon --interval 30 --mcp-http 127.0.0.1:8765
     """
-    root = logging.getLogger()
-    for handler in list(root.handlers):
-        root.removeHandler(handler)
-    logging.basicConfig(
-        level=min(root.level or logging.INFO, logging.INFO),
-        format="%(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
+    configure_daemon_logging(min(logging.getLogger().level or logging.INFO, logging.INFO))
     path = state(ctx).config_path
 
     def load() -> config.Settings:

@@ -1,0 +1,56 @@
+"""How the daemon logs: plain lines with the time on a terminal or in a file; with syslog
+priorities (``<N>``) and no time when stderr goes to the systemd journal, which stamps lines
+itself and then shows levels and filters by them (``journalctl --user -u aria-mem -p
+warning``). HTTP clients' request lines are left out: one per embedding call says nothing."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+PRIORITIES = {
+    logging.CRITICAL: 2,
+    logging.ERROR: 3,
+    logging.WARNING: 4,
+    logging.INFO: 6,
+    logging.DEBUG: 7,
+}
+"""Python's levels as syslog priorities (sd-daemon(3))."""
+QUIET_LIBRARIES = ("httpx", "httpcore")
+
+
+def priority(levelno: int) -> int:
+    """The syslog priority of a Python level (a custom level takes the next one down)."""
+    for level in sorted(PRIORITIES, reverse=True):
+        if levelno >= level:
+            return PRIORITIES[level]
+    return PRIORITIES[logging.DEBUG]
+
+
+class JournalFormatter(logging.Formatter):
+    """Each line of a record prefixed with its priority, so a traceback stays one level."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        prefix = f"<{priority(record.levelno)}>"
+        return "\n".join(prefix + line for line in super().format(record).splitlines())
+
+
+def to_journal() -> bool:
+    """systemd sets JOURNAL_STREAM when a service's stderr is connected to the journal."""
+    return bool(os.environ.get("JOURNAL_STREAM"))
+
+
+def configure_daemon_logging(level: int) -> None:
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+    handler = logging.StreamHandler(sys.stderr)
+    if to_journal():
+        handler.setFormatter(JournalFormatter("%(name)s: %(message)s"))
+    else:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root.addHandler(handler)
+    root.setLevel(level)
+    for name in QUIET_LIBRARIES:
+        logging.getLogger(name).setLevel(logging.WARNING)
