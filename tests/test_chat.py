@@ -403,3 +403,13 @@ def test_memories_the_budget_trimmed_are_not_counted() -> None:
     fitted = FittedPrompt([], 0, 100, Trimmed(relevant=2, profile=1), PromptParts("sys"))
     turn = PreparedTurn("q", result, fitted, None)
     assert turn.used_memory_ids() == [profile[0].memory.id, relevant[0].memory.id]
+
+
+def test_ollama_num_ctx_is_capped_by_what_the_model_reports(server: FakeOllama) -> None:
+    server.state.context_length = 331
+    chat = OllamaChat("llama3.2", host=server.url, timeout=5, num_ctx=4096)
+    assert "".join(chat.stream([{"role": "user", "content": "hi"}]))
+    assert server.state.chat_requests[-1]["options"]["num_ctx"] == 331
+    roomy = OllamaChat("llama3.2", host=server.url, timeout=5, num_ctx=256)
+    roomy.complete([{"role": "user", "content": "hi"}])
+    assert server.state.chat_requests[-1]["options"]["num_ctx"] == 256

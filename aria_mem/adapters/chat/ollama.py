@@ -20,7 +20,7 @@ class OllamaChat:
         self, model: str, *, host: str = "", timeout: float = 120.0, num_ctx: int | None = None
     ) -> None:
         self._model = model
-        self._options = {"num_ctx": num_ctx} if num_ctx else None
+        self._num_ctx = num_ctx
         self._host = host or DEFAULT_HOST
         self._client = ollama.Client(host=self._host, timeout=timeout)
         self._context: int | None = None
@@ -28,6 +28,14 @@ class OllamaChat:
     @property
     def model_name(self) -> str:
         return f"ollama/{self._model}"
+
+    def _options(self) -> dict[str, int] | None:
+        """``num_ctx`` no larger than the model's own context (asking a 2k model for 4k makes
+        Ollama allocate for 4k and the model read past what it was trained on)."""
+        if not self._num_ctx:
+            return None
+        model_window = self.context_length()
+        return {"num_ctx": min(self._num_ctx, model_window or self._num_ctx)}
 
     def _fail(self, exc: Exception) -> ChatModelError:
         if isinstance(exc, ollama.ResponseError):
@@ -45,7 +53,7 @@ class OllamaChat:
     def stream(self, messages: Sequence[dict[str, str]]) -> Iterator[str]:
         try:
             for chunk in self._client.chat(
-                model=self._model, messages=list(messages), stream=True, options=self._options
+                model=self._model, messages=list(messages), stream=True, options=self._options()
             ):
                 content = chunk.message.content if chunk.message else None
                 if content:
@@ -62,7 +70,7 @@ class OllamaChat:
                 messages=list(messages),
                 stream=False,
                 format=json_schema,
-                options=self._options,
+                options=self._options(),
             )
         except (ollama.ResponseError, ConnectionError, httpx.HTTPError) as exc:
             raise self._fail(exc) from exc
