@@ -20,6 +20,7 @@ from aria_mem.domain.models import (
     KnowledgeItem,
     Memory,
     MemoryStatus,
+    MemoryType,
     NewMemory,
     SearchScope,
     Stage,
@@ -56,7 +57,13 @@ class MemoryRepository(Protocol):
         companion_id: str | None,
         status: MemoryStatus | None = None,
         limit: int | None = None,
-    ) -> list[Memory]: ...
+        type: MemoryType | None = None,
+        contains: str | None = None,
+        newest_first: bool = False,
+    ) -> list[Memory]:
+        """``contains``: a case-insensitive piece of the text."""
+        ...
+
     def iter_all(self, batch_size: int = 1000) -> Iterator[Memory]: ...
     def edit(self, memory_id: uuid.UUID, changes: MemoryChanges) -> Memory: ...
     def set_pinned(self, memory_id: uuid.UUID, pinned: bool) -> Memory: ...

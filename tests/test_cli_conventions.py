@@ -186,3 +186,19 @@ def test_init_host_option_is_written(
     done = cli("init", "--provider", "ollama", "--host", fake_ollama.url)
     assert done.code == 0, done.stderr
     assert f'host = "{fake_ollama.url}"' in _config_text(isolated_env)
+
+
+def test_list_newest_type_and_grep(cli: Cli, env: dict[str, str]) -> None:
+    for text, kind in (
+        ("The user's sister Maya loves pottery.", "RelationshipFact"),
+        ("The user is allergic to peanuts.", "ProfileFact"),
+        ("The user's sister lives in Porto.", "ProfileFact"),
+    ):
+        assert cli("remember", text, "-t", kind, env=env).code == 0
+    found = cli("list", "--newest", "--type", "profilefact", "--grep", "SISTER", "--json", env=env)
+    assert found.code == 0, found.stderr
+    assert [m["text"] for m in json.loads(found.stdout)] == ["The user's sister lives in Porto."]
+    newest = json.loads(cli("list", "--newest", "--limit", "1", "--json", env=env).stdout)
+    assert [m["text"] for m in newest] == ["The user's sister lives in Porto."]
+    wrong = cli("list", "--type", "Gossip", env=env)
+    assert wrong.code == 2 and "Unknown memory type" in wrong.stderr

@@ -163,6 +163,35 @@ def test_list_filters_orders_and_limits(any_store: Store) -> None:
     assert [m.id for m in every] == sorted((m.id for m in every), key=str) and len(every) == 3
 
 
+def test_list_by_type_by_a_piece_of_text_and_newest_first(any_store: Store) -> None:
+    any_store.memories.save(
+        _new("The user's sister Maya loves pottery.", type=MemoryType.RELATIONSHIP_FACT)
+    )
+    any_store.memories.save(_new("The user is allergic to PEANUTS.", type=MemoryType.PROFILE_FACT))
+    any_store.memories.save(
+        _new("The user went 100% vegan; sister too", type=MemoryType.PROFILE_FACT)
+    )
+    profile = any_store.memories.list_memories(
+        user_id="u1", companion_id="aria", type=MemoryType.PROFILE_FACT
+    )
+    assert [m.text[:20] for m in profile] == ["The user is allergic", "The user went 100% v"]
+    sister = any_store.memories.list_memories(user_id="u1", companion_id="aria", contains="SISTER")
+    assert len(sister) == 2
+    assert [m.text[:8] for m in sister] == ["The user", "The user"]
+    literal = any_store.memories.list_memories(user_id="u1", companion_id="aria", contains="0% v")
+    assert len(literal) == 1  # no pattern characters: % is a percent sign
+    assert any_store.memories.list_memories(user_id="u1", companion_id="aria", contains="_") == []
+    oldest = any_store.memories.list_memories(user_id="u1", companion_id="aria")
+    newest = any_store.memories.list_memories(user_id="u1", companion_id="aria", newest_first=True)
+    assert [m.id for m in newest] == [m.id for m in reversed(oldest)]
+    assert [m.id for m in newest][:1] == [
+        m.id
+        for m in any_store.memories.list_memories(
+            user_id="u1", companion_id="aria", newest_first=True, limit=1
+        )
+    ]
+
+
 def test_counts(any_store: Store) -> None:
     a = any_store.memories.save(_new("a")).memory
     any_store.memories.save(_new("b", held_until_stage=Stage.CLOSE))

@@ -117,12 +117,20 @@ class Memories(Core):
         everyone: bool = False,
         status: MemoryStatus | None = None,
         limit: int | None = None,
+        type: MemoryType | str | None = None,
+        contains: str | None = None,
+        newest_first: bool = False,
     ) -> builtins.list[Memory]:
-        """Memories of the user and companion (``everyone``: of all), oldest first."""
+        """Memories of the user and companion (``everyone``: of all), oldest first (or
+        newest first); ``type`` and ``contains`` (a case-insensitive piece of the text)
+        narrow them."""
         user_id, companion_id = self._scope(user, companion)
         return self.store.memories.list_memories(
             user_id=None if everyone else user_id,
             companion_id=None if everyone else companion_id,
             status=status,
             limit=limit,
+            type=None if type is None else validation.memory_type(type),
+            contains=contains,
+            newest_first=newest_first,
         )

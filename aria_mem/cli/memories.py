@@ -108,14 +108,23 @@ def list_(
     all_: Annotated[bool, typer.Option("--all", help="Every user and companion.")] = False,
     status: Annotated[str, typer.Option(help="active, archived or any.")] = "any",
     limit: Annotated[int | None, typer.Option(min=1, help="At most this many.")] = None,
+    newest: Annotated[bool, typer.Option("--newest", help="Newest first.")] = False,
+    type_: Annotated[
+        str | None, typer.Option("--type", "-t", help=f"Only this type: {TYPES}.")
+    ] = None,
+    grep: Annotated[
+        str | None,
+        typer.Option("--grep", "-g", help="Only memories whose text holds this (any case)."),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """List memories, oldest first.
+    """List memories, oldest first (--newest: newest first).
 
     In a terminal a table; piped, every column tab-separated, one memory per line, never
     wrapped (a header line first).
 
     Example: aria-mem list --status active --json
+    Example: aria-mem list --newest --limit 5 --type ProfileFact --grep sister
     Example: aria-mem list | grep -c peanuts
     """
     wanted = None
@@ -125,7 +134,14 @@ def list_(
         except ValueError:
             raise typer.BadParameter("use active, archived or any", param_hint="--status") from None
     memories = memory(ctx).list(
-        user=user, companion=companion, everyone=all_, status=wanted, limit=limit
+        user=user,
+        companion=companion,
+        everyone=all_,
+        status=wanted,
+        limit=limit,
+        type=type_,
+        contains=grep,
+        newest_first=newest,
     )
     if as_json:
         emit_json([memory_to_record(m) | {"index_state": m.index_state.value} for m in memories])

@@ -16,6 +16,7 @@ from aria_mem.domain.models import (
     KnowledgeItem,
     Memory,
     MemoryStatus,
+    MemoryType,
     NewMemory,
     Stage,
 )
@@ -219,6 +220,9 @@ class MemMemories:
         companion_id: str | None,
         status: MemoryStatus | None = None,
         limit: int | None = None,
+        type: MemoryType | None = None,
+        contains: str | None = None,
+        newest_first: bool = False,
     ) -> list[Memory]:
         with self._s.lock:
             found = [
@@ -227,8 +231,10 @@ class MemMemories:
                 if (user_id is None or m.user_id == user_id)
                 and (companion_id is None or m.companion_id == companion_id)
                 and (status is None or m.status is status)
+                and (type is None or m.type is type)
+                and (not contains or contains.lower() in m.text.lower())
             ]
-        found.sort(key=lambda m: (m.created_at, str(m.id)))
+        found.sort(key=lambda m: (m.created_at, str(m.id)), reverse=newest_first)
         return found if limit is None else found[:limit]
 
     def iter_all(self, batch_size: int = 1000) -> Iterator[Memory]:

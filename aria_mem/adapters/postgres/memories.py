@@ -10,7 +10,13 @@ import psycopg
 
 from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database
-from aria_mem.domain.models import MEMORIES_COLLECTION, Memory, MemoryStatus, NewMemory
+from aria_mem.domain.models import (
+    MEMORIES_COLLECTION,
+    Memory,
+    MemoryStatus,
+    MemoryType,
+    NewMemory,
+)
 from aria_mem.domain.records import ImportResult, MemoryChanges, MemoryCounts, SaveOutcome
 from aria_mem.domain.validation import EARLIEST, EXPORT_FIELDS, LATEST, normalize_text
 from aria_mem.errors import NotFoundError, StoreError, ValidationError
@@ -169,6 +175,9 @@ class PgMemories:
         companion_id: str | None,
         status: MemoryStatus | None = None,
         limit: int | None = None,
+        type: MemoryType | None = None,
+        contains: str | None = None,
+        newest_first: bool = False,
     ) -> list[Memory]:
         where: list[str] = ["true"]
         params: list[Any] = []
@@ -179,9 +188,16 @@ class PgMemories:
         if status is not None:
             where.append("status = %s")
             params.append(status.value)
+        if type is not None:
+            where.append("type = %s")
+            params.append(type.value)
+        if contains:
+            where.append("strpos(lower(text), lower(%s)) > 0")
+            params.append(contains)
+        order = "DESC" if newest_first else "ASC"
         sql = (
             f"SELECT {rows.MEMORY} FROM memories WHERE {' AND '.join(where)}"
-            " ORDER BY memories.created_at, id"
+            f" ORDER BY memories.created_at {order}, id {order}"
         )
         if limit is not None:
             sql += " LIMIT %s"
