@@ -28,6 +28,7 @@ from aria_mem.domain.models import (
 from aria_mem.domain.records import (
     DaemonState,
     DimensionCheck,
+    ErasedUser,
     ImportResult,
     IndexEntry,
     KnowledgeSource,
@@ -166,6 +167,14 @@ class ConversationLog(Protocol):
     def recent_turns(self, conversation_id: uuid.UUID, limit: int) -> list[tuple[str, str]]: ...
 
 
+class Erasure(Protocol):
+    def erase_user(self, user_id: str) -> ErasedUser:
+        """Everything stored about one user, with every companion (memories, conversations
+        and their turns, relationship stages), in one transaction; the memories' vectors are
+        queued for removal in the same transaction."""
+        ...
+
+
 @dataclass(frozen=True)
 class DaemonStart:
     pid: int
@@ -209,6 +218,8 @@ class Store(Protocol):
     def conversations(self) -> ConversationLog: ...
     @property
     def daemon(self) -> DaemonRecords: ...
+    @property
+    def erasure(self) -> Erasure: ...
 
     def migrate(self) -> list[str]: ...
     def schema_version(self) -> int: ...

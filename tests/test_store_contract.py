@@ -427,3 +427,41 @@ def test_reindex_runs(any_store: Store) -> None:
     assert run.done == 6
     runs.finish_reindex("new")
     assert runs.open_reindex() is None
+
+
+def test_erase_user_removes_all_of_one_users_rows_and_queues_their_vectors(
+    any_store: Store,
+) -> None:
+    from datetime import UTC, datetime
+
+    mine = [
+        any_store.memories.save(_new("one")).memory.id,
+        any_store.memories.save(_new("two", comp="nova")).memory.id,
+    ]
+    theirs = any_store.memories.save(_new("three", user="u2")).memory.id
+    any_store.relationships.set_stage("u1", "aria", Stage.CLOSE)
+    any_store.relationships.set_stage("u2", "aria", Stage.CLOSE)
+    at = datetime.now(UTC)
+    talk = any_store.conversations.open_conversation("u1", "aria")
+    any_store.conversations.add_turns(talk, [("user", "hi", at), ("assistant", "hello", at)])
+    other_talk = any_store.conversations.open_conversation("u2", "aria")
+    any_store.conversations.add_turns(other_talk, [("user", "yo", at)])
+    before = {d.point_id for d in any_store.queue.queued_deletions(100)}
+
+    erased = any_store.erasure.erase_user("u1")
+
+    assert (erased.memories, erased.conversations, erased.turns, erased.relationships) == (
+        2,
+        1,
+        2,
+        1,
+    )
+    every = any_store.memories.list_memories(user_id=None, companion_id=None)
+    assert [m.id for m in every] == [theirs]
+    queued = {d.point_id for d in any_store.queue.queued_deletions(100)} - before
+    assert queued == set(mine)
+    assert any_store.relationships.stage("u1", "aria") is Stage.EARLY
+    assert any_store.relationships.stage("u2", "aria") is Stage.CLOSE
+    assert any_store.conversations.recent_turns(other_talk, 10) == [("user", "yo")]
+    assert any_store.conversations.open_conversation("u1", "aria") != talk  # a new one
+    assert any_store.erasure.erase_user("nobody").memories == 0

@@ -21,7 +21,7 @@ from pathlib import Path
 from aria_mem import config, providers
 from aria_mem.api.library import ForgottenSource, ImportReport
 from aria_mem.api.maintenance import Maintenance, Migrated, Stopped
-from aria_mem.api.memories import MemoryRef
+from aria_mem.api.memories import ForgottenUser, MemoryRef
 from aria_mem.domain.budget import Turn
 from aria_mem.domain.fate import Fate
 from aria_mem.domain.models import Memory, MemoryStatus, MemoryType, Stage
@@ -163,6 +163,7 @@ __all__ = [
     "Extracted",
     "Fate",
     "ForgottenSource",
+    "ForgottenUser",
     "ImportReport",
     "IndexCheck",
     "Initialised",

@@ -4,16 +4,27 @@ from __future__ import annotations
 
 import builtins
 import uuid
+from dataclasses import dataclass
 from datetime import datetime
 
 from aria_mem.api.core import Core
 from aria_mem.domain import validation
 from aria_mem.domain.models import Memory, MemoryStatus, MemoryType, NewMemory, Stage
-from aria_mem.domain.records import MemoryChanges
+from aria_mem.domain.records import ErasedUser, MemoryChanges
+from aria_mem.errors import ServiceError
 from aria_mem.services.writer import WriteResult
 
 MemoryRef = uuid.UUID | str
 """A memory id, or (as text) its first characters as lists show them."""
+
+
+@dataclass(frozen=True)
+class ForgottenUser:
+    user: str
+    erased: ErasedUser
+    vectors_removed: bool
+    """False: their removal is queued and a later pass (the daemon, `sync`) carries it out."""
+    problem: str | None = None
 
 
 class Memories(Core):
@@ -108,6 +119,22 @@ class Memories(Core):
     def forget(self, memory: MemoryRef) -> WriteResult:
         """Delete it for good; its vector's removal is queued durably if the index is down."""
         return self.writer.forget(self._resolve(memory).id)
+
+    def forget_everything(self, user: str) -> ForgottenUser:
+        """Forget a person: every memory of ``user`` with every companion, their
+        conversations and relationship stages, in one transaction; the vectors are removed
+        now, or by a later pass if the index does not answer (the removal is queued in the
+        same transaction). ``user`` has no default: this is never done by accident."""
+        user_id = validation.identifier("user", user)
+        erased = self.store.erasure.erase_user(user_id)
+        try:
+            report = self.indexer.run_deletions(limit=erased.memories + 1000)
+        except ServiceError as exc:
+            return ForgottenUser(user_id, erased, False, f"vector removal queued: {exc}")
+        if report.errors:
+            problem = "vector removal queued: " + "; ".join(report.errors)
+            return ForgottenUser(user_id, erased, False, problem)
+        return ForgottenUser(user_id, erased, True)
 
     def list(
         self,

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from aria_mem.api import MemoryStatus, MemoryType, WriteResult
+from aria_mem.api import AriaMem, MemoryStatus, MemoryType, WriteResult
 from aria_mem.cli import render, tsv
 from aria_mem.cli.context import emit_json, memory, parse_when, read_stdin_text
 from aria_mem.domain.validation import memory_to_record
@@ -99,6 +99,43 @@ def remember(
         emit_json(_result_json(result, action))
     else:
         render.write_line("Remembered" if result.created else "Already known — confirmed", result)
+
+
+def _forget_everything(
+    mem: AriaMem, memory_id: str | None, user: str | None, yes: bool, as_json: bool
+) -> None:
+    if memory_id is not None or not user:
+        raise typer.BadParameter(
+            "--everything takes --user U (whose) and no memory id", param_hint="--everything"
+        )
+    count = len(mem.list(user=user, everyone=False)) if not yes else 0
+    question = (
+        f"Forget everything about {render.safe(user)!r} (memories with every companion — "
+        f"{count} with this one — conversations and stages)? This cannot be undone"
+    )
+    if not yes and not typer.confirm(question):
+        raise typer.Exit(1)
+    done = mem.forget_everything(user)
+    erased = done.erased
+    if as_json:
+        emit_json(
+            {
+                "user": done.user,
+                "memories": erased.memories,
+                "conversations": erased.conversations,
+                "turns": erased.turns,
+                "relationships": erased.relationships,
+                "vectors_removed": done.vectors_removed,
+                "problem": done.problem,
+            }
+        )
+        return
+    render.console.print(
+        f"Forgot {erased.memories} memories, {erased.conversations} conversations "
+        f"({erased.turns} turns) and {erased.relationships} relationship stages of "
+        f"{render.markup_safe(done.user)}"
+        + ("" if done.vectors_removed else f"; {render.markup_safe(done.problem or '')}")
+    )
 
 
 def list_(
@@ -254,7 +291,21 @@ confirm = _flag_command(
 
 def forget(
     ctx: typer.Context,
-    memory_id: IdArg,
+    memory_id: Annotated[
+        str | None,
+        typer.Argument(help="Memory id, or its first characters as `list` shows."),
+    ] = None,
+    everything: Annotated[
+        bool,
+        typer.Option(
+            "--everything",
+            help="Forget a person: every memory of --user with every companion, their "
+            "conversations and relationship stages, and the vectors.",
+        ),
+    ] = False,
+    user: Annotated[
+        str | None, typer.Option("--user", "-u", help="With --everything: whose.")
+    ] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
@@ -262,8 +313,14 @@ def forget(
     (queued durably if the index is down). This cannot be undone.
 
     Example: aria-mem forget 3f2a91c0 --yes
+    Example: aria-mem forget --everything --user sam
     """
     mem = memory(ctx)
+    if everything:
+        _forget_everything(mem, memory_id, user, yes, as_json)
+        return
+    if memory_id is None:
+        raise typer.BadParameter("give a memory id, or --everything --user U", param_hint="ID")
     found = mem.get(memory_id)
     if not yes and not typer.confirm(f"Forget for good: {render.safe(found.text)!r}?"):
         raise typer.Exit(1)

@@ -185,3 +185,13 @@ class DaemonState:
     last_pass: PassReport | None = None
     last_sweep: SweepReport | None = None
     dimension: DimensionCheck | None = None
+
+
+@dataclass(frozen=True)
+class ErasedUser:
+    """What ``forget --everything`` removed for one user, with every companion."""
+
+    memories: int
+    conversations: int
+    turns: int
+    relationships: int

@@ -8,10 +8,16 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from aria_mem.adapters.in_memory.memories import Passage, State, now, pending_count
-from aria_mem.domain.models import KNOWLEDGE_COLLECTION, IndexState, KnowledgeItem
+from aria_mem.domain.models import (
+    KNOWLEDGE_COLLECTION,
+    MEMORIES_COLLECTION,
+    IndexState,
+    KnowledgeItem,
+)
 from aria_mem.domain.records import (
     DaemonState,
     DimensionCheck,
+    ErasedUser,
     KnowledgeSource,
     LearnOutcome,
     PassReport,
@@ -137,6 +143,32 @@ class MemConversations:
         with self._s.lock:
             turns = self._turns.get(conversation_id, [])
             return list(turns[-limit:]) if limit else []
+
+    def drop_user(self, user_id: str) -> tuple[int, int]:
+        """(conversations, turns) of ``user_id`` removed; the caller holds the lock."""
+        mine = [cid for cid, (u, _c, _at) in self._conversations.items() if u == user_id]
+        turns = sum(len(self._turns.pop(cid, [])) for cid in mine)
+        for cid in mine:
+            del self._conversations[cid]
+        return len(mine), turns
+
+
+class MemErasure:
+    def __init__(self, state: State, conversations: MemConversations) -> None:
+        self._s = state
+        self._conversations = conversations
+
+    def erase_user(self, user_id: str) -> ErasedUser:
+        with self._s.lock:
+            mine = [mid for mid, m in self._s.memories.items() if m.user_id == user_id]
+            for memory_id in mine:
+                del self._s.memories[memory_id]
+                self._s.queue_deletion(MEMORIES_COLLECTION, memory_id)
+            conversations, turns = self._conversations.drop_user(user_id)
+            stages = [key for key in self._s.stages if key[0] == user_id]
+            for key in stages:
+                del self._s.stages[key]
+        return ErasedUser(len(mine), conversations, turns, len(stages))
 
 
 class MemDaemonRecords:

@@ -9,7 +9,12 @@ from dataclasses import replace
 from datetime import datetime
 
 from aria_mem.adapters.in_memory.memories import MemMemories, State, now, pending_count
-from aria_mem.adapters.in_memory.records import MemConversations, MemDaemonRecords, MemKnowledge
+from aria_mem.adapters.in_memory.records import (
+    MemConversations,
+    MemDaemonRecords,
+    MemErasure,
+    MemKnowledge,
+)
 from aria_mem.domain.fusion import LexicalHit
 from aria_mem.domain.models import (
     IndexState,
@@ -245,6 +250,7 @@ class InMemoryStore:
         self.knowledge = MemKnowledge(self.state)
         self.conversations = MemConversations(self.state)
         self.daemon = MemDaemonRecords(self.state)
+        self.erasure = MemErasure(self.state, self.conversations)
 
     def migrate(self) -> list[str]:
         return []

@@ -9,6 +9,7 @@ from __future__ import annotations
 from aria_mem.adapters.postgres.connection import Database
 from aria_mem.adapters.postgres.conversations import PgConversations
 from aria_mem.adapters.postgres.daemon_records import PgDaemonRecords
+from aria_mem.adapters.postgres.erasure import PgErasure
 from aria_mem.adapters.postgres.knowledge import PgKnowledge
 from aria_mem.adapters.postgres.memories import PgMemories
 from aria_mem.adapters.postgres.queue import PgIndexQueue
@@ -35,6 +36,7 @@ class PostgresStore:
         self.knowledge = PgKnowledge(self.db)
         self.conversations = PgConversations(self.db)
         self.daemon = PgDaemonRecords(self.db)
+        self.erasure = PgErasure(self.db)
 
     def migrate(self) -> list[str]:
         """Apply missing migrations; then make the stored words follow the language."""

@@ -1,0 +1,94 @@
+"""Forgetting a person: after `forget --everything --user alice` no table holds a trace of
+her and the index holds no vector of hers, while bob is untouched."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from aria_mem.adapters.postgres.store import PostgresStore
+from aria_mem.adapters.qdrant_edge import EdgeIndex
+from aria_mem.domain.models import MEMORIES_COLLECTION
+from tests.conftest import CliResult
+from tests.fakes.ollama_server import FakeOllama
+
+Cli = Callable[..., CliResult]
+SECRET = "Zanzibar"
+
+
+@pytest.fixture
+def env(embedded_dsn: str, fake_ollama: FakeOllama) -> dict[str, str]:
+    return {"ARIA_MEM_POSTGRES_DSN": embedded_dsn, "ARIA_MEM_EMBEDDER_HOST": fake_ollama.url}
+
+
+def _traces(dsn: str, needles: tuple[str, ...]) -> dict[str, int]:
+    """Rows of any table whose text, JSON or character column holds a needle."""
+    found: dict[str, int] = {}
+    with psycopg.connect(dsn) as conn:
+        columns = conn.execute(
+            "SELECT table_name, column_name FROM information_schema.columns"
+            " WHERE table_schema = 'public'"
+            " AND data_type IN ('text', 'character varying', 'jsonb', 'json', 'tsvector')"
+        ).fetchall()
+        for table, column in columns:
+            for needle in needles:
+                query = sql.SQL("SELECT count(*) FROM {} WHERE {}::text ILIKE %s").format(
+                    sql.Identifier(table), sql.Identifier(column)
+                )
+                row = conn.execute(query, (f"%{needle}%",)).fetchone()
+                if row and row[0]:
+                    found[f"{table}.{column} ~ {needle}"] = int(row[0])
+    return found
+
+
+def test_forget_everything_leaves_no_trace_of_the_user(
+    cli: Cli, env: dict[str, str], embedded_dsn: str, isolated_env: Path
+) -> None:
+    for text, companion in (
+        (f"The user flew to {SECRET} in May.", "aria"),
+        ("The user's sister is called Maya.", "aria"),
+        ("The user sings in a choir.", "nova"),
+    ):
+        made = cli("remember", text, "--user", "alice", "--companion", companion, env=env)
+        assert made.code == 0, made.stderr
+    kept = cli("remember", "The user rows boats.", "--user", "bob", "--json", env=env)
+    bob_id = json.loads(kept.stdout)["memory"]["id"]
+    assert cli("stage", "close", "--user", "alice", env=env).code == 0
+    store = PostgresStore(embedded_dsn)
+    talk = store.conversations.open_conversation("alice", "aria")
+    at = datetime.now(UTC)
+    store.conversations.add_turns(
+        talk, [("user", f"what should I buy for Maya in {SECRET}", at), ("assistant", "hm", at)]
+    )
+    store.close()
+    assert _traces(embedded_dsn, ("alice", SECRET))  # the scan sees her before
+
+    refused = cli("forget", "--everything", "--user", "alice", env=env, input="n\n")
+    assert refused.code == 1 and _traces(embedded_dsn, ("alice",))
+    assert cli("forget", "--everything", env=env).code == 2  # whose?
+
+    done = cli("forget", "--everything", "--user", "alice", "--yes", "--json", env=env)
+    assert done.code == 0, done.stderr
+    assert json.loads(done.stdout) == {
+        "user": "alice",
+        "memories": 3,
+        "conversations": 1,
+        "turns": 2,
+        "relationships": 1,
+        "vectors_removed": True,
+        "problem": None,
+    }
+    assert _traces(embedded_dsn, ("alice", SECRET, "Maya", "choir")) == {}
+    listed = json.loads(cli("list", "--all", "--json", env=env).stdout)
+    assert [m["id"] for m in listed] == [bob_id]
+    index = EdgeIndex(isolated_env / "data" / "index")
+    try:
+        assert [str(i) for i in index.ids(MEMORIES_COLLECTION)] == [bob_id]
+    finally:
+        index.close()
