@@ -134,7 +134,7 @@ def test_ctrl_c_stops_the_reply_not_the_session(embedded_dsn: str, fake: FakeOll
     import signal
 
     fake.state.chat_reply = " ".join(f"word{i}" for i in range(200))
-    fake.state.chat_delay = 0.05
+    fake.state.chat_delay = 0.2  # 40 s in all: SIGINT lands mid-reply on a busy machine
     env = {
         "ARIA_MEM_POSTGRES_DSN": embedded_dsn,
         "ARIA_MEM_EMBEDDER_HOST": fake.url,
