@@ -26,6 +26,7 @@ from aria_mem.domain.models import (
     Stage,
 )
 from aria_mem.domain.records import (
+    ConversationSummary,
     DaemonState,
     DimensionCheck,
     ErasedUser,
@@ -165,6 +166,18 @@ class ConversationLog(Protocol):
         self, conversation_id: uuid.UUID, turns: Sequence[tuple[str, str, datetime]]
     ) -> None: ...
     def recent_turns(self, conversation_id: uuid.UUID, limit: int) -> list[tuple[str, str]]: ...
+    def list_conversations(self, user_id: str, companion_id: str) -> list[ConversationSummary]:
+        """The pair's conversations, most recent first."""
+        ...
+
+    def find_conversation(self, prefix: str) -> ConversationSummary:
+        """By id or its first characters; NotFoundError when none or several match."""
+        ...
+
+    def turns(self, conversation_id: uuid.UUID) -> list[tuple[str, str]]: ...
+    def forget_conversation(self, conversation_id: uuid.UUID) -> int:
+        """Delete it and its turns; how many turns went."""
+        ...
 
 
 class Erasure(Protocol):

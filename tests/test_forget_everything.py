@@ -92,3 +92,34 @@ def test_forget_everything_leaves_no_trace_of_the_user(
         assert [str(i) for i in index.ids(MEMORIES_COLLECTION)] == [bob_id]
     finally:
         index.close()
+
+
+def test_conversations_can_be_listed_shown_and_forgotten(
+    cli: Cli, env: dict[str, str], embedded_dsn: str
+) -> None:
+    store = PostgresStore(embedded_dsn)
+    talk = store.conversations.open_conversation("me", "aria")
+    at = datetime.now(UTC)
+    store.conversations.add_turns(
+        talk, [("user", "what should I buy for Maya my sister", at), ("assistant", "a vase", at)]
+    )
+    store.close()
+    listed = cli("conversations", "list", "--json", env=env)
+    assert listed.code == 0, listed.stderr
+    [only] = json.loads(listed.stdout)
+    assert (only["id"], only["turns"]) == (str(talk), 2)
+    assert only["first_message"] == "what should I buy for Maya my sister"
+    shown = cli("conversations", "show", str(talk)[:8], "--json", env=env)
+    assert [m["content"] for m in json.loads(shown.stdout)["messages"]] == [
+        "what should I buy for Maya my sister",
+        "a vase",
+    ]
+    kept = cli("conversations", "forget", str(talk)[:8], env=env, input="n\n")
+    assert kept.code == 1 and _traces(embedded_dsn, ("Maya",))
+    gone = cli("conversations", "forget", str(talk)[:8], "--yes", "--json", env=env)
+    assert gone.code == 0, gone.stderr
+    assert json.loads(gone.stdout) == {"forgotten": str(talk), "turns": 2}
+    assert _traces(embedded_dsn, ("Maya",)) == {}
+    assert json.loads(cli("conversations", "list", "--json", env=env).stdout) == []
+    missing = cli("conversations", "show", str(talk)[:8], env=env)
+    assert missing.code == 1 and "No conversation" in missing.stderr

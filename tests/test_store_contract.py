@@ -465,3 +465,27 @@ def test_erase_user_removes_all_of_one_users_rows_and_queues_their_vectors(
     assert any_store.conversations.recent_turns(other_talk, 10) == [("user", "yo")]
     assert any_store.conversations.open_conversation("u1", "aria") != talk  # a new one
     assert any_store.erasure.erase_user("nobody").memories == 0
+
+
+def test_conversations_are_listed_shown_and_forgotten(any_store: Store) -> None:
+    from datetime import UTC, datetime
+
+    at = datetime.now(UTC)
+    log = any_store.conversations
+    first = log.open_conversation("u1", "aria")
+    log.add_turns(first, [("user", "my sister Maya", at), ("assistant", "tell me more", at)])
+    second = log.open_conversation("u1", "aria", new=True)
+    log.add_turns(second, [("user", "hello again", at)])
+    log.open_conversation("u2", "aria")
+    listed = log.list_conversations("u1", "aria")
+    assert [c.id for c in listed] == [second, first]
+    assert (listed[1].turns, listed[1].first_message) == (2, "my sister Maya")
+    assert log.find_conversation(str(first)[:8]).id == first
+    with pytest.raises(NotFoundError, match="is too short"):
+        log.find_conversation("ab")
+    assert log.turns(first) == [("user", "my sister Maya"), ("assistant", "tell me more")]
+    assert log.forget_conversation(first) == 2
+    assert [c.id for c in log.list_conversations("u1", "aria")] == [second]
+    assert log.turns(first) == []
+    with pytest.raises(NotFoundError):
+        log.forget_conversation(first)

@@ -25,7 +25,13 @@ from aria_mem.api.memories import ForgottenUser, MemoryRef
 from aria_mem.domain.budget import Turn
 from aria_mem.domain.fate import Fate
 from aria_mem.domain.models import Memory, MemoryStatus, MemoryType, Stage
-from aria_mem.domain.records import DaemonState, KnowledgeSource, PassReport, SyncReport
+from aria_mem.domain.records import (
+    ConversationSummary,
+    DaemonState,
+    KnowledgeSource,
+    PassReport,
+    SyncReport,
+)
 from aria_mem.domain.retrieval import Profile, SearchResult
 from aria_mem.domain.selection import Dropped, Ranked
 from aria_mem.errors import EmbedderError, UsageError
@@ -153,6 +159,7 @@ __all__ = [
     "ChatSession",
     "Check",
     "CollectionInfo",
+    "ConversationSummary",
     "DaemonCheck",
     "DaemonStart",
     "DaemonState",

@@ -15,7 +15,7 @@ from aria_mem.domain.models import Stage
 from aria_mem.domain.profile import select_profile
 from aria_mem.domain.query import build_query
 from aria_mem.domain.ranking import DEFAULT_WEIGHTS
-from aria_mem.domain.records import SyncReport
+from aria_mem.domain.records import ConversationSummary, SyncReport
 from aria_mem.domain.retrieval import Profile, SearchResult
 from aria_mem.errors import NotFoundError, ServiceError, StoreError, ValidationError
 from aria_mem.services import extractor
@@ -159,3 +159,23 @@ class Conversation(Memories):
         if offline is not None:
             session.start_notices.insert(0, offline)
         return session
+
+    # -- stored conversations -----------------------------------------------------------
+
+    def conversations(
+        self, *, user: str | None = None, companion: str | None = None
+    ) -> list[ConversationSummary]:
+        """The stored conversations of the user and companion, most recent first (chat turns
+        are memory too: they are replayed as history when a chat resumes)."""
+        user_id, companion_id = self._scope(user, companion)
+        return self.store.conversations.list_conversations(user_id, companion_id)
+
+    def conversation(self, conversation: str) -> tuple[ConversationSummary, list[tuple[str, str]]]:
+        """One conversation (by id or its first characters) and its turns, oldest first."""
+        found = self.store.conversations.find_conversation(conversation)
+        return found, self.store.conversations.turns(found.id)
+
+    def forget_conversation(self, conversation: str) -> tuple[ConversationSummary, int]:
+        """Delete a conversation and its turns for good; how many turns went."""
+        found = self.store.conversations.find_conversation(conversation)
+        return found, self.store.conversations.forget_conversation(found.id)

@@ -9,7 +9,17 @@ from typing import Annotated
 
 import typer
 
-from aria_mem.cli import admin, chat, knowledge, mcp, memories, search, transfer, upkeep
+from aria_mem.cli import (
+    admin,
+    chat,
+    conversations,
+    knowledge,
+    mcp,
+    memories,
+    search,
+    transfer,
+    upkeep,
+)
 from aria_mem.cli.context import State
 from aria_mem.cli.render import err_console, markup_safe
 from aria_mem.errors import AriaMemError, UsageError
@@ -80,6 +90,7 @@ search.register(app)
 upkeep.register(app)
 chat.register(app)
 knowledge.register(app)
+conversations.register(app)
 admin.register(app)
 mcp.register(app)
 

@@ -195,3 +195,16 @@ class ErasedUser:
     conversations: int
     turns: int
     relationships: int
+
+
+@dataclass(frozen=True)
+class ConversationSummary:
+    """One stored conversation, as `conversations list` shows it."""
+
+    id: uuid.UUID
+    user_id: str
+    companion_id: str
+    updated_at: datetime
+    turns: int
+    first_message: str
+    """The user's first message (empty when there is none yet)."""

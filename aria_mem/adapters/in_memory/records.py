@@ -15,6 +15,7 @@ from aria_mem.domain.models import (
     KnowledgeItem,
 )
 from aria_mem.domain.records import (
+    ConversationSummary,
     DaemonState,
     DimensionCheck,
     ErasedUser,
@@ -143,6 +144,45 @@ class MemConversations:
         with self._s.lock:
             turns = self._turns.get(conversation_id, [])
             return list(turns[-limit:]) if limit else []
+
+    def _summary(self, conversation_id: uuid.UUID) -> ConversationSummary:
+        user, companion, at = self._conversations[conversation_id]
+        turns = self._turns.get(conversation_id, [])
+        first = next((content for role, content in turns if role == "user"), "")
+        return ConversationSummary(conversation_id, user, companion, at, len(turns), first)
+
+    def list_conversations(self, user_id: str, companion_id: str) -> list[ConversationSummary]:
+        with self._s.lock:
+            mine = [
+                self._summary(cid)
+                for cid, (u, c, _at) in self._conversations.items()
+                if (u, c) == (user_id, companion_id)
+            ]
+        return sorted(mine, key=lambda s: (-s.updated_at.timestamp(), str(s.id)))
+
+    def find_conversation(self, prefix: str) -> ConversationSummary:
+        clean = id_prefix(prefix, "a conversation id", "`aria-mem conversations list`")
+        with self._s.lock:
+            found = [cid for cid in self._conversations if str(cid).startswith(clean)]
+            if not found:
+                raise NotFoundError(
+                    f"No conversation with an id starting {prefix!r} — "
+                    "`aria-mem conversations list` shows them"
+                )
+            if len(found) > 1:
+                raise NotFoundError(f"More than one conversation id starts with {prefix!r}")
+            return self._summary(found[0])
+
+    def turns(self, conversation_id: uuid.UUID) -> list[tuple[str, str]]:
+        with self._s.lock:
+            return list(self._turns.get(conversation_id, []))
+
+    def forget_conversation(self, conversation_id: uuid.UUID) -> int:
+        with self._s.lock:
+            if conversation_id not in self._conversations:
+                raise NotFoundError(f"No conversation {conversation_id}")
+            del self._conversations[conversation_id]
+            return len(self._turns.pop(conversation_id, []))
 
     def drop_user(self, user_id: str) -> tuple[int, int]:
         """(conversations, turns) of ``user_id`` removed; the caller holds the lock."""

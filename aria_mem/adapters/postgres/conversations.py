@@ -6,8 +6,12 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
+from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database
+from aria_mem.domain.records import ConversationSummary
+from aria_mem.errors import NotFoundError
 
 
 class PgConversations:
@@ -58,3 +62,67 @@ class PgConversations:
                 (conversation_id, limit),
             ).fetchall()
         return [(r["role"], r["content"]) for r in found]
+
+    def list_conversations(self, user_id: str, companion_id: str) -> list[ConversationSummary]:
+        with self._db.connection() as conn:
+            found = conn.execute(
+                f"{_SUMMARY} WHERE c.user_id = %s AND c.companion_id = %s"
+                " ORDER BY c.updated_at DESC, c.id",
+                (user_id, companion_id),
+            ).fetchall()
+        return [_summary(r) for r in found]
+
+    def find_conversation(self, prefix: str) -> ConversationSummary:
+        pattern = rows.prefix_pattern(prefix, "a conversation id", "`aria-mem conversations list`")
+        with self._db.connection() as conn:
+            found = conn.execute(
+                f"{_SUMMARY} WHERE c.id::text LIKE %s LIMIT 2", (pattern,)
+            ).fetchall()
+        if not found:
+            raise NotFoundError(
+                f"No conversation with an id starting {prefix!r} — "
+                "`aria-mem conversations list` shows them"
+            )
+        if len(found) > 1:
+            raise NotFoundError(f"More than one conversation id starts with {prefix!r}")
+        return _summary(found[0])
+
+    def turns(self, conversation_id: uuid.UUID) -> list[tuple[str, str]]:
+        with self._db.connection() as conn:
+            found = conn.execute(
+                "SELECT role, content FROM turns WHERE conversation_id = %s ORDER BY id",
+                (conversation_id,),
+            ).fetchall()
+        return [(r["role"], r["content"]) for r in found]
+
+    def forget_conversation(self, conversation_id: uuid.UUID) -> int:
+        with self._db.connection() as conn, conn.transaction():
+            counted = conn.execute(
+                "SELECT count(*) AS n FROM turns WHERE conversation_id = %s", (conversation_id,)
+            ).fetchone()
+            gone = conn.execute(
+                "DELETE FROM conversations WHERE id = %s", (conversation_id,)
+            ).rowcount
+        if not gone:
+            raise NotFoundError(f"No conversation {conversation_id}")
+        return int(counted["n"]) if counted else 0
+
+
+_SUMMARY = (
+    "SELECT c.id, c.user_id, c.companion_id, c.updated_at,"
+    " (SELECT count(*) FROM turns t WHERE t.conversation_id = c.id) AS turns,"
+    " coalesce((SELECT t.content FROM turns t WHERE t.conversation_id = c.id"
+    " AND t.role = 'user' ORDER BY t.id LIMIT 1), '') AS first_message"
+    " FROM conversations c"
+)
+
+
+def _summary(row: dict[str, Any]) -> ConversationSummary:
+    return ConversationSummary(
+        uuid.UUID(str(row["id"])),
+        row["user_id"],
+        row["companion_id"],
+        row["updated_at"],
+        int(row["turns"]),
+        row["first_message"],
+    )
