@@ -202,3 +202,16 @@ def test_list_newest_type_and_grep(cli: Cli, env: dict[str, str]) -> None:
     assert [m["text"] for m in newest] == ["The user's sister lives in Porto."]
     wrong = cli("list", "--type", "Gossip", env=env)
     assert wrong.code == 2 and "Unknown memory type" in wrong.stderr
+
+
+def test_explain_into_a_pipe_keeps_every_column_and_long_texts_on_one_line(
+    cli: Cli, env: dict[str, str]
+) -> None:
+    text = "The user is allergic to peanuts, " + "tree nuts, sesame and shellfish, " * 6
+    assert cli("remember", text.strip(), "-i", "0.9", env=env).code == 0
+    piped = {**env, "COLUMNS": "", "ARIA_MEM_RETRIEVAL_MIN_SIMILARITY": "0"}
+    shown = cli("search", text.strip(), "--explain", env=piped)
+    assert shown.code == 0, shown.stderr
+    header = next(line for line in shown.stdout.splitlines() if "score" in line and "found" in line)
+    assert all(f" {name}" in header for name in ("sim", "imp", "emo", "rec", "use")), header
+    assert any(text.strip() in line for line in shown.stdout.splitlines())  # not folded

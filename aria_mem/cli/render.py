@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import unicodedata
 import uuid
 from collections.abc import Sequence
@@ -16,8 +18,20 @@ from rich.text import Text
 
 from aria_mem.api import DaemonCheck, Fate, Memory, SearchResult, StatusReport, WriteResult
 
-console = Console()
-err_console = Console(stderr=True)
+PIPE_WIDTH = 4096
+"""Output into a pipe or a file is as wide as its lines need (a 2,000-character memory
+included), unless COLUMNS says otherwise: a table there must not wrap or lose columns."""
+
+
+def _console(*, stderr: bool) -> Console:
+    stream = sys.stderr if stderr else sys.stdout
+    if stream.isatty() or os.environ.get("COLUMNS", "").strip().isdigit():
+        return Console(stderr=stderr)
+    return Console(stderr=stderr, width=PIPE_WIDTH)
+
+
+console = _console(stderr=False)
+err_console = _console(stderr=True)
 
 _SHOWN_AS = {"\n": "↵", "\r": "↵", "\t": " ", "\u2028": "↵", "\u2029": "↵"}
 _JOINERS = {"\u200c", "\u200d"}
