@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 import unicodedata
 import uuid
+from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from aria_mem.domain.models import (
     IndexState,
@@ -21,6 +22,8 @@ from aria_mem.domain.models import (
     Stage,
 )
 from aria_mem.errors import NotFoundError, ValidationError
+
+T = TypeVar("T")
 
 MAX_TEXT_CHARS = 2000
 """A memory is one fact; anything longer is a document and belongs in knowledge."""
@@ -145,6 +148,16 @@ def use_count(value: Any) -> int:
 
 MIN_ID_PREFIX = 4
 _HEX_ID = frozenset("0123456789abcdef-")
+
+
+def only_match(found: Sequence[T], prefix: str, noun: str, where: str) -> T:
+    """The one item whose id starts with ``prefix`` (``found`` holds at most two), or a
+    refusal saying that none or several do."""
+    if not found:
+        raise NotFoundError(f"No {noun} with an id starting {prefix!r} — {where} shows them")
+    if len(found) > 1:
+        raise NotFoundError(f"More than one {noun} id starts with {prefix!r} — give more of it")
+    return found[0]
 
 
 def id_prefix(prefix: str, what: str, where: str) -> str:

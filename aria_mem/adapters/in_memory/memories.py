@@ -28,7 +28,7 @@ from aria_mem.domain.records import (
     SaveOutcome,
 )
 from aria_mem.domain.usability import is_usable
-from aria_mem.domain.validation import EXPORT_FIELDS, id_prefix, normalize_text
+from aria_mem.domain.validation import EXPORT_FIELDS, id_prefix, normalize_text, only_match
 from aria_mem.errors import NotFoundError, StoreError
 
 
@@ -205,13 +205,7 @@ class MemMemories:
         clean = id_prefix(prefix, "a memory id", "`aria-mem list`")
         with self._s.lock:
             found = [m for m in self._s.memories.values() if str(m.id).startswith(clean)]
-        if not found:
-            raise NotFoundError(
-                f"No memory with an id starting {prefix!r} — `aria-mem list` shows them"
-            )
-        if len(found) > 1:
-            raise NotFoundError(f"More than one memory id starts with {prefix!r} — give more of it")
-        return found[0]
+        return only_match(found, prefix, "memory", "`aria-mem list`")
 
     def list_memories(
         self,

@@ -25,7 +25,7 @@ from aria_mem.domain.records import (
     ReindexRun,
     SweepReport,
 )
-from aria_mem.domain.validation import id_prefix
+from aria_mem.domain.validation import id_prefix, only_match
 from aria_mem.errors import NotFoundError
 from aria_mem.ports import DaemonStart
 
@@ -99,15 +99,10 @@ class MemKnowledge:
         clean = id_prefix(prefix, "a knowledge source id", "`aria-mem knowledge list`")
         with self._s.lock:
             found = [s for s in self._sources.values() if str(s.id).startswith(clean)]
-            if len(found) != 1:
-                raise NotFoundError(
-                    f"No knowledge source with an id starting {prefix!r}"
-                    if not found
-                    else f"More than one knowledge source id starts with {prefix!r}"
-                )
-            described = self._describe(found[0])
-            self._drop_passages(found[0].id)
-            del self._sources[found[0].id]
+            source = only_match(found, prefix, "knowledge source", "`aria-mem knowledge list`")
+            described = self._describe(source)
+            self._drop_passages(source.id)
+            del self._sources[source.id]
             return described
 
 
@@ -164,14 +159,8 @@ class MemConversations:
         clean = id_prefix(prefix, "a conversation id", "`aria-mem conversations list`")
         with self._s.lock:
             found = [cid for cid in self._conversations if str(cid).startswith(clean)]
-            if not found:
-                raise NotFoundError(
-                    f"No conversation with an id starting {prefix!r} — "
-                    "`aria-mem conversations list` shows them"
-                )
-            if len(found) > 1:
-                raise NotFoundError(f"More than one conversation id starts with {prefix!r}")
-            return self._summary(found[0])
+            chosen = only_match(found, prefix, "conversation", "`aria-mem conversations list`")
+            return self._summary(chosen)
 
     def turns(self, conversation_id: uuid.UUID) -> list[tuple[str, str]]:
         with self._s.lock:

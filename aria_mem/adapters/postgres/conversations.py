@@ -11,6 +11,7 @@ from typing import Any
 from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database
 from aria_mem.domain.records import ConversationSummary
+from aria_mem.domain.validation import only_match
 from aria_mem.errors import NotFoundError
 
 
@@ -78,14 +79,7 @@ class PgConversations:
             found = conn.execute(
                 f"{_SUMMARY} WHERE c.id::text LIKE %s LIMIT 2", (pattern,)
             ).fetchall()
-        if not found:
-            raise NotFoundError(
-                f"No conversation with an id starting {prefix!r} — "
-                "`aria-mem conversations list` shows them"
-            )
-        if len(found) > 1:
-            raise NotFoundError(f"More than one conversation id starts with {prefix!r}")
-        return _summary(found[0])
+        return _summary(only_match(found, prefix, "conversation", "`aria-mem conversations list`"))
 
     def turns(self, conversation_id: uuid.UUID) -> list[tuple[str, str]]:
         with self._db.connection() as conn:

@@ -11,7 +11,7 @@ from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database, Row
 from aria_mem.domain.models import KNOWLEDGE_COLLECTION
 from aria_mem.domain.records import KnowledgeSource, LearnOutcome
-from aria_mem.errors import NotFoundError
+from aria_mem.domain.validation import only_match
 
 _SOURCES_SQL = (
     "SELECT s.id, s.companion_id, s.source, s.title, s.created_at,"
@@ -97,13 +97,9 @@ class PgKnowledge:
             found = conn.execute(
                 _SOURCES_SQL + " WHERE s.id::text LIKE %s GROUP BY s.id LIMIT 2", (pattern,)
             ).fetchall()
-            if len(found) != 1:
-                raise NotFoundError(
-                    f"No knowledge source with an id starting {prefix!r}"
-                    if not found
-                    else f"More than one knowledge source id starts with {prefix!r}"
-                )
-            source = _source(found[0])
+            source = _source(
+                only_match(found, prefix, "knowledge source", "`aria-mem knowledge list`")
+            )
             _queue_removals(conn, source.id)
             conn.execute("DELETE FROM knowledge_sources WHERE id = %s", (source.id,))
         return source

@@ -18,8 +18,14 @@ from aria_mem.domain.models import (
     NewMemory,
 )
 from aria_mem.domain.records import ImportResult, MemoryChanges, MemoryCounts, SaveOutcome
-from aria_mem.domain.validation import EARLIEST, EXPORT_FIELDS, LATEST, normalize_text
-from aria_mem.errors import NotFoundError, StoreError, ValidationError
+from aria_mem.domain.validation import (
+    EARLIEST,
+    EXPORT_FIELDS,
+    LATEST,
+    normalize_text,
+    only_match,
+)
+from aria_mem.errors import StoreError, ValidationError
 
 _IMPORT_COLUMNS = (*EXPORT_FIELDS[:5], "normalized_text", *EXPORT_FIELDS[5:])
 
@@ -160,13 +166,7 @@ class PgMemories:
             found = conn.execute(
                 f"SELECT {rows.MEMORY} FROM memories WHERE id::text LIKE %s LIMIT 2", (pattern,)
             ).fetchall()
-        if not found:
-            raise NotFoundError(
-                f"No memory with an id starting {prefix!r} — `aria-mem list` shows them"
-            )
-        if len(found) > 1:
-            raise NotFoundError(f"More than one memory id starts with {prefix!r} — give more of it")
-        return rows.memory(found[0])
+        return rows.memory(only_match(found, prefix, "memory", "`aria-mem list`"))
 
     def list_memories(
         self,
