@@ -13,6 +13,7 @@ Every failure the CLI expects is one of these; anything else is a bug and gets a
         │   └── DimensionMismatchError  collection size differs from the model's vectors
         ├── EmbedderError           Ollama, LM Studio or the in-process model
         └── ChatModelError          the chat model (Ollama or LM Studio)
+            └── ChatModelMissingError   the server answers but has no such model
 """
 
 from __future__ import annotations
@@ -71,3 +72,7 @@ class EmbedderError(ServiceError):
 
 class ChatModelError(ServiceError):
     pass
+
+
+class ChatModelMissingError(ChatModelError):
+    """Unlike an unreachable server, this will not fix itself: a chat cannot start."""

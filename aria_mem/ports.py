@@ -324,6 +324,11 @@ class ChatModel(Protocol):
         """The context window in tokens, when the server says it."""
         ...
 
+    def check(self) -> None:
+        """Raise ChatModelError now when the model cannot answer (ChatModelMissingError when
+        the server has no such model), so a chat says so before the first message."""
+        ...
+
 
 class DocumentReader(Protocol):
     """Reads what the companion is asked to learn: a file or a web page."""

@@ -96,5 +96,19 @@ def open_private(path: Path) -> IO[str]:
         raise
 
 
+def private_file(path: Path) -> Path:
+    """Make sure ``path`` exists, is ours and is 0600, keeping what it holds (for files a
+    library appends to, like the chat's line history)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, FILE_MODE)
+    try:
+        info = os.fstat(fd)
+        if info.st_uid != os.geteuid():
+            raise PermissionError(f"{path} belongs to another account — remove it")
+        os.fchmod(fd, FILE_MODE)
+    finally:
+        os.close(fd)
+    return path
+
+
 def restrict_umask() -> None:
     os.umask(ENTRY_POINT_UMASK)

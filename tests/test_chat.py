@@ -413,3 +413,24 @@ def test_ollama_num_ctx_is_capped_by_what_the_model_reports(server: FakeOllama) 
     roomy = OllamaChat("llama3.2", host=server.url, timeout=5, num_ctx=256)
     roomy.complete([{"role": "user", "content": "hi"}])
     assert server.state.chat_requests[-1]["options"]["num_ctx"] == 256
+
+
+def test_both_chat_adapters_tell_a_missing_model_from_a_server_that_is_away(
+    server: FakeOllama,
+) -> None:
+    from aria_mem.errors import ChatModelMissingError
+
+    OllamaChat("llama3.2", host=server.url).check()
+    with pytest.raises(ChatModelMissingError, match="ollama pull nope"):
+        OllamaChat("nope", host=server.url).check()
+    away = OllamaChat("llama3.2", host=f"http://127.0.0.1:{closed_port()}", timeout=2)
+    with pytest.raises(ChatModelError) as raised:
+        away.check()
+    assert not isinstance(raised.value, ChatModelMissingError)
+    with FakeLMStudio() as lms:
+        LMStudioChat("qwen2.5-7b-instruct", host=lms.host, timeout=5).check()
+        with pytest.raises(ChatModelMissingError, match="has no model 'nope'"):
+            LMStudioChat("nope", host=lms.host, timeout=5).check()
+    with pytest.raises(ChatModelError) as raised:
+        LMStudioChat("qwen2.5-7b-instruct", host=f"127.0.0.1:{closed_port()}", timeout=2).check()
+    assert not isinstance(raised.value, ChatModelMissingError)

@@ -1,5 +1,9 @@
 """`aria-mem chat` driven as a person would: in a pseudo-terminal, typing, reading the
-streamed reply, using /remember, /why, /prompt and /quit, and Ctrl-D."""
+streamed reply, using /remember, /why, /prompt and /quit, and Ctrl-D.
+
+The terminal answers cursor-position requests as a real one does, and a test waits for the
+prompt (prompt_toolkit turns bracketed paste on each time it asks) before it types what a
+person would type only once they see the prompt."""
 
 from __future__ import annotations
 
@@ -7,10 +11,12 @@ import os
 import pty
 import re
 import select
+import stat
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +25,9 @@ from tests.fakes.concepts import concept_embed
 from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\r")
+PROMPT_READY = "\x1b[?2004h"
+CURSOR_QUERY = "\x1b[6n"
+UP = "\x1b[A"
 
 
 class Terminal:
@@ -36,25 +45,44 @@ class Terminal:
         os.close(slave)
         self.screen = ""
 
+    def _pump(self, timeout: float) -> bool:
+        """Read what is there (waiting up to ``timeout``); False once the terminal closed."""
+        ready, _, _ = select.select([self.master], [], [], timeout)
+        if not ready:
+            return True
+        try:
+            chunk = os.read(self.master, 65536).decode(errors="replace")
+        except OSError:
+            return False
+        self.screen += chunk
+        for _ in range(chunk.count(CURSOR_QUERY)):
+            os.write(self.master, b"\x1b[1;1R")
+        return bool(chunk)
+
+    def _wait(self, done: Callable[[], bool], what: str, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while not done():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not self._pump(min(remaining, 0.5)):
+                raise AssertionError(f"{what} never came; screen:\n" + self.text())
+
+    def text(self) -> str:
+        return ANSI.sub("", self.screen)
+
     def read_until(self, text: str, timeout: float = 60, times: int = 1) -> str:
         """Read until ``text`` has appeared ``times`` times on the screen."""
-        deadline = time.monotonic() + timeout
-        while ANSI.sub("", self.screen).count(text) < times:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise AssertionError(
-                    f"{text!r} never appeared; screen:\n" + ANSI.sub("", self.screen)
-                )
-            ready, _, _ = select.select([self.master], [], [], min(remaining, 0.5))
-            if ready:
-                try:
-                    self.screen += os.read(self.master, 65536).decode(errors="replace")
-                except OSError:
-                    break
-        return ANSI.sub("", self.screen)
+        self._wait(lambda: self.text().count(text) >= times, repr(text), timeout)
+        return self.text()
+
+    def wait_for_prompt(self, times: int, timeout: float = 60) -> None:
+        """Until the ``times``-th prompt is up."""
+        self._wait(lambda: self.screen.count(PROMPT_READY) >= times, f"prompt {times}", timeout)
 
     def type(self, line: str) -> None:
         os.write(self.master, line.encode() + b"\r")
+
+    def keys(self, keys: str) -> None:
+        os.write(self.master, keys.encode())
 
     def close(self) -> int:
         try:
@@ -73,23 +101,41 @@ def fake() -> Iterator[FakeOllama]:
         yield server
 
 
-def test_a_conversation_in_the_terminal(embedded_dsn: str, fake: FakeOllama) -> None:
-    env = {
-        "ARIA_MEM_POSTGRES_DSN": embedded_dsn,
+def _env(dsn: str, fake: FakeOllama, **extra: str) -> dict[str, str]:
+    return {
+        "ARIA_MEM_POSTGRES_DSN": dsn,
         "ARIA_MEM_EMBEDDER_HOST": fake.url,
         "ARIA_MEM_CHAT_HOST": fake.url,
         "ARIA_MEM_CHAT_EXTRACT_MEMORIES": "off",
-        "COLUMNS": "120",
         "TERM": "xterm",
+        **extra,
     }
-    term = Terminal([sys.executable, "-m", "aria_mem", "chat"], env)
+
+
+def _chat(env: dict[str, str], *args: str) -> Terminal:
+    term = Terminal([sys.executable, "-m", "aria_mem", "chat", *args], env)
     term.read_until("/help for commands")
+    return term
+
+
+def _said(fake: FakeOllama) -> list[str]:
+    """The last user message of every chat request, in order."""
+    return [r["messages"][-1]["content"] for r in fake.state.chat_requests]
+
+
+def test_a_conversation_in_the_terminal(embedded_dsn: str, fake: FakeOllama) -> None:
+    term = _chat(_env(embedded_dsn, fake, COLUMNS="120"))
+    term.wait_for_prompt(1)
     term.type("/remember The user's sister loves pottery.")
     term.read_until("Remembered")
+    term.wait_for_prompt(2)
     term.type("My sister's getting married in June")
     term.read_until("Congratulations to her, what lovely news!")
+    term.wait_for_prompt(3)
+    fake.state.chat_reply = "Pottery classes, perhaps?"
     term.type("I need to find a gift")
-    term.read_until("what lovely news!", times=2)
+    term.read_until("Pottery classes, perhaps?")
+    term.wait_for_prompt(4)
     term.type("/why")
     screen = term.read_until("timings:")
     assert "The user's sister loves pottery." in screen and "selected" in screen
@@ -107,23 +153,21 @@ def test_a_conversation_in_the_terminal(embedded_dsn: str, fake: FakeOllama) -> 
 
 
 def test_ctrl_d_leaves_and_the_conversation_resumes(embedded_dsn: str, fake: FakeOllama) -> None:
-    env = {
-        "ARIA_MEM_POSTGRES_DSN": embedded_dsn,
-        "ARIA_MEM_EMBEDDER_HOST": fake.url,
-        "ARIA_MEM_CHAT_HOST": fake.url,
-        "ARIA_MEM_CHAT_EXTRACT_MEMORIES": "off",
-        "TERM": "xterm",
-    }
-    term = Terminal([sys.executable, "-m", "aria_mem", "chat"], env)
-    term.read_until("/help for commands")
+    env = _env(embedded_dsn, fake)
+    term = _chat(env)
+    term.wait_for_prompt(1)
+    assert "resuming" not in term.text()
     term.type("Hello there")
     term.read_until("lovely news!")
-    os.write(term.master, b"\x04")
+    term.wait_for_prompt(2)
+    term.keys("\x04")
     assert term.close() == 0
-    again = Terminal([sys.executable, "-m", "aria_mem", "chat"], env)
-    again.read_until("/help for commands")
+    again = _chat(env)
+    again.read_until("resuming a conversation from just now, 2 turns; /new to start over")
+    again.wait_for_prompt(1)
     again.type("and again")
     again.read_until("lovely news!")
+    again.wait_for_prompt(2)
     again.type("/quit")
     assert again.close() == 0
     roles = [m["role"] for m in fake.state.chat_requests[-1]["messages"]]
@@ -135,25 +179,105 @@ def test_ctrl_c_stops_the_reply_not_the_session(embedded_dsn: str, fake: FakeOll
 
     fake.state.chat_reply = " ".join(f"word{i}" for i in range(200))
     fake.state.chat_delay = 0.2  # 40 s in all: SIGINT lands mid-reply on a busy machine
-    env = {
-        "ARIA_MEM_POSTGRES_DSN": embedded_dsn,
-        "ARIA_MEM_EMBEDDER_HOST": fake.url,
-        "ARIA_MEM_CHAT_HOST": fake.url,
-        "ARIA_MEM_CHAT_EXTRACT_MEMORIES": "off",
-        "TERM": "xterm",
-    }
-    term = Terminal([sys.executable, "-m", "aria_mem", "chat"], env)
-    term.read_until("/help for commands")
+    term = _chat(_env(embedded_dsn, fake))
+    term.wait_for_prompt(1)
     term.type("tell me a long story")
     term.read_until("word5 ")
     term.proc.send_signal(signal.SIGINT)
     screen = term.read_until("(stopped)")
     assert "word199" not in screen
     fake.state.chat_reply, fake.state.chat_delay = "Still here.", 0.0
+    term.wait_for_prompt(2)
     term.type("are you still there?")
     term.read_until("Still here.")
+    term.wait_for_prompt(3)
+    term.keys("half a thought\x03")  # Ctrl-C at the prompt drops the line, not the session
+    term.wait_for_prompt(4)
     term.type("/quit")
     assert term.close() == 0
+    assert "half a thought" not in _said(fake)
+
+
+def test_line_editing_history_and_messages_of_several_lines(
+    embedded_dsn: str, fake: FakeOllama, isolated_env: Path
+) -> None:
+    env = _env(embedded_dsn, fake)
+    term = _chat(env)
+    term.wait_for_prompt(1)
+    term.type("the first message")
+    term.wait_for_prompt(2)
+    term.keys("second" + "\x1b[D" * 6 + "the \x05 one")  # Left x6, then Ctrl-E: the end
+    term.keys("\r")
+    term.wait_for_prompt(3)
+    term.keys(UP + UP + "\r")  # Up twice: the first message again
+    term.wait_for_prompt(4)
+    term.keys("\x1b[200~line one\nline two\r\nline three\x1b[201~\r")  # a paste
+    term.wait_for_prompt(5)
+    term.keys("above\x1b\rbelow\r")  # Alt-Enter adds a line
+    term.wait_for_prompt(6)
+    term.type('"""a poem')
+    term.type("in two lines")
+    term.type('"""')
+    term.wait_for_prompt(9)
+    term.type("the last words")
+    term.wait_for_prompt(10)
+    term.keys("\x04")
+    assert term.close() == 0
+    assert _said(fake) == [
+        "the first message",
+        "the second one",
+        "the first message",
+        "line one\nline two\nline three",
+        "above\nbelow",
+        "a poem\nin two lines",
+        "the last words",
+    ]
+    histories = list((isolated_env / "data" / "chat-history").iterdir())
+    assert len(histories) == 1
+    assert stat.S_IMODE(histories[0].stat().st_mode) == 0o600
+    assert "the second one" in histories[0].read_text()
+
+    again = _chat(env)  # the history outlives the session ...
+    again.wait_for_prompt(1)
+    again.keys(UP + "\r")
+    again.wait_for_prompt(2)
+    again.keys("\x04")
+    assert again.close() == 0
+    assert _said(fake)[7:] == ["the last words"]
+    other = _chat({**env, "ARIA_MEM_USER": "someone-else"})  # ... and is the user's own
+    other.wait_for_prompt(1)
+    other.keys(UP + "\r")
+    other.wait_for_prompt(2)
+    other.keys("\x04")
+    assert other.close() == 0
+    assert len(fake.state.chat_requests) == 8
+    assert len(list((isolated_env / "data" / "chat-history").iterdir())) == 2
+
+
+def test_replies_are_markdown_in_a_terminal_and_as_written_with_plain(
+    embedded_dsn: str, fake: FakeOllama
+) -> None:
+    fake.state.chat_reply = "Two ideas:\n\n- a **pottery** class\n- a vase\n\n```\nkiln = True\n```"
+    env = _env(embedded_dsn, fake, COLUMNS="100")
+    term = _chat(env)
+    term.wait_for_prompt(1)
+    term.type("ideas?")
+    term.wait_for_prompt(2)
+    term.type("/quit")
+    assert term.close() == 0
+    shown = term.text().split("ideas?", 1)[1]
+    assert "• a pottery class" in shown  # a list with bullets
+    assert "\x1b[1mpottery" in term.screen  # bold, without the asterisks
+    assert "kiln = True" in shown
+
+    plain = _chat(env, "--plain")
+    plain.wait_for_prompt(1)
+    plain.type("ideas?")
+    plain.wait_for_prompt(2)
+    plain.type("/quit")
+    assert plain.close() == 0
+    shown = plain.text().split("ideas?", 1)[1]
+    assert "- a **pottery** class" in shown and "•" not in shown and "```" in shown
 
 
 def test_chat_starts_and_replies_while_the_postgres_server_is_down(fake: FakeOllama) -> None:

@@ -12,6 +12,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
+from aria_mem import chat_history
 from aria_mem.adapters.postgres.store import PostgresStore
 from aria_mem.adapters.qdrant_edge import EdgeIndex
 from aria_mem.domain.models import MEMORIES_COLLECTION
@@ -67,6 +68,10 @@ def test_forget_everything_leaves_no_trace_of_the_user(
         talk, [("user", f"what should I buy for Maya in {SECRET}", at), ("assistant", "hm", at)]
     )
     store.close()
+    data = isolated_env / "data"
+    alice_lines = chat_history.history_file(data, "alice", "aria")
+    alice_lines.write_text(f"+what should I buy for Maya in {SECRET}\n")
+    bob_lines = chat_history.history_file(data, "bob", "aria")
     assert _traces(embedded_dsn, ("alice", SECRET))  # the scan sees her before
 
     refused = cli("forget", "--everything", "--user", "alice", env=env, input="n\n")
@@ -85,6 +90,7 @@ def test_forget_everything_leaves_no_trace_of_the_user(
         "problem": None,
     }
     assert _traces(embedded_dsn, ("alice", SECRET, "Maya", "choir")) == {}
+    assert not alice_lines.exists() and bob_lines.exists()  # the chat's Up/Down lines too
     listed = json.loads(cli("list", "--all", "--json", env=env).stdout)
     assert [m["id"] for m in listed] == [bob_id]
     index = EdgeIndex(isolated_env / "data" / "index")

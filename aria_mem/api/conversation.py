@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 
 from aria_mem import config
 from aria_mem.api.memories import Memories, MemoryRef
+from aria_mem.config import ChatSettings
 from aria_mem.domain import fate, validation
 from aria_mem.domain.budget import Turn
 from aria_mem.domain.models import Stage
@@ -18,6 +19,7 @@ from aria_mem.domain.ranking import DEFAULT_WEIGHTS
 from aria_mem.domain.records import ConversationSummary, SyncReport
 from aria_mem.domain.retrieval import Profile, SearchResult
 from aria_mem.errors import NotFoundError, ServiceError, StoreError, ValidationError
+from aria_mem.ports import ChatModel
 from aria_mem.services import extractor
 from aria_mem.services.chat import ChatSession
 from aria_mem.services.extractor import Extracted
@@ -143,8 +145,7 @@ class Conversation(Memories):
         chat_model = self.chat_model
         chat_settings = self.settings.chat
         if model is not None:
-            overridden = config.with_overrides(self.settings, chat={"model": model})
-            chat_model, chat_settings = build_chat_model(overridden), overridden.chat
+            chat_model, chat_settings = self._chat_model_named(model)
         session = ChatSession(
             conversations=self.store.conversations,
             reads=self.store.reads,
@@ -155,10 +156,15 @@ class Conversation(Memories):
             user_id=user_id,
             companion_id=companion_id,
             new_conversation=new,
+            build_model=self._chat_model_named,
         )
         if offline is not None:
             session.start_notices.insert(0, offline)
         return session
+
+    def _chat_model_named(self, name: str) -> tuple[ChatModel, ChatSettings]:
+        overridden = config.with_overrides(self.settings, chat={"model": name})
+        return build_chat_model(overridden), overridden.chat
 
     # -- stored conversations -----------------------------------------------------------
 

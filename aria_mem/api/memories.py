@@ -7,6 +7,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
+from aria_mem import chat_history
 from aria_mem.api.core import Core
 from aria_mem.domain import validation
 from aria_mem.domain.models import Memory, MemoryStatus, MemoryType, NewMemory, Stage
@@ -122,11 +123,13 @@ class Memories(Core):
 
     def forget_everything(self, user: str) -> ForgottenUser:
         """Forget a person: every memory of ``user`` with every companion, their
-        conversations and relationship stages, in one transaction; the vectors are removed
+        conversations and relationship stages, in one transaction, and the lines the chat
+        kept for Up/Down; the vectors are removed
         now, or by a later pass if the index does not answer (the removal is queued in the
         same transaction). ``user`` has no default: this is never done by accident."""
         user_id = validation.identifier("user", user)
         erased = self.store.erasure.erase_user(user_id)
+        chat_history.forget_history(self.settings.data_dir, user_id)
         try:
             report = self.indexer.run_deletions(limit=erased.memories + 1000)
         except ServiceError as exc:

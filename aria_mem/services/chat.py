@@ -21,9 +21,16 @@ from aria_mem.config import ChatSettings
 from aria_mem.domain.budget import FittedPrompt, PromptParts, Turn, fit
 from aria_mem.domain.models import Stage
 from aria_mem.domain.prompt import PromptSections
+from aria_mem.domain.records import ConversationSummary
 from aria_mem.domain.reply_target import reply_hint, reply_target
 from aria_mem.domain.retrieval import SearchResult
-from aria_mem.errors import AriaMemError, ServiceError
+from aria_mem.errors import (
+    AriaMemError,
+    ChatModelError,
+    ChatModelMissingError,
+    ServiceError,
+    UsageError,
+)
 from aria_mem.ports import ChatModel, ConversationLog, RetrievalReads
 from aria_mem.services import extractor
 from aria_mem.services.background import BackgroundTasks, DeadlinePool
@@ -31,6 +38,11 @@ from aria_mem.services.retriever import Retriever
 from aria_mem.services.writer import MemoryWriter
 
 log = logging.getLogger(__name__)
+
+MAX_SYSTEM_PROMPT_CHARS = 16_000
+"""A persona is a few paragraphs; this keeps a mistaken paste from taking the whole window."""
+
+ModelBuilder = Callable[[str], tuple[ChatModel, ChatSettings]]
 
 
 @dataclass(frozen=True)
@@ -73,9 +85,21 @@ class ChatSession:
         companion_id: str,
         new_conversation: bool = False,
         analyze: Callable[[Sequence[Turn], str], str | None] = reply_target,
+        build_model: ModelBuilder | None = None,
     ) -> None:
         """``analyze`` finds the companion message the user is replying to; the default is a
-        cheap heuristic, and a short model call can be given instead."""
+        cheap heuristic, and a short model call can be given instead. ``build_model`` makes
+        the chat model of another name (for `switch_model`).
+
+        A model the server does not have raises ChatModelMissingError here, before the first
+        message; a server that does not answer yet is only a start notice."""
+        self.start_notices: list[str] = []
+        try:
+            chat_model.check()
+        except ChatModelMissingError:
+            raise
+        except ChatModelError as exc:
+            self.start_notices.append(str(exc))
         self._conversations = conversations
         self._reads = reads
         self._retriever = retriever
@@ -83,6 +107,8 @@ class ChatSession:
         self._writer = writer
         self._settings = settings
         self._analyze = analyze
+        self._build_model = build_model
+        self.system_prompt = settings.system_prompt
         self.user_id = user_id
         self.companion_id = companion_id
         self.history: list[Turn] = []
@@ -91,7 +117,8 @@ class ChatSession:
         self._pool = DeadlinePool("aria-mem-turn")
         self._background = BackgroundTasks("aria-mem-after-reply")
         self.last: PreparedTurn | None = None
-        self.start_notices: list[str] = []
+        self.resumed: ConversationSummary | None = None
+        """The stored conversation this session goes on with, when it had turns."""
         try:
             self.conversation_id = conversations.open_conversation(
                 user_id, companion_id, new=new_conversation
@@ -100,13 +127,81 @@ class ChatSession:
                 Turn(r, c)
                 for r, c in conversations.recent_turns(self.conversation_id, settings.history_turns)
             ]
+            if self.history:
+                self.resumed = conversations.find_conversation(str(self.conversation_id))
         except ServiceError as exc:
             self.start_notices.append(f"starting without earlier turns: {exc}")
+        self.budget = self._budget_for(chat_model, settings)
+
+    @staticmethod
+    def _budget_for(chat_model: ChatModel, settings: ChatSettings) -> int:
         window = settings.context_window
         model_window = chat_model.context_length()
         if model_window:
             window = min(window, model_window)
-        self.budget = window - settings.reply_reserve
+        return window - settings.reply_reserve
+
+    # -- changing the session --------------------------------------------------------------
+
+    @property
+    def model_name(self) -> str:
+        return self._model.model_name
+
+    def switch_model(self, name: str) -> str:
+        """Reply with the model called ``name`` from the next message on; the current model
+        stays when the new one cannot answer (ChatModelError says why)."""
+        if self._build_model is None:
+            raise UsageError("This session was opened with one model and cannot change it")
+        if not name.strip():
+            raise UsageError("Give the model's name, e.g. /model llama3.2")
+        chat_model, settings = self._build_model(name.strip())
+        chat_model.check()
+        self._model, self._settings = chat_model, settings
+        self.budget = self._budget_for(chat_model, settings)
+        return chat_model.model_name
+
+    def set_system_prompt(self, text: str | None) -> None:
+        """The persona for the rest of this conversation; None restores the configured one."""
+        if text is None:
+            self.system_prompt = self._settings.system_prompt
+            return
+        text = text.strip()
+        if not text:
+            raise UsageError("The persona is empty — give its text, or `reset` for the default")
+        if len(text) > MAX_SYSTEM_PROMPT_CHARS:
+            raise UsageError(
+                f"The persona is {len(text):,} characters; at most "
+                f"{MAX_SYSTEM_PROMPT_CHARS:,} fit — shorten it"
+            )
+        self.system_prompt = text
+
+    def new_conversation(self) -> None:
+        """Start over: a new stored conversation, no history, the configured persona."""
+        self.wait_for_background()
+        if not self.flush_outbox():
+            raise ServiceError(
+                "PostgreSQL cannot take this conversation's last turns yet — try /new again "
+                "when it is back"
+            )
+        self.conversation_id = self._conversations.open_conversation(
+            self.user_id, self.companion_id, new=True
+        )
+        self.history.clear()
+        self.last = None
+        self.resumed = None
+        self.system_prompt = self._settings.system_prompt
+
+    def transcript(self) -> list[Turn]:
+        """This conversation so far, oldest first: what PostgreSQL holds and what waits to
+        be saved (or, with PostgreSQL away, what this session has seen)."""
+        waiting = [Turn(role, content) for role, content, _ in self._outbox]
+        if self.conversation_id is None:
+            return list(self.history)
+        try:
+            stored = self._conversations.turns(self.conversation_id)
+        except ServiceError:
+            return list(self.history)
+        return [Turn(role, content) for role, content in stored] + waiting
 
     # -- a turn -------------------------------------------------------------------------
 
@@ -130,7 +225,7 @@ class ChatSession:
         if retrieval is not None:
             notices.extend(retrieval.degraded)
         parts = PromptParts(
-            system=self._settings.system_prompt,
+            system=self.system_prompt,
             sections=retrieval.sections if retrieval else PromptSections(),
             history=self.history[-self._settings.history_turns :],
             reply_hint=reply_hint(target),

@@ -10,7 +10,7 @@ from typing import Any
 import lmstudio
 
 from aria_mem.adapters.embedders.lmstudio import host_port
-from aria_mem.errors import ChatModelError
+from aria_mem.errors import ChatModelError, ChatModelMissingError
 
 
 class LMStudioChat:
@@ -41,7 +41,7 @@ class LMStudioChat:
     def _fail(self, exc: Exception) -> ChatModelError:
         self.close()
         if isinstance(exc, lmstudio.LMStudioModelNotFoundError):
-            return ChatModelError(
+            return ChatModelMissingError(
                 f"LM Studio at {self._host} has no model '{self._model}' — "
                 "load it in LM Studio or set [chat] model"
             )
@@ -91,6 +91,12 @@ class LMStudioChat:
             return int(self._llm().get_context_length())
         except (lmstudio.LMStudioError, OSError, TimeoutError, TypeError, ValueError):
             return None
+
+    def check(self) -> None:
+        try:
+            self._llm()
+        except (lmstudio.LMStudioError, OSError, TimeoutError) as exc:
+            raise self._fail(exc) from exc
 
     def close(self) -> None:
         if self._client is not None:

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import ollama
 
-from aria_mem.errors import ChatModelError
+from aria_mem.errors import ChatModelError, ChatModelMissingError
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
 
@@ -24,6 +24,7 @@ class OllamaChat:
         self._host = host or DEFAULT_HOST
         self._client = ollama.Client(host=self._host, timeout=timeout)
         self._context: int | None = None
+        self._shown = False
 
     @property
     def model_name(self) -> str:
@@ -40,7 +41,7 @@ class OllamaChat:
     def _fail(self, exc: Exception) -> ChatModelError:
         if isinstance(exc, ollama.ResponseError):
             if exc.status_code == 404:
-                return ChatModelError(
+                return ChatModelMissingError(
                     f"Ollama at {self._host} has no model '{self._model}' — "
                     f"run `ollama pull {self._model}` or set [chat] model"
                 )
@@ -77,12 +78,19 @@ class OllamaChat:
         return str(response.message.content or "")
 
     def context_length(self) -> int | None:
-        if self._context is None:
+        if not self._shown:
             try:
-                info = self._client.show(self._model).modelinfo or {}
-            except (ollama.ResponseError, ConnectionError, httpx.HTTPError):
+                self.check()
+            except ChatModelError:
                 return None
-            arch = info.get("general.architecture")
-            value = info.get(f"{arch}.context_length") if arch else None
-            self._context = int(value) if value else None
         return self._context
+
+    def check(self) -> None:
+        try:
+            info = self._client.show(self._model).modelinfo or {}
+        except (ollama.ResponseError, ConnectionError, httpx.HTTPError) as exc:
+            raise self._fail(exc) from exc
+        arch = info.get("general.architecture")
+        value = info.get(f"{arch}.context_length") if arch else None
+        self._context = int(value) if value else None
+        self._shown = True
