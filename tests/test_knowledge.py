@@ -16,6 +16,7 @@ from aria_mem.domain.chunking import chunk, html_to_text
 from tests.conftest import CliResult
 from tests.fakes.concepts import concept_embed
 from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
+from tests.fakes.pdf import make_pdf
 
 Cli = Callable[..., CliResult]
 
@@ -23,6 +24,33 @@ PAGE = """<html><head><title>Gift ideas</title><style>body{}</style></head><body
 <h1>Gift ideas for a potter</h1><script>alert('x')</script>
 <p>A potter loves a good set of trimming tools.</p><p>Kiln time makes a fine present.</p>
 </body></html>"""
+
+
+ARTICLE = """<html><head><title>Kiln care | Clay Corner</title></head><body>
+<nav><a href="/">Home</a> | <a href="/shop">Shop</a> | <a href="/login">Login</a></nav>
+<div class="cookie-banner">We use cookies. <button>Accept all cookies</button></div>
+<article><h1>Looking after an electric kiln</h1>
+<p>An electric kiln lasts for decades when its elements are checked every twenty firings and
+the shelves are kept free of glaze drips.</p>
+<p>Vacuum the firing chamber after each bisque firing, because dust from greenware settles in
+the element grooves and shortens their life.</p>
+<p>Replace the thermocouple when the kiln starts to under-fire cones by more than half a
+cone.</p></article>
+<footer>2026 Clay Corner - Privacy - Terms</footer></body></html>"""
+
+KILN_PDF = make_pdf(
+    [
+        ["Firing schedules for stoneware.", "Bisque to cone 04, glaze to cone 6."],
+        ["Cool the kiln slowly to keep glazes from crazing."],
+    ],
+    title="Firing schedules",
+)
+
+SITE = {
+    "/gifts": ("text/html; charset=utf-8", PAGE.encode()),
+    "/kiln-care": ("text/html; charset=utf-8", ARTICLE.encode()),
+    "/firing.pdf": ("application/pdf", KILN_PDF),
+}
 
 
 def test_html_becomes_text_without_scripts_or_styles() -> None:
@@ -55,9 +83,9 @@ def site() -> Iterator[str]:
             return
 
         def do_GET(self) -> None:
-            body = PAGE.encode() if self.path == "/gifts" else b"missing"
-            self.send_response(200 if self.path == "/gifts" else 404)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
+            kind, body = SITE.get(self.path, ("text/html; charset=utf-8", b"missing"))
+            self.send_response(200 if self.path in SITE else 404)
+            self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
@@ -122,13 +150,58 @@ def test_learning_again_replaces_and_forgetting_removes_vectors(
         assert conn.execute("SELECT count(*) FROM knowledge_items").fetchone() == (0,)
 
 
+def _learned_texts(dsn: str) -> list[str]:
+    with psycopg.connect(dsn) as conn:
+        return [r[0] for r in conn.execute("SELECT text FROM knowledge_items ORDER BY 1")]
+
+
+def test_a_page_is_learned_without_its_menus_cookie_banner_and_footer(
+    cli: Cli, env: dict[str, str], site: str, embedded_dsn: str
+) -> None:
+    learned = cli("learn", f"{site}/kiln-care", "--json", env=env)
+    assert learned.code == 0, learned.stderr
+    assert json.loads(learned.stdout)["title"] == "Kiln care | Clay Corner"
+    text = " ".join(_learned_texts(embedded_dsn))
+    assert "Vacuum the firing chamber after each bisque firing" in text
+    assert "thermocouple" in text
+    for boilerplate in ("Accept all cookies", "We use cookies", "Login", "Privacy"):
+        assert boilerplate not in text
+
+
+def test_a_pdf_is_learned_from_a_file_and_from_the_web(
+    cli: Cli, env: dict[str, str], site: str, tmp_path: Path, embedded_dsn: str
+) -> None:
+    path = tmp_path / "firing.pdf"
+    path.write_bytes(KILN_PDF)
+    from_file = cli("learn", str(path), "--json", env=env)
+    assert from_file.code == 0, from_file.stderr
+    assert json.loads(from_file.stdout)["title"] == "Firing schedules"
+    text = " ".join(_learned_texts(embedded_dsn))
+    assert "Bisque to cone 04, glaze to cone 6." in text and "keep glazes from crazing" in text
+    from_web = cli("learn", f"{site}/firing.pdf", "--json", env=env)
+    assert from_web.code == 0, from_web.stderr
+    assert json.loads(from_web.stdout)["passages"] >= 1
+    assert len(json.loads(cli("knowledge", "list", "--json", env=env).stdout)) == 2
+
+    before = _learned_texts(embedded_dsn)
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(KILN_PDF[: len(KILN_PDF) // 3])
+    refused = cli("learn", str(broken), env=env)
+    assert refused.code == 2 and "broken.pdf" in refused.stderr, refused.stderr
+    blank = tmp_path / "scan.pdf"
+    blank.write_bytes(make_pdf([[]]))
+    refused = cli("learn", str(blank), env=env)
+    assert refused.code == 2 and "no text in it" in refused.stderr
+    assert _learned_texts(embedded_dsn) == before
+
+
 def test_bad_locations_are_refused(
     cli: Cli, env: dict[str, str], site: str, tmp_path: Path
 ) -> None:
     assert cli("learn", str(tmp_path / "nope.md"), env=env).code == 2
     (tmp_path / "image.png").write_bytes(b"\x89PNG")
     refused = cli("learn", str(tmp_path / "image.png"), env=env)
-    assert refused.code == 2 and "only text, Markdown and HTML" in refused.stderr
+    assert refused.code == 2 and "only text, Markdown, HTML and PDF" in refused.stderr
     missing = cli("learn", f"{site}/nothing", env=env)
     assert missing.code == 1 and "answered 404" in missing.stderr
 

@@ -1,4 +1,5 @@
-"""Reading what the companion is asked to learn: a text, Markdown or HTML file, or a web page.
+"""Reading what the companion is asked to learn: a text, Markdown, HTML or PDF file, or a web
+page (its main text: menus, cookie banners and footers left out; see ``page_text``).
 
 Bounded in every way a document could be unbounded: a file must be a regular file under
 ``MAX_BYTES``; a page is streamed and given up once it passes ``MAX_BYTES`` or the whole fetch
@@ -21,7 +22,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from aria_mem.domain.chunking import html_to_text
+from aria_mem.adapters.page_text import main_text, pdf_text
 from aria_mem.errors import ServiceError, UsageError
 
 MAX_BYTES = 5_000_000
@@ -30,6 +31,7 @@ READ_TIMEOUT_S = 10.0
 MAX_REDIRECTS = 5
 TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".rst", ".text", ""}
 HTML_SUFFIXES = {".html", ".htm"}
+PDF_SUFFIXES = {".pdf"}
 SCHEMES = ("http", "https")
 
 
@@ -58,12 +60,12 @@ def read(location: str, *, deadline: float = DEADLINE_S) -> tuple[str, str, str]
 
 def _read_file(path: Path) -> tuple[str, str, str]:
     if not path.is_file():
-        raise UsageError(f"No file at {path} — give a text, Markdown or HTML file, or a URL")
+        raise UsageError(f"No file at {path} — give a text, Markdown, HTML or PDF file, or a URL")
     if path.stat().st_size > MAX_BYTES:
         raise UsageError(f"{path} is larger than {MAX_BYTES // 1_000_000} MB")
     suffix = path.suffix.lower()
-    if suffix not in TEXT_SUFFIXES | HTML_SUFFIXES:
-        raise UsageError(f"{path.name}: only text, Markdown and HTML files can be learned")
+    if suffix not in TEXT_SUFFIXES | HTML_SUFFIXES | PDF_SUFFIXES:
+        raise UsageError(f"{path.name}: only text, Markdown, HTML and PDF files can be learned")
     try:
         with path.open("rb") as handle:
             data = handle.read(MAX_BYTES + 1)
@@ -71,9 +73,12 @@ def _read_file(path: Path) -> tuple[str, str, str]:
         raise UsageError(f"Cannot read {path}: {exc.strerror}") from exc
     if len(data) > MAX_BYTES:
         raise UsageError(f"{path} is larger than {MAX_BYTES // 1_000_000} MB")
+    if suffix in PDF_SUFFIXES:
+        title, text = pdf_text(data, str(path))
+        return str(path.resolve()), title or path.stem, text
     raw = _text(data, str(path))
     if suffix in HTML_SUFFIXES:
-        title, text = html_to_text(raw)
+        title, text = main_text(raw)
         return str(path.resolve()), title or path.stem, text
     first = next((line.strip("# ").strip() for line in raw.splitlines() if line.strip()), "")
     return str(path.resolve()), first[:120] or path.stem, raw
@@ -154,13 +159,16 @@ def _fetch(url: str, deadline: float) -> tuple[str, str, str]:
                     encoding = response.charset_encoding or "utf-8"
             except httpx.HTTPError as exc:
                 raise ServiceError(f"Could not fetch {current}: {exc}") from exc
+            if kind.split(";")[0].strip().lower() == "application/pdf":
+                title, plain = pdf_text(body, current)
+                return current, title or current, plain
             text = _text(body, current, encoding, strict=False)
             if "html" in kind:
-                title, plain = html_to_text(text)
+                title, plain = main_text(text, current)
                 return current, title or current, plain
             if kind.startswith("text/") or not kind:
                 return current, current, text
-            raise UsageError(f"{current} is {kind}, not text or HTML")
+            raise UsageError(f"{current} is {kind}, not text, HTML or PDF")
     raise UsageError(f"{url} redirects more than {MAX_REDIRECTS} times")
 
 
