@@ -100,11 +100,9 @@ def test_list_into_a_pipe_is_every_column_tab_separated_and_unwrapped(
 
 
 def test_every_command_help_has_an_example() -> None:
-    import typer.main
+    from aria_mem.cli.app import command
 
-    from aria_mem.cli.app import app
-
-    root = typer.main.get_command(app)
+    root = command()
     missing: list[str] = []
 
     def walk(command: object, path: str) -> None:
@@ -215,3 +213,24 @@ def test_explain_into_a_pipe_keeps_every_column_and_long_texts_on_one_line(
     header = next(line for line in shown.stdout.splitlines() if "score" in line and "found" in line)
     assert all(f" {name}" in header for name in ("sim", "imp", "emo", "rec", "use")), header
     assert any(text.strip() in line for line in shown.stdout.splitlines())  # not folded
+
+
+def test_verbose_and_quiet_are_taken_after_the_subcommand_too(
+    cli: Cli, env: dict[str, str], tmp_path: Path
+) -> None:
+    assert cli("remember", "The user plays the cello.", env=env).code == 0
+    loud = cli("search", "cello", "-v", env=env)
+    assert loud.code == 0 and "INFO aria_mem.services.retriever" in loud.stderr
+    assert "INFO" in cli("-v", "search", "cello", env=env).stderr
+    assert "INFO" not in cli("search", "cello", env=env).stderr
+    out = tmp_path / "all.jsonl"
+    told = cli("export", "-o", str(out), env=env)
+    assert told.code == 0 and "Exported 1 memories" in told.stderr
+    for args in (("export", "-o", str(out), "-q"), ("-q", "export", "-o", str(out))):
+        quiet = cli(*args, env=env)
+        assert quiet.code == 0 and quiet.stderr == "" and out.read_text().count("\n") == 1
+    failed = cli("show", "ffffffff", "-q", env=env)
+    assert failed.code == 1 and "ffffffff" in failed.stderr  # errors are still shown
+    assert cli("remember", "--", "-v", env=env).code == 0  # after --, -v is text
+    texts = [m["text"] for m in json.loads(cli("list", "--json", env=env).stdout)]
+    assert "-v" in texts

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+import typer.core
+import typer.main
 
 from aria_mem.cli import (
     admin,
@@ -66,22 +68,80 @@ def _root(
             help="Print aria-mem's version and exit.",
         ),
     ] = False,
+    verbose: Annotated[int, typer.Option("--verbose", "-v", count=True, help=VERBOSE_HELP)] = 0,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help=QUIET_HELP)] = False,
+) -> None:
+    logging.basicConfig(
+        level=_log_level(verbose),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    ctx.obj = State(config_path)
+    ctx.obj.verbose = verbose
+    ctx.call_on_close(ctx.obj.close)
+    if quiet:
+        err_console.quiet = True
+
+
+VERBOSE_HELP = "Log more (-v info, -vv debug); errors are always logged."
+QUIET_HELP = "No progress bars or notices on stderr; errors are still shown."
+
+
+def _log_level(verbose: int) -> int:
+    return logging.ERROR if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
+
+
+def _more_verbose(ctx: typer.Context, count: int) -> None:
+    if count:
+        root = ctx.find_root().obj
+        before = root.verbose if isinstance(root, State) else 0
+        logging.getLogger().setLevel(_log_level(before + count))
+
+
+def _quieter(wanted: bool) -> None:
+    if wanted:
+        err_console.quiet = True
+
+
+_after_subcommand = typer.Typer()
+
+
+@_after_subcommand.command()
+def _flags(
     verbose: Annotated[
         int,
         typer.Option(
             "--verbose",
             "-v",
             count=True,
-            help="Log more (-v info, -vv debug); errors are always logged.",
+            expose_value=False,
+            callback=_more_verbose,
+            help=VERBOSE_HELP,
         ),
     ] = 0,
+    quiet: Annotated[
+        bool,
+        typer.Option("--quiet", "-q", expose_value=False, callback=_quieter, help=QUIET_HELP),
+    ] = False,
 ) -> None:
-    level = logging.ERROR if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
-    logging.basicConfig(
-        level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr
-    )
-    ctx.obj = State(config_path)
-    ctx.call_on_close(ctx.obj.close)
+    """Only a holder: typer builds the two options, which every subcommand then takes."""
+
+
+def command() -> typer.core.TyperGroup:
+    """The whole command tree, where -v and -q are accepted after any subcommand too
+    (`aria-mem search "x" -v`), as they are before it."""
+    root = typer.main.get_command(app)
+    flags = typer.main.get_command(_after_subcommand).params
+
+    def add_to(group: object) -> None:
+        for sub in getattr(group, "commands", {}).values():
+            taken = {name for param in sub.params for name in param.opts}
+            sub.params.extend(flag for flag in flags if not taken & set(flag.opts))
+            add_to(sub)
+
+    add_to(root)
+    assert isinstance(root, typer.core.TyperGroup)
+    return root
 
 
 memories.register(app)
@@ -112,12 +172,14 @@ def main() -> None:
     restrict_umask()
     try:
         _refuse_undecodable_arguments()
-        app()
+        command()(prog_name="aria-mem")
     except AriaMemError as exc:
+        err_console.quiet = False
         err_console.print(
             f"[red]error:[/red] {markup_safe(str(exc), keep_lines=True)}", highlight=False
         )
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
+        err_console.quiet = False
         err_console.print("interrupted")
         sys.exit(130)

@@ -21,6 +21,7 @@ command."""
 class State:
     def __init__(self, config_path: Path | None) -> None:
         self.config_path = config_path
+        self.verbose = 0
         self._memory: AriaMem | None = None
 
     @property
