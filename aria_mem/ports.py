@@ -40,6 +40,7 @@ from aria_mem.domain.records import (
     QueuedDeletion,
     ReindexRun,
     SaveOutcome,
+    StoredTurn,
     SweepReport,
 )
 
@@ -177,6 +178,15 @@ class ConversationLog(Protocol):
     def turns(self, conversation_id: uuid.UUID) -> list[tuple[str, str]]: ...
     def forget_conversation(self, conversation_id: uuid.UUID) -> int:
         """Delete it and its turns; how many turns went."""
+        ...
+
+    def turns_mentioning(self, user_id: str, companion_id: str, text: str) -> list[StoredTurn]:
+        """The pair's stored turns that mention ``text`` (domain.mentions: most of its
+        distinctive words), oldest first, at most MAX_MENTIONS."""
+        ...
+
+    def forget_turns(self, user_id: str, companion_id: str, turn_ids: Sequence[int]) -> int:
+        """Delete those of ``turn_ids`` that are the pair's; how many went."""
         ...
 
 

@@ -3,6 +3,7 @@ pure pieces of the chat's terminal: messages over several lines, Markdown blocks
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -169,3 +170,26 @@ def test_ago_says_how_long_ago_as_people_do() -> None:
     assert ago(now - timedelta(hours=5, minutes=3), now) == "5 hours ago"
     assert ago(now - timedelta(days=2, hours=1), now) == "2 days ago"
     assert ago(now + timedelta(minutes=5), now) == "just now"  # a clock a little ahead
+
+
+def test_forget_in_chat_also_offers_the_turns_and_they_are_not_replayed(
+    embedded_dsn: str, fake: FakeOllama
+) -> None:
+    typed = [
+        "/remember The user's sister is called Maya.",
+        "what should I buy for Maya my sister",
+        "/forget",
+        "1",
+        "y",
+        "any other ideas?",
+        "/quit",
+    ]
+    done = _chat(embedded_dsn, fake, "\n".join(typed) + "\n")
+    assert done.returncode == 0, done.stderr
+    out = _flat(done.stdout)
+    assert "1. The user's sister is called Maya." in out
+    assert "forget these 1 chat turns too" in out and "Forgot 1 chat turns" in out
+    first, last = fake.state.chat_requests
+    assert "Maya" in json.dumps(first["messages"])
+    assert "Maya" not in json.dumps(last["messages"])  # neither memory nor replayed turn
+    assert [m["role"] for m in last["messages"]] == ["system", "assistant", "user"]

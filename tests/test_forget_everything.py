@@ -129,3 +129,63 @@ def test_conversations_can_be_listed_shown_and_forgotten(
     assert json.loads(cli("conversations", "list", "--json", env=env).stdout) == []
     missing = cli("conversations", "show", str(talk)[:8], env=env)
     assert missing.code == 1 and "No conversation" in missing.stderr
+
+
+def _talk(dsn: str, *lines: tuple[str, str]) -> None:
+    store = PostgresStore(dsn)
+    talk = store.conversations.open_conversation("me", "aria")
+    at = datetime.now(UTC)
+    store.conversations.add_turns(talk, [(role, text, at) for role, text in lines])
+    store.close()
+
+
+def _stored_turns(cli: Cli, env: dict[str, str]) -> list[str]:
+    [talk] = json.loads(cli("conversations", "list", "--json", env=env).stdout)
+    shown = json.loads(cli("conversations", "show", talk["id"], "--json", env=env).stdout)
+    return [m["content"] for m in shown["messages"]]
+
+
+def test_forgetting_a_memory_offers_the_turns_that_mention_it(
+    cli: Cli, env: dict[str, str], embedded_dsn: str
+) -> None:
+    _talk(
+        embedded_dsn,
+        ("user", "what should I buy for Maya my sister"),
+        ("assistant", "How about a vase?"),
+        ("user", "my sister lives in Leeds"),
+    )
+    made = cli("remember", "The user's sister is called Maya.", "--json", env=env)
+    memory_id = json.loads(made.stdout)["memory"]["id"]
+    kept = cli("forget", memory_id, "--yes", env=env)  # no one to ask: kept, and said so
+    assert kept.code == 0, kept.stderr
+    assert "1 stored chat turn still mention it" in " ".join(kept.stderr.split())
+    assert "conversations forget --mentioning" in kept.stderr
+    assert len(_stored_turns(cli, env)) == 3
+
+    made = cli("remember", "The user's sister is called Maya.", "--json", env=env)
+    memory_id = json.loads(made.stdout)["memory"]["id"]
+    done = cli("forget", memory_id, "--yes", "--turns", "forget", "--json", env=env)
+    assert done.code == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert (answer["action"], answer["turns_forgotten"], answer["turns_kept"]) == (
+        "forgotten",
+        1,
+        0,
+    )
+    assert _stored_turns(cli, env) == ["How about a vase?", "my sister lives in Leeds"]
+    assert _traces(embedded_dsn, ("Maya",)) == {}
+
+
+def test_turns_that_mention_something_can_be_forgotten_directly(
+    cli: Cli, env: dict[str, str], embedded_dsn: str
+) -> None:
+    _talk(embedded_dsn, ("user", "I'm allergic to peanuts"), ("user", "peanut butter? no thanks"))
+    assert cli("conversations", "forget", "--mentioning", "  ", env=env).code == 2
+    peanuts = ("conversations", "forget", "--mentioning", "allergic to peanuts")
+    asked = cli(*peanuts, env=env, input="n\n")
+    assert asked.code == 1 and "I'm allergic to peanuts" in asked.stdout
+    gone = cli(*peanuts, "-y", "--json", env=env)
+    assert json.loads(gone.stdout) == {"turns": 1}
+    assert _stored_turns(cli, env) == ["peanut butter? no thanks"]
+    none = cli("conversations", "forget", "--mentioning", "zebras", "--json", env=env)
+    assert json.loads(none.stdout) == {"turns": 0}

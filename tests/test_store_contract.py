@@ -489,3 +489,43 @@ def test_conversations_are_listed_shown_and_forgotten(any_store: Store) -> None:
     assert log.turns(first) == []
     with pytest.raises(NotFoundError):
         log.forget_conversation(first)
+
+
+def test_turns_that_mention_a_memory_are_found_and_forgotten_within_the_pair(
+    any_store: Store,
+) -> None:
+    from datetime import UTC, datetime
+
+    at = datetime.now(UTC)
+    log = any_store.conversations
+    mine = log.open_conversation("u1", "aria")
+    log.add_turns(
+        mine,
+        [
+            ("user", "what should I buy for Maya my sister", at),
+            ("assistant", "Maya might like a vase", at),
+            ("user", "my sister's birthday is soon", at),
+            ("user", "the weather is lovely", at),
+        ],
+    )
+    theirs = log.open_conversation("u2", "aria")
+    log.add_turns(theirs, [("user", "what should I buy for Maya my sister", at)])
+    other_companion = log.open_conversation("u1", "nova")
+    log.add_turns(other_companion, [("user", "Maya my sister", at)])
+
+    found = log.turns_mentioning("u1", "aria", "The user's sister is called Maya.")
+    assert [t.content for t in found] == ["what should I buy for Maya my sister"]
+    assert found[0].conversation_id == mine and found[0].role == "user"
+    assert log.turns_mentioning("u1", "aria", "The user") == []  # nothing distinctive
+    assert log.turns_mentioning("u1", "aria", "") == []
+
+    theirs_found = log.turns_mentioning("u2", "aria", "The user's sister is called Maya.")
+    assert log.forget_turns("u1", "aria", [t.id for t in theirs_found]) == 0  # not the pair's
+    assert log.forget_turns("u1", "aria", [t.id for t in found]) == 1
+    assert log.turns(mine) == [
+        ("assistant", "Maya might like a vase"),
+        ("user", "my sister's birthday is soon"),
+        ("user", "the weather is lovely"),
+    ]
+    assert log.turns(theirs) == [("user", "what should I buy for Maya my sister")]
+    assert log.turns(other_companion) == [("user", "Maya my sister")]

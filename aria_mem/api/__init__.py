@@ -30,6 +30,7 @@ from aria_mem.domain.records import (
     DaemonState,
     KnowledgeSource,
     PassReport,
+    StoredTurn,
     SyncReport,
 )
 from aria_mem.domain.retrieval import Profile, SearchResult
@@ -191,6 +192,7 @@ __all__ = [
     "Stage",
     "StatusReport",
     "Stopped",
+    "StoredTurn",
     "SyncReport",
     "Turn",
     "Upkeep",

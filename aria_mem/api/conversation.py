@@ -16,7 +16,7 @@ from aria_mem.domain.models import Stage
 from aria_mem.domain.profile import select_profile
 from aria_mem.domain.query import build_query
 from aria_mem.domain.ranking import DEFAULT_WEIGHTS
-from aria_mem.domain.records import ConversationSummary, SyncReport
+from aria_mem.domain.records import ConversationSummary, StoredTurn, SyncReport
 from aria_mem.domain.retrieval import Profile, SearchResult
 from aria_mem.errors import NotFoundError, ServiceError, StoreError, ValidationError
 from aria_mem.ports import ChatModel
@@ -180,6 +180,27 @@ class Conversation(Memories):
         """One conversation (by id or its first characters) and its turns, oldest first."""
         found = self.store.conversations.find_conversation(conversation)
         return found, self.store.conversations.turns(found.id)
+
+    def turns_mentioning(
+        self, text: str, *, user: str | None = None, companion: str | None = None
+    ) -> list[StoredTurn]:
+        """Stored chat turns of the user and companion that mention ``text`` (most of its
+        distinctive words): what to offer for forgetting with a forgotten memory, so the
+        fact is not replayed as history."""
+        user_id, companion_id = self._scope(user, companion)
+        return self.store.conversations.turns_mentioning(user_id, companion_id, text)
+
+    def forget_turns(
+        self,
+        turns: Sequence[StoredTurn],
+        *,
+        user: str | None = None,
+        companion: str | None = None,
+    ) -> int:
+        """Delete these turns for good (only the user and companion's own); how many went."""
+        user_id, companion_id = self._scope(user, companion)
+        ids = [t.id for t in turns]
+        return self.store.conversations.forget_turns(user_id, companion_id, ids)
 
     def forget_conversation(self, conversation: str) -> tuple[ConversationSummary, int]:
         """Delete a conversation and its turns for good; how many turns went."""

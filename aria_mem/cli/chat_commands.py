@@ -6,7 +6,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from aria_mem.api import AriaMem, ChatSession
-from aria_mem.cli import render
+from aria_mem.cli import mentions, render
 from aria_mem.cli.render import markup_safe, safe
 from aria_mem.errors import AriaMemError
 
@@ -90,8 +90,20 @@ def _forget(rest: str, session: ChatSession, mem: AriaMem, persona: str) -> None
     for n, used_memory in enumerate(used, start=1):
         console.print(f"  {n}. {markup_safe(used_memory.text)}")
     choice = console.input("forget which (number, Enter to cancel)? ").strip()
-    if choice.isdigit() and 1 <= int(choice) <= len(used):
-        render.write_line("Forgotten", mem.forget(used[int(choice) - 1].id))
+    if not (choice.isdigit() and 1 <= int(choice) <= len(used)):
+        return
+    chosen = used[int(choice) - 1]
+    render.write_line("Forgotten", mem.forget(chosen.id))
+    scope = {"user": session.user_id, "companion": session.companion_id}
+    found = mem.turns_mentioning(chosen.text, **scope)
+    if not found:
+        return
+    mentions.show(found)
+    answer = console.input(f"forget these {len(found)} chat turns too (y/N)? ").strip().lower()
+    if answer in ("y", "yes"):
+        gone = mem.forget_turns(found, **scope)
+        session.drop_from_history({turn.content for turn in found})
+        console.print(f"Forgot {gone} chat turns; they will not be replayed.")
 
 
 def _why(rest: str, session: ChatSession, mem: AriaMem, persona: str) -> None:

@@ -8,11 +8,12 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from aria_mem.api import ConversationSummary
-from aria_mem.cli import render
+from aria_mem.api import AriaMem, ConversationSummary
+from aria_mem.cli import mentions, render
 from aria_mem.cli.context import emit_json, memory
 from aria_mem.cli.memories import CompanionOpt, JsonOpt, UserOpt
 from aria_mem.cli.render import markup_safe, safe
+from aria_mem.errors import UsageError
 
 conversations_app = typer.Typer(
     help="See and forget stored chat conversations.\n\nExample: aria-mem conversations list",
@@ -82,15 +83,35 @@ def show(ctx: typer.Context, conversation_id: IdArg, as_json: JsonOpt = False) -
 @conversations_app.command()
 def forget(
     ctx: typer.Context,
-    conversation_id: IdArg,
+    conversation_id: Annotated[
+        str | None,
+        typer.Argument(help="Conversation id, or its first characters as `list` shows."),
+    ] = None,
+    mentioning: Annotated[
+        str | None,
+        typer.Option(
+            "--mentioning",
+            help="Instead of a whole conversation: every turn of the user and companion that "
+            "mentions this (most of its words), e.g. a fact you had forgotten.",
+        ),
+    ] = None,
+    user: UserOpt = None,
+    companion: CompanionOpt = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Forget a conversation for good: its turns are deleted and never replayed again.
+    """Forget a conversation for good (its turns are deleted and never replayed again), or
+    the turns that mention something.
 
     Example: aria-mem conversations forget 5c1d2e3f --yes
+    Example: aria-mem conversations forget --mentioning "my sister Maya"
     """
     mem = memory(ctx)
+    if mentioning is not None:
+        _forget_mentions(mem, mentioning, user, companion, yes, as_json)
+        return
+    if conversation_id is None:
+        raise typer.BadParameter("give a conversation id, or --mentioning TEXT", param_hint="ID")
     found, _turns = mem.conversation(conversation_id)
     first = safe(found.first_message[:60])
     if not yes and not typer.confirm(f"Forget the conversation that began {first!r}?"):
@@ -100,6 +121,29 @@ def forget(
         emit_json({"forgotten": str(found.id), "turns": removed})
     else:
         render.console.print(f"Forgot conversation {str(found.id)[:8]} ({removed} turns)")
+
+
+def _forget_mentions(
+    mem: AriaMem, text: str, user: str | None, companion: str | None, yes: bool, as_json: bool
+) -> None:
+    if not text.strip():
+        raise UsageError("--mentioning is empty — give the words the turns hold")
+    found = mem.turns_mentioning(text, user=user, companion=companion)
+    if not found:
+        if as_json:
+            emit_json({"turns": 0})
+        else:
+            render.console.print("No stored chat turn mentions that.")
+        return
+    if not yes:
+        mentions.show(found)
+        if not typer.confirm(f"Forget these {len(found)} turns for good?"):
+            raise typer.Exit(1)
+    gone = mem.forget_turns(found, user=user, companion=companion)
+    if as_json:
+        emit_json({"turns": gone})
+    else:
+        render.console.print(f"Forgot {gone} chat turn{'s' if gone != 1 else ''}")
 
 
 def register(app: typer.Typer) -> None:

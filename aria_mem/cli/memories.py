@@ -9,8 +9,9 @@ from typing import Annotated
 import typer
 
 from aria_mem.api import AriaMem, MemoryStatus, MemoryType, WriteResult
-from aria_mem.cli import render, tsv
+from aria_mem.cli import mentions, render, tsv
 from aria_mem.cli.context import emit_json, memory, parse_when, read_stdin_text
+from aria_mem.cli.mentions import TurnsChoice
 from aria_mem.domain.validation import memory_to_record
 
 UserOpt = Annotated[
@@ -307,12 +308,22 @@ def forget(
         str | None, typer.Option("--user", "-u", help="With --everything: whose.")
     ] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask.")] = False,
+    turns: Annotated[
+        TurnsChoice,
+        typer.Option(
+            "--turns",
+            help="Stored chat turns that mention the memory: ask (at a terminal; otherwise "
+            "kept, with the command that removes them), forget, or keep.",
+            case_sensitive=False,
+        ),
+    ] = TurnsChoice.ASK,
     as_json: JsonOpt = False,
 ) -> None:
     """Forget a memory for good: its text is deleted from PostgreSQL and its vector removed
-    (queued durably if the index is down). This cannot be undone.
+    (queued durably if the index is down). This cannot be undone. Chat turns that mention it
+    (and would be replayed as history) are offered for forgetting too.
 
-    Example: aria-mem forget 3f2a91c0 --yes
+    Example: aria-mem forget 3f2a91c0 --yes --turns forget
     Example: aria-mem forget --everything --user sam
     """
     mem = memory(ctx)
@@ -325,7 +336,13 @@ def forget(
     if not yes and not typer.confirm(f"Forget for good: {render.safe(found.text)!r}?"):
         raise typer.Exit(1)
     result = mem.forget(found.id)
-    _report(result, "forgotten", "Forgotten", as_json)
+    gone, kept = mentions.offer(mem, found, turns, may_ask=not (as_json or yes))
+    if as_json:
+        emit_json(_result_json(result, "forgotten") | {"turns_forgotten": gone, "turns_kept": kept})
+        return
+    render.write_line("Forgotten", result)
+    if gone:
+        render.console.print(f"Forgot {gone} chat turn{'s' if gone != 1 else ''} that mentioned it")
 
 
 def register(app: typer.Typer) -> None:

@@ -198,6 +198,16 @@ class ErasedUser:
 
 
 @dataclass(frozen=True)
+class StoredTurn:
+    """One stored chat turn, as offered for forgetting."""
+
+    id: int
+    conversation_id: uuid.UUID
+    role: str
+    content: str
+
+
+@dataclass(frozen=True)
 class ConversationSummary:
     """One stored conversation, as `conversations list` shows it."""
 

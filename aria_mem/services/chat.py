@@ -191,6 +191,11 @@ class ChatSession:
         self.resumed = None
         self.system_prompt = self._settings.system_prompt
 
+    def drop_from_history(self, contents: set[str]) -> None:
+        """Turns forgotten from the store are not replayed for the rest of this session
+        either."""
+        self.history = [turn for turn in self.history if turn.content not in contents]
+
     def transcript(self) -> list[Turn]:
         """This conversation so far, oldest first: what PostgreSQL holds and what waits to
         be saved (or, with PostgreSQL away, what this session has seen)."""

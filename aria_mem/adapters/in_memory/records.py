@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from aria_mem.adapters.in_memory.memories import Passage, State, now, pending_count
+from aria_mem.domain import mentions
 from aria_mem.domain.models import (
     KNOWLEDGE_COLLECTION,
     MEMORIES_COLLECTION,
@@ -23,6 +25,7 @@ from aria_mem.domain.records import (
     LearnOutcome,
     PassReport,
     ReindexRun,
+    StoredTurn,
     SweepReport,
 )
 from aria_mem.domain.validation import id_prefix, only_match
@@ -110,7 +113,8 @@ class MemConversations:
     def __init__(self, state: State) -> None:
         self._s = state
         self._conversations: dict[uuid.UUID, tuple[str, str, datetime]] = {}
-        self._turns: dict[uuid.UUID, list[tuple[str, str]]] = {}
+        self._turns: dict[uuid.UUID, list[tuple[int, str, str]]] = {}
+        self._turn_ids = itertools.count(1)
 
     def open_conversation(self, user_id: str, companion_id: str, *, new: bool = False) -> uuid.UUID:
         with self._s.lock:
@@ -131,19 +135,21 @@ class MemConversations:
         self, conversation_id: uuid.UUID, turns: Sequence[tuple[str, str, datetime]]
     ) -> None:
         with self._s.lock:
-            self._turns.setdefault(conversation_id, []).extend((r, c) for r, c, _ in turns)
+            self._turns.setdefault(conversation_id, []).extend(
+                (next(self._turn_ids), r, c) for r, c, _ in turns
+            )
             user, companion, _ = self._conversations[conversation_id]
             self._conversations[conversation_id] = (user, companion, now())
 
     def recent_turns(self, conversation_id: uuid.UUID, limit: int) -> list[tuple[str, str]]:
         with self._s.lock:
             turns = self._turns.get(conversation_id, [])
-            return list(turns[-limit:]) if limit else []
+            return [(r, c) for _id, r, c in turns[-limit:]] if limit else []
 
     def _summary(self, conversation_id: uuid.UUID) -> ConversationSummary:
         user, companion, at = self._conversations[conversation_id]
         turns = self._turns.get(conversation_id, [])
-        first = next((content for role, content in turns if role == "user"), "")
+        first = next((content for _id, role, content in turns if role == "user"), "")
         return ConversationSummary(conversation_id, user, companion, at, len(turns), first)
 
     def list_conversations(self, user_id: str, companion_id: str) -> list[ConversationSummary]:
@@ -164,7 +170,31 @@ class MemConversations:
 
     def turns(self, conversation_id: uuid.UUID) -> list[tuple[str, str]]:
         with self._s.lock:
-            return list(self._turns.get(conversation_id, []))
+            return [(r, c) for _id, r, c in self._turns.get(conversation_id, [])]
+
+    def turns_mentioning(self, user_id: str, companion_id: str, text: str) -> list[StoredTurn]:
+        wanted = mentions.plain_words(text)
+        with self._s.lock:
+            found = [
+                StoredTurn(turn_id, cid, role, content)
+                for cid, (u, c, _at) in self._conversations.items()
+                if (u, c) == (user_id, companion_id)
+                for turn_id, role, content in self._turns.get(cid, [])
+                if mentions.mentions(wanted, mentions.plain_words(content))
+            ]
+        return sorted(found, key=lambda t: t.id)[: mentions.MAX_MENTIONS]
+
+    def forget_turns(self, user_id: str, companion_id: str, turn_ids: Sequence[int]) -> int:
+        doomed = set(turn_ids)
+        gone = 0
+        with self._s.lock:
+            for cid, (u, c, _at) in self._conversations.items():
+                if (u, c) != (user_id, companion_id):
+                    continue
+                kept = [t for t in self._turns.get(cid, []) if t[0] not in doomed]
+                gone += len(self._turns.get(cid, [])) - len(kept)
+                self._turns[cid] = kept
+        return gone
 
     def forget_conversation(self, conversation_id: uuid.UUID) -> int:
         with self._s.lock:

@@ -10,7 +10,8 @@ from typing import Any
 
 from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database
-from aria_mem.domain.records import ConversationSummary
+from aria_mem.domain import mentions
+from aria_mem.domain.records import ConversationSummary, StoredTurn
 from aria_mem.domain.validation import only_match
 from aria_mem.errors import NotFoundError
 
@@ -101,6 +102,48 @@ class PgConversations:
             raise NotFoundError(f"No conversation {conversation_id}")
         return int(counted["n"]) if counted else 0
 
+    def turns_mentioning(self, user_id: str, companion_id: str, text: str) -> list[StoredTurn]:
+        """Words compared as PostgreSQL's text search makes them, in the configured
+        language ([retrieval] language): stemmed, stop words out."""
+        with self._db.connection() as conn:
+            row = conn.execute(
+                f"SELECT tsvector_to_array(to_tsvector({_LANGUAGE}, %s)) AS words", (text,)
+            ).fetchone()
+            words = mentions.distinctive(list(row["words"]) if row else [])
+            if not words:
+                return []
+            found = conn.execute(
+                "SELECT t.id, t.conversation_id, t.role, t.content FROM turns t"
+                " JOIN conversations c ON c.id = t.conversation_id"
+                " WHERE c.user_id = %s AND c.companion_id = %s AND (SELECT count(*) FROM"
+                f" unnest(tsvector_to_array(to_tsvector({_LANGUAGE}, t.content))) AS w"
+                " WHERE w = ANY(%s)) >= %s ORDER BY t.id LIMIT %s",
+                (
+                    user_id,
+                    companion_id,
+                    words,
+                    mentions.words_needed(len(words)),
+                    mentions.MAX_MENTIONS,
+                ),
+            ).fetchall()
+        return [
+            StoredTurn(int(r["id"]), uuid.UUID(str(r["conversation_id"])), r["role"], r["content"])
+            for r in found
+        ]
+
+    def forget_turns(self, user_id: str, companion_id: str, turn_ids: Sequence[int]) -> int:
+        if not turn_ids:
+            return 0
+        with self._db.connection() as conn:
+            return conn.execute(
+                "DELETE FROM turns t USING conversations c WHERE c.id = t.conversation_id"
+                " AND c.user_id = %s AND c.companion_id = %s AND t.id = ANY(%s)",
+                (user_id, companion_id, list(turn_ids)),
+            ).rowcount
+
+
+_LANGUAGE = "coalesce((SELECT language FROM text_search), 'simple'::regconfig)"
+"""The text-search configuration the memories' words are made with."""
 
 _SUMMARY = (
     "SELECT c.id, c.user_id, c.companion_id, c.updated_at,"

@@ -1,0 +1,66 @@
+"""Offering to forget the chat turns that mention a memory being forgotten: a fact deleted
+from memory must not live on in the stored turns a resumed chat replays."""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+
+from aria_mem.api import AriaMem, Memory, StoredTurn
+from aria_mem.cli import render
+from aria_mem.cli.render import markup_safe, safe
+
+SHOWN = 10
+
+
+class TurnsChoice(Enum):
+    ASK = "ask"
+    FORGET = "forget"
+    KEEP = "keep"
+
+
+def offer(
+    mem: AriaMem, forgotten: Memory, choice: TurnsChoice, *, may_ask: bool
+) -> tuple[int, int]:
+    """(turns forgotten, turns kept) that mention ``forgotten``; with ASK, asks when it may
+    and a person is at the terminal, otherwise keeps them and says how to remove them."""
+    found = mem.turns_mentioning(
+        forgotten.text, user=forgotten.user_id, companion=forgotten.companion_id
+    )
+    if not found:
+        return 0, 0
+    wanted = choice is TurnsChoice.FORGET
+    if choice is TurnsChoice.ASK and may_ask and sys.stdin.isatty():
+        show(found)
+        wanted = render.console.input(f"Forget {_these(found)} too? [y/N] ").strip().lower() in (
+            "y",
+            "yes",
+        )
+    if not wanted:
+        if choice is TurnsChoice.ASK:
+            render.err_console.print(
+                f"[yellow]{_these(found)} still mention it[/yellow] — `aria-mem conversations "
+                f"forget --mentioning {_quoted(forgotten.text)}` removes them"
+            )
+        return 0, len(found)
+    gone = mem.forget_turns(found, user=forgotten.user_id, companion=forgotten.companion_id)
+    return gone, len(found) - gone
+
+
+def show(found: list[StoredTurn]) -> None:
+    for turn in found[:SHOWN]:
+        render.console.print(
+            f"  {str(turn.conversation_id)[:8]} [bold]{turn.role}[/bold]> "
+            f"{markup_safe(turn.content[:160])}",
+            highlight=False,
+        )
+    if len(found) > SHOWN:
+        render.console.print(f"  … and {len(found) - SHOWN} more")
+
+
+def _these(found: list[StoredTurn]) -> str:
+    return f"{len(found)} stored chat turn{'s' if len(found) != 1 else ''}"
+
+
+def _quoted(text: str) -> str:
+    return "'" + safe(text).replace("'", "'\\''") + "'"
