@@ -26,6 +26,7 @@ from aria_mem.domain.models import (
     Stage,
 )
 from aria_mem.domain.records import (
+    ConversationRecord,
     ConversationSummary,
     DaemonState,
     DimensionCheck,
@@ -119,6 +120,10 @@ class Relationships(Protocol):
         """Held memories of the pair become pending, so indexing follows the new stage."""
         ...
 
+    def stages(self, user_id: str | None) -> list[tuple[str, str, Stage]]:
+        """(user, companion, stage) of every pair with a stage set (of one user, or all)."""
+        ...
+
 
 class IndexQueue(Protocol):
     """What must change in the vector index: pending entries of either kind, and the durable
@@ -151,11 +156,26 @@ class IndexQueue(Protocol):
 
 class KnowledgeRepository(Protocol):
     def learn(
-        self, companion_id: str, source: str, title: str, chunks: Sequence[str]
-    ) -> LearnOutcome: ...
+        self,
+        companion_id: str,
+        source: str,
+        title: str,
+        chunks: Sequence[str],
+        *,
+        restored: tuple[uuid.UUID, datetime] | None = None,
+    ) -> LearnOutcome:
+        """Store a document's passages, replacing an earlier reading of the same source.
+        ``restored``: the id and time it was first learned, for a source new here that an
+        import brings back."""
+        ...
+
     def sources(self, companion_id: str | None) -> list[KnowledgeSource]: ...
     def forget(self, prefix: str) -> KnowledgeSource:
         """Delete a source and its passages; their vectors are queued for removal."""
+        ...
+
+    def passages(self, source_id: uuid.UUID) -> list[str]:
+        """A source's passages in order."""
         ...
 
 
@@ -187,6 +207,18 @@ class ConversationLog(Protocol):
 
     def forget_turns(self, user_id: str, companion_id: str, turn_ids: Sequence[int]) -> int:
         """Delete those of ``turn_ids`` that are the pair's; how many went."""
+        ...
+
+    def conversation_records(
+        self, user_id: str | None, companion_id: str | None = None
+    ) -> list[ConversationRecord]:
+        """Whole conversations with their turns, oldest first (of one user, or of one pair,
+        or of everyone), for export."""
+        ...
+
+    def import_conversation(self, record: ConversationRecord) -> bool:
+        """Store a conversation and its turns as they were; False (and nothing changed) when
+        a conversation with its id is already stored."""
         ...
 
 

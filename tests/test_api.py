@@ -177,7 +177,7 @@ def test_export_and_import_round_trip(memory: AriaMem, settings: Settings, tmp_p
     buffer = io.StringIO()
     assert memory.export(buffer) == 2
     path = tmp_path / "memories.jsonl"
-    assert memory.export_file(path) == 2 and path.read_text() == buffer.getvalue()
+    assert memory.export_file(path).memories == 2 and path.read_text() == buffer.getvalue()
     other_index = EdgeIndex(tmp_path / "other-index")
     with AriaMem(settings, store=InMemoryStore(), index=other_index) as other:
         seen: list[int] = []

@@ -193,3 +193,12 @@ def test_forget_in_chat_also_offers_the_turns_and_they_are_not_replayed(
     assert "Maya" in json.dumps(first["messages"])
     assert "Maya" not in json.dumps(last["messages"])  # neither memory nor replayed turn
     assert [m["role"] for m in last["messages"]] == ["system", "assistant", "user"]
+
+
+def test_a_message_too_long_for_one_turn_is_refused_and_the_session_goes_on(
+    embedded_dsn: str, fake: FakeOllama
+) -> None:
+    done = _chat(embedded_dsn, fake, "x" * 60_000 + "\nshort one\n/quit\n")
+    assert done.returncode == 0, done.stderr
+    assert "That message is 60,000 characters; at most 50,000" in _flat(done.stdout)
+    assert [r["messages"][-1]["content"] for r in fake.state.chat_requests] == ["short one"]

@@ -197,8 +197,9 @@ BAD_LINES = {
     "bidi-in-user": (_line(user_id="me\u202e"), "control or invisible"),
     "use-count-1e30": (_line(use_count=1e30), "use_count must be a whole number"),
     "use-count-10**30": (_line(use_count=10**30), "use_count must be a whole number from 0"),
-    "reason-10MB": (_line(reason="r" * 10_000_000), "longer than 64 KB"),
-    "json-100000-deep": ("[" * 100_000, "longer than 64 KB"),
+    "reason-10MB": (_line(reason="r" * 10_000_000), "longer than 1,024 KB"),
+    "json-100000-deep": ("[" * 100_000, "nested too deeply"),
+    "json-2MB": ("[" * 2_000_000, "longer than 1,024 KB"),
     "json-20000-deep": ("[" * 20_000 + "]" * 20_000, "nested too deeply"),
     "duplicate-id": (
         _line(id=TWIN, text="one") + "\n" + _line(id=TWIN, text="two"),

@@ -529,3 +529,40 @@ def test_turns_that_mention_a_memory_are_found_and_forgotten_within_the_pair(
     ]
     assert log.turns(theirs) == [("user", "what should I buy for Maya my sister")]
     assert log.turns(other_companion) == [("user", "Maya my sister")]
+
+
+def test_what_an_export_reads_and_an_import_restores(any_store: Store) -> None:
+    import uuid as uuid_module
+    from datetime import UTC, datetime
+
+    from aria_mem.domain.records import ArchivedTurn, ConversationRecord
+
+    then = datetime(2025, 5, 4, 12, 0, tzinfo=UTC)
+    record = ConversationRecord(
+        uuid_module.uuid4(),
+        "u1",
+        "aria",
+        then,
+        then,
+        (ArchivedTurn("user", "hi", then), ArchivedTurn("assistant", "hello", then)),
+    )
+    log = any_store.conversations
+    assert log.import_conversation(record) is True
+    assert log.import_conversation(record) is False  # already here: left alone
+    log.add_turns(log.open_conversation("u2", "aria", new=True), [("user", "yo", then)])
+    assert log.conversation_records("u1") == [record]
+    assert log.conversation_records("u1", "nova") == []
+    assert len(log.conversation_records(None)) == 2
+
+    any_store.relationships.set_stage("u1", "aria", Stage.CLOSE)
+    any_store.relationships.set_stage("u2", "nova", Stage.ESTABLISHED)
+    assert any_store.relationships.stages("u1") == [("u1", "aria", Stage.CLOSE)]
+    assert len(any_store.relationships.stages(None)) == 2
+
+    kept_id = uuid_module.uuid4()
+    knowledge = any_store.knowledge
+    outcome = knowledge.learn("aria", "kilns.md", "Kilns", ["one", "two"], restored=(kept_id, then))
+    assert outcome.source_id == kept_id
+    [source] = knowledge.sources("aria")
+    assert (source.id, source.created_at, source.passages) == (kept_id, then, 2)
+    assert knowledge.passages(kept_id) == ["one", "two"]

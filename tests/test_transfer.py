@@ -150,3 +150,119 @@ def test_import_without_indexing_leaves_memories_pending(
     )
     assert cli("import", str(path), "--no-index", env=env).code == 0
     assert json.loads(cli("list", "--json", env=env).stdout)[0]["index_state"] == "pending"
+
+
+def test_everything_of_a_person_moves_to_a_new_machine_and_only_theirs(
+    cli: Cli,
+    env: dict[str, str],
+    embedded_dsn: str,
+    embedded_pg: PgServer,
+    fake_ollama: FakeOllama,
+    tmp_path: Path,
+) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from aria_mem.adapters.postgres.store import PostgresStore
+
+    for text, user in (("The user's sister loves pottery.", "sam"), ("The user rows.", "kim")):
+        assert cli("remember", text, "--user", user, env=env).code == 0
+    assert cli("stage", "close", "--user", "sam", env=env).code == 0
+    doc = tmp_path / "kilns.md"
+    doc.write_text("# Kilns\n\nA kiln fires pottery at high heat to harden the clay.\n")
+    assert cli("learn", str(doc), env=env).code == 0
+    assert cli("learn", str(doc), "--companion", "nova", env=env).code == 0  # not sam's
+    store = PostgresStore(embedded_dsn)
+    then = datetime(2026, 3, 1, 9, 30, tzinfo=UTC)
+    for user, said in (("sam", "my sister's pottery show is on Friday"), ("kim", "rowing!")):
+        talk = store.conversations.open_conversation(user, "aria")
+        store.conversations.add_turns(
+            talk, [("user", said, then), ("assistant", "Lovely.", then + timedelta(seconds=4))]
+        )
+    store.close()
+
+    out = tmp_path / "sam.jsonl"
+    done = cli("export", "--everything", "--user", "sam", "-o", str(out), env=env)
+    assert done.code == 0, done.stderr
+    assert "1 memories, 1 conversations (2 turns), 1 relationship stages, 1 learned" in " ".join(
+        done.stderr.split()
+    )
+    text = out.read_text()
+    assert "kim" not in text and "rowing" not in text and "nova" not in text
+    kinds = [json.loads(line).get("kind", "memory") for line in text.splitlines()]
+    assert kinds == ["memory", "conversation", "turn", "turn", "stage", "knowledge", "passage"]
+
+    other = embedded_pg.create_database()
+    try:
+        new_machine = {
+            "ARIA_MEM_POSTGRES_DSN": other,
+            "ARIA_MEM_EMBEDDER_HOST": fake_ollama.url,
+            "ARIA_MEM_HOME": str(tmp_path / "machine2"),
+            "ARIA_MEM_USER": "sam",
+        }
+        restored = cli("import", str(out), "--json", env=new_machine)
+        assert restored.code == 0, restored.stderr
+        summary = json.loads(restored.stdout)
+        assert (summary["inserted"], summary["conversations"], summary["turns"]) == (1, 1, 2)
+        assert (summary["stages"], summary["sources"], summary["indexed"]) == (1, 1, 2)
+        assert json.loads(cli("stage", "--json", env=new_machine).stdout)["stage"] == "close"
+        [talk] = json.loads(cli("conversations", "list", "--json", env=new_machine).stdout)
+        shown = json.loads(
+            cli("conversations", "show", talk["id"], "--json", env=new_machine).stdout
+        )
+        assert [m["content"] for m in shown["messages"]] == [
+            "my sister's pottery show is on Friday",
+            "Lovely.",
+        ]
+        [learned] = json.loads(cli("knowledge", "list", "--json", env=new_machine).stdout)
+        assert (learned["title"], learned["passages"], learned["pending"]) == ("Kilns", 1, 0)
+        again = json.loads(cli("import", str(out), "--json", env=new_machine).stdout)
+        assert (again["unchanged"], again["conversations"], again["conversations_kept"]) == (
+            1,
+            0,
+            1,
+        )
+        assert (again["stages"], again["sources"], again["sources_unchanged"]) == (0, 0, 1)
+        back = cli("export", "--everything", env=new_machine)
+        assert sorted(back.stdout.splitlines()) == sorted(text.splitlines())
+    finally:
+        embedded_pg.drop_database(other)
+
+
+def test_conversations_export_is_importable_and_bad_archive_lines_are_named(
+    cli: Cli, env: dict[str, str], embedded_dsn: str, tmp_path: Path
+) -> None:
+    from datetime import UTC, datetime
+
+    from aria_mem.adapters.postgres.store import PostgresStore
+
+    store = PostgresStore(embedded_dsn)
+    talk = store.conversations.open_conversation("me", "aria")
+    store.conversations.add_turns(talk, [("user", "hello there", datetime.now(UTC))])
+    store.close()
+    out = tmp_path / "talks.jsonl"
+    assert cli("conversations", "export", "-o", str(out), env=env).code == 0
+    assert oct(out.stat().st_mode & 0o777) == "0o600"
+    lines = out.read_text().splitlines()
+    assert [json.loads(line)["kind"] for line in lines] == ["conversation", "turn"]
+    assert cli("conversations", "export", "--companion", "nova", env=env).stdout == ""
+
+    orphan = json.dumps(
+        {
+            "kind": "turn",
+            "conversation_id": "00000000-0000-4000-8000-000000000001",
+            "role": "user",
+            "content": "x",
+            "created_at": "2026-01-01T00:00:00+00:00",
+        }
+    )
+    bad_role = lines[1].replace('"role": "user"', '"role": "system"')
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join([lines[0], bad_role, orphan, '{"kind": "mystery"}']) + "\n")
+    refused = cli("import", str(bad), env=env)
+    flat = " ".join(refused.stderr.split())
+    assert refused.code == 2 and "nothing was imported" in flat
+    assert "line 2: role must be 'user' or 'assistant'" in flat
+    assert "line 3: turn of conversation 00000000-0000-4000-8000-000000000001" in flat
+    assert "line 4: kind must be one of" in flat
+    with psycopg.connect(embedded_dsn) as conn:
+        assert conn.execute("SELECT count(*) FROM turns").fetchone() == (1,)

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
 from aria_mem.api.conversation import Conversation
+from aria_mem.domain import validation
 from aria_mem.domain.records import KnowledgeSource, SyncReport
 from aria_mem.domain.validation import memory_to_record
 from aria_mem.errors import UsageError
 from aria_mem.private import open_private
+from aria_mem.services import archive as archive_service
 from aria_mem.services import knowledge as knowledge_service
+from aria_mem.services.archive import Restored, Written
 from aria_mem.services.knowledge import Learned
 from aria_mem.services.transfer import ImportOutcome, import_lines, read_lines, read_stream
 
@@ -31,6 +34,15 @@ class ImportReport:
     """Lines left out (``line N: why``), with skip_invalid."""
     index: SyncReport | None
     """None when indexing was left to the daemon or `sync`."""
+    restored: Restored = field(default_factory=Restored)
+    """Stages, conversations and knowledge the file held besides memories."""
+
+
+@dataclass(frozen=True)
+class Exported:
+    memories: int
+    rest: Written
+    """Stages, conversations, turns and knowledge written besides the memories."""
 
 
 @dataclass(frozen=True)
@@ -68,23 +80,65 @@ class Library(Conversation):
         source = self.store.knowledge.forget(source_id)
         return ForgottenSource(source, self.indexer.run_deletions().deletions_done)
 
-    def export(self, stream: IO[str]) -> int:
-        """Every memory, every field, as JSON Lines; returns how many."""
-        count = 0
-        for memory in self.store.memories.iter_all():
-            stream.write(json.dumps(memory_to_record(memory), ensure_ascii=False) + "\n")
-            count += 1
-        return count
+    def export(self, stream: IO[str], *, user: str | None = None, everything: bool = False) -> int:
+        """Every memory (of ``user``, or of everyone), every field, as JSON Lines; returns
+        how many. ``everything`` adds the relationship stages, the conversations with their
+        turns and what the companions learned (see ``export_everything``)."""
+        return self.export_everything(stream, user=user, memories_only=not everything).memories
 
-    def export_file(self, path: str | Path) -> int:
-        """`export` into a file written readable by its owner only (0600; an existing file
-        of another account is refused)."""
+    def export_everything(
+        self, stream: IO[str], *, user: str | None = None, memories_only: bool = False
+    ) -> Exported:
+        """Everything needed to move a companion's memory to another machine, as JSON Lines
+        `import_file` restores: memories, relationship stages, conversations and their
+        turns, and the knowledge of the companions involved (of ``user``, or of everyone)."""
+        user_id = validation.identifier("user", user) if user is not None else None
+        count = 0
+        companions: set[str] = set()
+        for memory in self.store.memories.iter_all():
+            if user_id is not None and memory.user_id != user_id:
+                continue
+            stream.write(json.dumps(memory_to_record(memory), ensure_ascii=False) + "\n")
+            companions.add(memory.companion_id)
+            count += 1
+        if memories_only:
+            return Exported(count, archive_service.Written())
+        store = self.store
+        written = archive_service.write_everything_else(
+            stream,
+            conversations=store.conversations,
+            relationships=store.relationships,
+            knowledge=store.knowledge,
+            user_id=user_id,
+            companions=companions,
+        )
+        return Exported(count, written)
+
+    def export_conversations(
+        self, stream: IO[str], *, user: str | None = None, companion: str | None = None
+    ) -> int:
+        """The conversations of the user and companion with every turn, as JSON Lines that
+        `import_file` restores; returns how many conversations."""
+        user_id, companion_id = self._scope(user, companion)
+        written = archive_service.write_conversations(
+            stream, self.store.conversations, user_id, companion_id
+        )
+        return written.conversations
+
+    def export_file(
+        self, path: str | Path, *, user: str | None = None, everything: bool = False
+    ) -> Exported:
+        """`export_everything` (memories only unless ``everything``) into a file written
+        readable by its owner only (0600; an existing file of another account is refused)."""
+        with self._private(path) as stream:
+            return self.export_everything(stream, user=user, memories_only=not everything)
+
+    @staticmethod
+    def _private(path: str | Path) -> IO[str]:
         try:
-            stream = open_private(Path(path))
+            return open_private(Path(path))
         except OSError as exc:
             raise UsageError(f"Cannot write {path}: {exc.strerror or exc}") from exc
-        with stream:
-            return self.export(stream)
 
     def import_file(
         self,
@@ -95,18 +149,27 @@ class Library(Conversation):
         progress: Progress | None = None,
         on_start: Callable[[int], None] | None = None,
     ) -> ImportReport:
-        """Import JSON Lines as `export` writes them, idempotently by id. Every line is
-        checked first: without ``skip_invalid`` a bad line stops the import and nothing is
-        stored. Unchanged rows keep their vectors; the rest are indexed unless ``index`` is
-        False (``on_start`` hears how many wait, ``progress`` how many are done). ``path``
-        may also be an open binary stream (e.g. ``sys.stdin.buffer``)."""
+        """Import JSON Lines as `export` writes them, idempotently by id (stages,
+        conversations and knowledge too, when the file has them; see services.archive).
+        Every line is checked first: without ``skip_invalid`` a bad line stops the import
+        and nothing is stored (the memories go in one transaction; then each conversation
+        and source in its own, so a failed import can be run again). Unchanged rows keep
+        their vectors; the rest are indexed unless ``index`` is False (``on_start`` hears
+        how many wait, ``progress`` how many are done). ``path`` may also be an open binary
+        stream (e.g. ``sys.stdin.buffer``)."""
         if isinstance(path, str | Path):
             parsed = read_lines(Path(path), skip_invalid=skip_invalid)
         else:
             parsed = read_stream(path, "stdin", skip_invalid=skip_invalid)
         outcome = import_lines(self.store.memories, parsed.lines, skip_invalid=skip_invalid)
+        restored = archive_service.restore(
+            parsed.archive,
+            conversations=self.store.conversations,
+            relationships=self.store.relationships,
+            knowledge=self.store.knowledge,
+        )
         report = None
-        if index and parsed.lines:
+        if index and (parsed.lines or restored.sources or restored.stages):
             if on_start is not None:
                 on_start(self.store.queue.pending_count())
             report = self.indexer.run_pending(progress=progress)
@@ -116,4 +179,5 @@ class Library(Conversation):
             parsed.repeated,
             tuple(parsed.problems + outcome.rejected),
             report,
+            restored,
         )

@@ -12,7 +12,7 @@ from aria_mem.cli import chat_commands, chat_input, render
 from aria_mem.cli.context import memory
 from aria_mem.cli.memories import CompanionOpt, UserOpt
 from aria_mem.cli.render import markup_safe, safe
-from aria_mem.errors import ChatModelError
+from aria_mem.errors import ChatModelError, UsageError
 
 
 def chat(
@@ -97,7 +97,11 @@ def _turn(session: ChatSession, line: str, persona: str, *, markdown: bool) -> N
     from aria_mem.cli.chat_output import MarkdownReply
 
     console = render.console
-    turn = session.prepare(line)
+    try:
+        turn = session.prepare(line)
+    except UsageError as exc:
+        console.print(f"[yellow]{markup_safe(str(exc))}[/yellow]")
+        return
     for notice in turn.notices:
         console.print(f"[dim]· {markup_safe(notice)}[/dim]")
     reply = MarkdownReply(console) if markdown else None

@@ -3,6 +3,8 @@ too: a resumed chat replays them as history)."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -10,7 +12,7 @@ from rich.table import Table
 
 from aria_mem.api import AriaMem, ConversationSummary
 from aria_mem.cli import mentions, render
-from aria_mem.cli.context import emit_json, memory
+from aria_mem.cli.context import emit_json, memory, open_private_file
 from aria_mem.cli.memories import CompanionOpt, JsonOpt, UserOpt
 from aria_mem.cli.render import markup_safe, safe
 from aria_mem.errors import UsageError
@@ -121,6 +123,30 @@ def forget(
         emit_json({"forgotten": str(found.id), "turns": removed})
     else:
         render.console.print(f"Forgot conversation {str(found.id)[:8]} ({removed} turns)")
+
+
+@conversations_app.command("export")
+def export_(
+    ctx: typer.Context,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help='File to write (default, or "-": stdout).'),
+    ] = None,
+    user: UserOpt = None,
+    companion: CompanionOpt = None,
+) -> None:
+    """Write the conversations of the user and companion, every turn with its time, as JSON
+    Lines that `aria-mem import` restores. A file is written readable by you only (0600).
+
+    Example: aria-mem conversations export -o talks.jsonl
+    """
+    mem = memory(ctx)
+    if output is None or str(output) == "-":
+        mem.export_conversations(sys.stdout, user=user, companion=companion)
+        return
+    with open_private_file(output) as stream:
+        count = mem.export_conversations(stream, user=user, companion=companion)
+    render.err_console.print(f"Exported {count} conversations to {markup_safe(str(output))}")
 
 
 def _forget_mentions(

@@ -22,17 +22,40 @@ def export(
         Path | None,
         typer.Option("--output", "-o", help='File to write (default, or "-": stdout).'),
     ] = None,
+    everything: Annotated[
+        bool,
+        typer.Option(
+            "--everything",
+            help="Also the relationship stages, the conversations with every turn, and what "
+            "the companions learned: all `import` needs on a new machine.",
+        ),
+    ] = False,
+    user: Annotated[
+        str | None, typer.Option("--user", "-u", help="Only this user's (default: everyone's).")
+    ] = None,
 ) -> None:
-    """Write every memory, every field, as JSON Lines (one memory per line). The file is
-    written readable by you only (0600).
+    """Write every memory, every field, as JSON Lines (one memory per line); with
+    --everything, everything else a companion remembers too. The file is written readable
+    by you only (0600).
 
     Example: aria-mem export -o memories.jsonl
+    Example: aria-mem export --everything --user sam -o sam.jsonl
     """
+    mem = memory(ctx)
     if output is None or str(output) == "-":
-        memory(ctx).export(sys.stdout)
+        mem.export_everything(sys.stdout, user=user, memories_only=not everything)
         return
-    count = memory(ctx).export_file(output)
-    render.err_console.print(f"Exported {count} memories to {markup_safe(str(output))}")
+    done = mem.export_file(output, user=user, everything=everything)
+    rest = done.rest
+    extra = (
+        f", {rest.conversations} conversations ({rest.turns} turns), {rest.stages} "
+        f"relationship stages, {rest.sources} learned sources ({rest.passages} passages)"
+        if everything
+        else ""
+    )
+    render.err_console.print(
+        f"Exported {done.memories} memories{extra} to {markup_safe(str(output))}"
+    )
 
 
 @contextmanager
@@ -67,7 +90,8 @@ def import_(
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
 ) -> None:
-    """Import memories from JSON Lines, idempotently by memory id.
+    """Import memories (and, from an `export --everything` file, conversations, stages and
+    learned sources) from JSON Lines, idempotently by id.
 
     Every line is validated first: a bad line is reported with its number and nothing is
     stored, unless --skip-invalid is given. Rows equal to what is stored are left alone;
@@ -90,6 +114,15 @@ def import_(
         "repeated_lines": report.repeated,
         "invalid_lines": list(report.problems),
     }
+    restored = report.restored
+    summary.update(
+        conversations=restored.conversations,
+        conversations_kept=restored.conversations_kept,
+        turns=restored.turns,
+        stages=restored.stages,
+        sources=restored.sources,
+        sources_unchanged=restored.sources_unchanged,
+    )
     if report.index is not None:
         summary.update(
             indexed=report.index.indexed,
@@ -104,6 +137,18 @@ def import_(
         f"updated, {outcome.unchanged} unchanged, {outcome.merged_duplicates} merged into "
         "facts already known."
     )
+    if restored.conversations or restored.conversations_kept:
+        render.console.print(
+            f"Conversations: {restored.conversations} restored ({restored.turns} turns), "
+            f"{restored.conversations_kept} already here."
+        )
+    if restored.stages:
+        render.console.print(f"Relationship stages moved on: {restored.stages}.")
+    if restored.sources or restored.sources_unchanged:
+        render.console.print(
+            f"Learned sources: {restored.sources} restored, {restored.sources_unchanged} "
+            "already here."
+        )
     for problem in report.problems:
         render.err_console.print(f"[yellow]skipped[/yellow] {markup_safe(problem)}")
     if report.index is not None and report.index.failed:

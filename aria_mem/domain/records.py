@@ -198,6 +198,25 @@ class ErasedUser:
 
 
 @dataclass(frozen=True)
+class ArchivedTurn:
+    role: str
+    content: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class ConversationRecord:
+    """A whole conversation, as export writes it and import restores it."""
+
+    id: uuid.UUID
+    user_id: str
+    companion_id: str
+    started_at: datetime
+    updated_at: datetime
+    turns: tuple[ArchivedTurn, ...]
+
+
+@dataclass(frozen=True)
 class StoredTurn:
     """One stored chat turn, as offered for forgetting."""
 

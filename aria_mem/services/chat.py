@@ -42,6 +42,10 @@ log = logging.getLogger(__name__)
 MAX_SYSTEM_PROMPT_CHARS = 16_000
 """A persona is a few paragraphs; this keeps a mistaken paste from taking the whole window."""
 
+MAX_MESSAGE_CHARS = 50_000
+"""A message is what a person writes in one go; a paste beyond this is refused before it is
+stored (it would not fit a local model's window anyway)."""
+
 ModelBuilder = Callable[[str], tuple[ChatModel, ChatSettings]]
 
 
@@ -212,6 +216,11 @@ class ChatSession:
 
     def prepare(self, message: str) -> PreparedTurn:
         """Retrieval and the reply-target analysis, at the same time; then the prompt."""
+        if len(message) > MAX_MESSAGE_CHARS:
+            raise UsageError(
+                f"That message is {len(message):,} characters; at most {MAX_MESSAGE_CHARS:,} "
+                "go in one message — send it in parts, or `aria-mem learn` a long document"
+            )
         started = time.perf_counter()
         previous = next((t.content for t in reversed(self.history) if t.role == "user"), None)
         retrieval_future = self._pool.submit(

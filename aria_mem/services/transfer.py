@@ -2,12 +2,14 @@
 however it is made, able to break the store.
 
 Bounded: only regular files are read (``/dev/zero`` or a pipe would never end), a line may hold
-at most ``MAX_LINE_BYTES`` (a memory line is a few hundred bytes), and JSON nested too deeply is
-a bad line like any other. Without ``skip_invalid`` one bad line stops the import before
-anything is stored, and the store runs it as one transaction, so a line only PostgreSQL finds
-fault with also leaves nothing behind. With ``skip_invalid`` every line that cannot be stored is
-skipped and reported, whichever layer finds the fault: a batch PostgreSQL refuses is split in
-halves until the refused lines stand alone.
+at most ``MAX_LINE_BYTES`` (a memory line is a few hundred bytes, a chat turn a few KB), and
+JSON nested too deeply is a bad line like any other. Without ``skip_invalid`` one bad line
+stops the import before anything is stored, and the store runs it as one transaction, so a
+line only PostgreSQL finds fault with also leaves nothing behind. With ``skip_invalid`` every
+line that cannot be stored is skipped and reported, whichever layer finds the fault: a batch
+PostgreSQL refuses is split in halves until the refused lines stand alone. Lines of another
+kind (stages, conversations, knowledge) are checked the same way and restored by
+``services.archive`` once the memories are in.
 """
 
 from __future__ import annotations
@@ -21,12 +23,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from aria_mem.domain.archive import Archive
 from aria_mem.domain.models import Memory
 from aria_mem.domain.validation import memory_from_record
 from aria_mem.errors import ValidationError
 from aria_mem.ports import MemoryRepository
 
-MAX_LINE_BYTES = 64 * 1024
+MAX_LINE_BYTES = 1024 * 1024
+"""Room for the longest chat turn an export holds (``archive.MAX_TURN_CHARS``)."""
 MAX_PROBLEMS_SHOWN = 20
 
 
@@ -39,6 +43,8 @@ class ParsedLine:
 @dataclass
 class ParsedFile:
     lines: list[ParsedLine] = field(default_factory=list)
+    archive: Archive = field(default_factory=Archive)
+    """Stages, conversations and knowledge (lines with a ``kind``)."""
     problems: list[str] = field(default_factory=list)
     repeated: int = 0
     """Lines that repeat an earlier line word for word (harmless, imported once)."""
@@ -82,7 +88,8 @@ def _open_regular(path: Path) -> int:
     return fd
 
 
-def _parse_line(raw: bytes) -> Memory:
+def _parse_line(raw: bytes, archive: Archive) -> Memory | None:
+    """The memory on the line, or None when it was another kind (taken by ``archive``)."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -93,6 +100,9 @@ def _parse_line(raw: bytes) -> Memory:
         raise ValidationError(f"not valid JSON ({exc.msg})") from None
     except RecursionError:
         raise ValidationError("JSON nested too deeply to be a memory") from None
+    if isinstance(record, dict) and "kind" in record:
+        archive.add(record)
+        return None
     return memory_from_record(record)
 
 
@@ -113,18 +123,20 @@ def read_stream(handle: IO[bytes], name: str, *, skip_invalid: bool) -> ParsedFi
             while raw and not raw.endswith(b"\n"):
                 raw = handle.readline(MAX_LINE_BYTES + 1)
             parsed.problems.append(
-                f"line {number}: longer than {MAX_LINE_BYTES // 1024} KB — one memory "
-                "takes a few hundred bytes"
+                f"line {number}: longer than {MAX_LINE_BYTES // 1024:,} KB — a memory "
+                "takes a few hundred bytes, a chat turn a few KB"
             )
             continue
         if not raw.strip():
             continue
         try:
-            memory = _parse_line(raw)
+            memory = _parse_line(raw, parsed.archive)
         except ValidationError as exc:
             parsed.problems.append(f"line {number}: {exc}")
             if not skip_invalid and len(parsed.problems) >= MAX_PROBLEMS_READ:
                 break  # nothing will be imported; an endless pipe of garbage must end too
+            continue
+        if memory is None:
             continue
         earlier = first_seen.get(memory.id)
         if earlier is not None:

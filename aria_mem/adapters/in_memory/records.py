@@ -17,6 +17,8 @@ from aria_mem.domain.models import (
     KnowledgeItem,
 )
 from aria_mem.domain.records import (
+    ArchivedTurn,
+    ConversationRecord,
     ConversationSummary,
     DaemonState,
     DimensionCheck,
@@ -55,7 +57,13 @@ class MemKnowledge:
         return len(gone)
 
     def learn(
-        self, companion_id: str, source: str, title: str, chunks: Sequence[str]
+        self,
+        companion_id: str,
+        source: str,
+        title: str,
+        chunks: Sequence[str],
+        *,
+        restored: tuple[uuid.UUID, datetime] | None = None,
     ) -> LearnOutcome:
         with self._s.lock:
             known = next(
@@ -72,6 +80,8 @@ class MemKnowledge:
                 known.title = title
             else:
                 known = _Source(uuid.uuid4(), companion_id, source, title)
+                if restored is not None:
+                    known.id, known.created_at = restored
                 self._sources[known.id] = known
             at = now()
             for n, text in enumerate(chunks):
@@ -93,6 +103,11 @@ class MemKnowledge:
             pending=sum(p.index_state is IndexState.PENDING for p in passages),
         )
 
+    def passages(self, source_id: uuid.UUID) -> list[str]:
+        with self._s.lock:
+            mine = [p.item for p in self._s.passages.values() if p.item.source_id == source_id]
+        return [item.text for item in sorted(mine, key=lambda item: item.chunk_index)]
+
     def sources(self, companion_id: str | None) -> list[KnowledgeSource]:
         with self._s.lock:
             chosen = [s for s in self._sources.values() if companion_id in (None, s.companion_id)]
@@ -113,7 +128,8 @@ class MemConversations:
     def __init__(self, state: State) -> None:
         self._s = state
         self._conversations: dict[uuid.UUID, tuple[str, str, datetime]] = {}
-        self._turns: dict[uuid.UUID, list[tuple[int, str, str]]] = {}
+        self._turns: dict[uuid.UUID, list[tuple[int, str, str, datetime]]] = {}
+        self._started: dict[uuid.UUID, datetime] = {}
         self._turn_ids = itertools.count(1)
 
     def open_conversation(self, user_id: str, companion_id: str, *, new: bool = False) -> uuid.UUID:
@@ -128,6 +144,7 @@ class MemConversations:
                     return max(mine)[1]
             conversation_id = uuid.uuid4()
             self._conversations[conversation_id] = (user_id, companion_id, now())
+            self._started[conversation_id] = now()
             self._turns[conversation_id] = []
             return conversation_id
 
@@ -136,7 +153,7 @@ class MemConversations:
     ) -> None:
         with self._s.lock:
             self._turns.setdefault(conversation_id, []).extend(
-                (next(self._turn_ids), r, c) for r, c, _ in turns
+                (next(self._turn_ids), r, c, at) for r, c, at in turns
             )
             user, companion, _ = self._conversations[conversation_id]
             self._conversations[conversation_id] = (user, companion, now())
@@ -144,12 +161,12 @@ class MemConversations:
     def recent_turns(self, conversation_id: uuid.UUID, limit: int) -> list[tuple[str, str]]:
         with self._s.lock:
             turns = self._turns.get(conversation_id, [])
-            return [(r, c) for _id, r, c in turns[-limit:]] if limit else []
+            return [(r, c) for _id, r, c, _at in turns[-limit:]] if limit else []
 
     def _summary(self, conversation_id: uuid.UUID) -> ConversationSummary:
         user, companion, at = self._conversations[conversation_id]
         turns = self._turns.get(conversation_id, [])
-        first = next((content for _id, role, content in turns if role == "user"), "")
+        first = next((content for _id, role, content, _at in turns if role == "user"), "")
         return ConversationSummary(conversation_id, user, companion, at, len(turns), first)
 
     def list_conversations(self, user_id: str, companion_id: str) -> list[ConversationSummary]:
@@ -170,7 +187,7 @@ class MemConversations:
 
     def turns(self, conversation_id: uuid.UUID) -> list[tuple[str, str]]:
         with self._s.lock:
-            return [(r, c) for _id, r, c in self._turns.get(conversation_id, [])]
+            return [(r, c) for _id, r, c, _at in self._turns.get(conversation_id, [])]
 
     def turns_mentioning(self, user_id: str, companion_id: str, text: str) -> list[StoredTurn]:
         wanted = mentions.plain_words(text)
@@ -179,10 +196,43 @@ class MemConversations:
                 StoredTurn(turn_id, cid, role, content)
                 for cid, (u, c, _at) in self._conversations.items()
                 if (u, c) == (user_id, companion_id)
-                for turn_id, role, content in self._turns.get(cid, [])
+                for turn_id, role, content, _at in self._turns.get(cid, [])
                 if mentions.mentions(wanted, mentions.plain_words(content))
             ]
         return sorted(found, key=lambda t: t.id)[: mentions.MAX_MENTIONS]
+
+    def conversation_records(
+        self, user_id: str | None, companion_id: str | None = None
+    ) -> list[ConversationRecord]:
+        with self._s.lock:
+            found = [
+                ConversationRecord(
+                    cid,
+                    u,
+                    c,
+                    self._started[cid],
+                    at,
+                    tuple(ArchivedTurn(r, t, when) for _id, r, t, when in self._turns[cid]),
+                )
+                for cid, (u, c, at) in self._conversations.items()
+                if user_id in (None, u) and companion_id in (None, c)
+            ]
+        return sorted(found, key=lambda r: (r.started_at, str(r.id)))
+
+    def import_conversation(self, record: ConversationRecord) -> bool:
+        with self._s.lock:
+            if record.id in self._conversations:
+                return False
+            self._conversations[record.id] = (
+                record.user_id,
+                record.companion_id,
+                record.updated_at,
+            )
+            self._started[record.id] = record.started_at
+            self._turns[record.id] = [
+                (next(self._turn_ids), t.role, t.content, t.created_at) for t in record.turns
+            ]
+            return True
 
     def forget_turns(self, user_id: str, companion_id: str, turn_ids: Sequence[int]) -> int:
         doomed = set(turn_ids)
@@ -201,6 +251,7 @@ class MemConversations:
             if conversation_id not in self._conversations:
                 raise NotFoundError(f"No conversation {conversation_id}")
             del self._conversations[conversation_id]
+            self._started.pop(conversation_id, None)
             return len(self._turns.pop(conversation_id, []))
 
     def drop_user(self, user_id: str) -> tuple[int, int]:
@@ -209,6 +260,7 @@ class MemConversations:
         turns = sum(len(self._turns.pop(cid, [])) for cid in mine)
         for cid in mine:
             del self._conversations[cid]
+            self._started.pop(cid, None)
         return len(mine), turns
 
 

@@ -92,6 +92,12 @@ class MemRelationships:
         with self._s.lock:
             return self._s.stage(user_id, companion_id)
 
+    def stages(self, user_id: str | None) -> list[tuple[str, str, Stage]]:
+        with self._s.lock:
+            return sorted(
+                (u, c, stage) for (u, c), stage in self._s.stages.items() if user_id in (None, u)
+            )
+
     def set_stage(self, user_id: str, companion_id: str, stage: Stage) -> None:
         with self._s.lock:
             self._s.stages[(user_id, companion_id)] = stage

@@ -11,7 +11,12 @@ from typing import Any
 from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database
 from aria_mem.domain import mentions
-from aria_mem.domain.records import ConversationSummary, StoredTurn
+from aria_mem.domain.records import (
+    ArchivedTurn,
+    ConversationRecord,
+    ConversationSummary,
+    StoredTurn,
+)
 from aria_mem.domain.validation import only_match
 from aria_mem.errors import NotFoundError
 
@@ -140,6 +145,62 @@ class PgConversations:
                 " AND c.user_id = %s AND c.companion_id = %s AND t.id = ANY(%s)",
                 (user_id, companion_id, list(turn_ids)),
             ).rowcount
+
+    def conversation_records(
+        self, user_id: str | None, companion_id: str | None = None
+    ) -> list[ConversationRecord]:
+        with self._db.connection() as conn:
+            heads = conn.execute(
+                "SELECT id, user_id, companion_id, started_at, updated_at FROM conversations"
+                " WHERE (%(u)s::text IS NULL OR user_id = %(u)s)"
+                " AND (%(c)s::text IS NULL OR companion_id = %(c)s)"
+                " ORDER BY started_at, id",
+                {"u": user_id, "c": companion_id},
+            ).fetchall()
+            turns: dict[uuid.UUID, list[ArchivedTurn]] = {
+                uuid.UUID(str(h["id"])): [] for h in heads
+            }
+            for row in conn.execute(
+                "SELECT conversation_id, role, content, created_at FROM turns"
+                " WHERE conversation_id = ANY(%s) ORDER BY id",
+                (list(turns),),
+            ):
+                turns[uuid.UUID(str(row["conversation_id"]))].append(
+                    ArchivedTurn(row["role"], row["content"], row["created_at"])
+                )
+        return [
+            ConversationRecord(
+                uuid.UUID(str(h["id"])),
+                h["user_id"],
+                h["companion_id"],
+                h["started_at"],
+                h["updated_at"],
+                tuple(turns[uuid.UUID(str(h["id"]))]),
+            )
+            for h in heads
+        ]
+
+    def import_conversation(self, record: ConversationRecord) -> bool:
+        with self._db.connection() as conn, conn.transaction():
+            added = conn.execute(
+                "INSERT INTO conversations (id, user_id, companion_id, started_at, updated_at)"
+                " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING",
+                (
+                    record.id,
+                    record.user_id,
+                    record.companion_id,
+                    record.started_at,
+                    record.updated_at,
+                ),
+            ).rowcount
+            if not added:
+                return False
+            with conn.cursor().copy(
+                "COPY turns (conversation_id, role, content, created_at) FROM STDIN"
+            ) as copy:
+                for turn in record.turns:
+                    copy.write_row((record.id, turn.role, turn.content, turn.created_at))
+        return True
 
 
 _LANGUAGE = "coalesce((SELECT language FROM text_search), 'simple'::regconfig)"

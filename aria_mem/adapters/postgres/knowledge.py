@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from datetime import datetime
 
 import psycopg
 
@@ -51,7 +52,13 @@ class PgKnowledge:
         self._db = db
 
     def learn(
-        self, companion_id: str, source: str, title: str, chunks: Sequence[str]
+        self,
+        companion_id: str,
+        source: str,
+        title: str,
+        chunks: Sequence[str],
+        *,
+        restored: tuple[uuid.UUID, datetime] | None = None,
     ) -> LearnOutcome:
         """Store a document's passages, replacing an earlier reading of the same source (its
         passages' vectors are queued for removal)."""
@@ -68,11 +75,11 @@ class PgKnowledge:
                     "UPDATE knowledge_sources SET title = %s WHERE id = %s", (title, source_id)
                 )
             else:
-                source_id = uuid.uuid4()
+                source_id, learned_at = restored or (uuid.uuid4(), None)
                 conn.execute(
-                    "INSERT INTO knowledge_sources (id, companion_id, source, title)"
-                    " VALUES (%s, %s, %s, %s)",
-                    (source_id, companion_id, source, title),
+                    "INSERT INTO knowledge_sources (id, companion_id, source, title, created_at)"
+                    " VALUES (%s, %s, %s, %s, coalesce(%s, now()))",
+                    (source_id, companion_id, source, title, learned_at),
                 )
             with conn.cursor().copy(
                 "COPY knowledge_items (id, source_id, chunk_index, text) FROM STDIN"
@@ -103,3 +110,11 @@ class PgKnowledge:
             _queue_removals(conn, source.id)
             conn.execute("DELETE FROM knowledge_sources WHERE id = %s", (source.id,))
         return source
+
+    def passages(self, source_id: uuid.UUID) -> list[str]:
+        with self._db.connection() as conn:
+            found = conn.execute(
+                "SELECT text FROM knowledge_items WHERE source_id = %s ORDER BY chunk_index",
+                (source_id,),
+            ).fetchall()
+        return [r["text"] for r in found]

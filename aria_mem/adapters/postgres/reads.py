@@ -123,6 +123,15 @@ class PgRelationships:
             ).fetchone()
         return Stage(row["stage"]) if row else Stage.EARLY
 
+    def stages(self, user_id: str | None) -> list[tuple[str, str, Stage]]:
+        with self._db.connection() as conn:
+            found = conn.execute(
+                "SELECT user_id, companion_id, stage FROM relationships"
+                " WHERE %(u)s::text IS NULL OR user_id = %(u)s ORDER BY user_id, companion_id",
+                {"u": user_id},
+            ).fetchall()
+        return [(r["user_id"], r["companion_id"], Stage(r["stage"])) for r in found]
+
     def set_stage(self, user_id: str, companion_id: str, stage: Stage) -> None:
         """Set the relationship stage; held memories of the pair become pending so the next
         indexing pass gives them a vector (or takes it away) as the new stage allows."""
