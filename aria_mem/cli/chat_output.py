@@ -8,6 +8,7 @@ scrolled off the screen.
 
 from __future__ import annotations
 
+import re
 import time
 
 from rich.console import Console, RenderableType
@@ -16,6 +17,8 @@ from rich.markdown import Markdown
 from rich.text import Text
 
 FENCES = ("```", "~~~")
+LIST_ITEM = re.compile(r"\s*([-*+]|\d+[.)])(\s|$)")
+"""Rich puts a blank line before a list itself; other blocks need one from us."""
 REFRESH_SECONDS = 0.05
 
 
@@ -71,7 +74,7 @@ class MarkdownReply:
 
     def _show(self, renderable: RenderableType, *, now: bool) -> None:
         if self._live is None:
-            if self._blocks:
+            if self._blocks and not LIST_ITEM.match(self._pending):
                 self._console.print()
             self._live = Live(
                 renderable,
