@@ -1,7 +1,7 @@
 """Benchmark: how often retrieval finds a memory that answers the question.
 
     python scripts/bench_quality.py [--background 1000] [--min-similarity 0.25]
-                                    [--dates-in-text] [--json]
+                                    [--dates-in-text] [--timing-passes 3] [--json]
 
 Six people, each with ~24 facts from long conversations buried among ``--background``
 generated everyday memories (scripts/quality: written for this project, MIT, nothing fetched),
@@ -19,6 +19,10 @@ Sources, all with the same model and data:
 For the pipelines the ranked list is what goes into the prompt, in order, then what the cap
 cut. hit@k: a question counts when any answering memory is among the first k; recall@10: the
 share of its answering memories among the first 10.
+
+Then, for each pipeline, the retrieval overhead on these conversational texts with their real
+vectors: the whole retrieval minus its embedding call (profile, word search, index search,
+validation, ranking, the prompt), every question ``--timing-passes`` more times, p50 and p95.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -128,6 +133,7 @@ def run(args: argparse.Namespace, home: Path) -> dict[str, object]:
     embedder = {"provider": "sentence-transformers", "model": "all-MiniLM-L6-v2"}
     retrieval = {"min_similarity": args.min_similarity, "timeout": 30.0}
     tallies: dict[str, dict[str, Tally]] = {m: {} for m in ("cosine", "lexical", *args.modes)}
+    overheads: dict[str, dict[str, float]] = {}
     started = time.perf_counter()
     with AriaMem.open(None, embedder=embedder, retrieval=retrieval) as mem:
         report = mem.import_file(lines)
@@ -149,6 +155,7 @@ def run(args: argparse.Namespace, home: Path) -> dict[str, object]:
                             companion=COMPANION,
                         )
                         score(tallies[mode], question, ids[persona.user], ranked(result))
+                overheads[mode] = time_overhead(m, args.timing_passes)
         for persona in PERSONAS:
             for question in persona.questions:
                 query = (
@@ -168,7 +175,32 @@ def run(args: argparse.Namespace, home: Path) -> dict[str, object]:
             mode: {kind: t.row() for kind, t in sorted(by_kind.items())}
             for mode, by_kind in tallies.items()
         },
+        "overhead_ms": overheads,
     }
+
+
+def time_overhead(mem: AriaMem, passes: int) -> dict[str, float]:
+    """Retrieval without its embedding call, on these conversational texts and real vectors:
+    every question ``passes`` times, after the scoring pass warmed everything up."""
+    totals: list[float] = []
+    stages: dict[str, list[float]] = {}
+    for _ in range(passes):
+        for persona in PERSONAS:
+            for question in persona.questions:
+                result = mem.search(
+                    question.text,
+                    previous=question.previous,
+                    user=persona.user,
+                    companion=COMPANION,
+                )
+                timings = dict(result.timings.items())
+                totals.append(timings["total"] - timings.get("embed", 0.0))
+                for stage, value in timings.items():
+                    stages.setdefault(stage, []).append(value)
+    ordered = sorted(totals)
+    summary = {"p50": statistics.median(ordered), "p95": ordered[int(0.95 * (len(ordered) - 1))]}
+    summary |= {stage: statistics.median(v) for stage, v in stages.items() if stage != "total"}
+    return {k: round(v, 2) for k, v in summary.items()}
 
 
 def score(
@@ -194,6 +226,12 @@ def main() -> None:
         action="store_true",
         help="write the day each memory was said into its text (measures a date-aware index)",
     )
+    parser.add_argument(
+        "--timing-passes",
+        type=int,
+        default=3,
+        help="times each question is asked again to time the retrieval overhead",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     args.modes = tuple(args.modes.split(","))
@@ -211,6 +249,17 @@ def main() -> None:
         for kind, row in by_kind.items():
             cells = [mode, kind, *(row[c] for c in ("questions", "hit@5", "hit@10", "recall@10"))]
             print("| " + " | ".join(str(c) for c in cells) + " |")
+    overheads = outcome["overhead_ms"]
+    assert isinstance(overheads, dict)
+    print(
+        f"\nretrieval overhead on these texts (everything but the embedding call), "
+        f"{outcome['memories']} memories, ms:"
+    )
+    print("| source | p50 | p95 | stage medians |")
+    print("|---|---:|---:|---|")
+    for mode, summary in overheads.items():
+        parts = " ".join(f"{k} {v:.2f}" for k, v in summary.items() if k not in ("p50", "p95"))
+        print(f"| {mode} | {summary['p50']:.2f} | {summary['p95']:.2f} | {parts} |")
 
 
 if __name__ == "__main__":

@@ -82,8 +82,8 @@ class Archive:
             conversation_id,
             validation.identifier("user_id", record["user_id"]),
             validation.identifier("companion_id", record["companion_id"]),
-            _when("started_at", record["started_at"]),
-            _when("updated_at", record["updated_at"]),
+            validation.iso_timestamp("started_at", record["started_at"]),
+            validation.iso_timestamp("updated_at", record["updated_at"]),
             (),
         )
 
@@ -99,7 +99,9 @@ class Archive:
         if role not in ("user", "assistant"):
             raise ValidationError(f"role must be 'user' or 'assistant', got {role!r}")
         content = _text("content", record["content"], MAX_TURN_CHARS)
-        turn = ArchivedTurn(role, content, _when("created_at", record["created_at"]))
+        turn = ArchivedTurn(
+            role, content, validation.iso_timestamp("created_at", record["created_at"])
+        )
         self.conversations[conversation_id] = ConversationRecord(
             found.id,
             found.user_id,
@@ -119,7 +121,7 @@ class Archive:
             validation.identifier("companion_id", record["companion_id"]),
             _text("source", record["source"], MAX_TITLE_CHARS),
             _text("title", record["title"], MAX_TITLE_CHARS, empty=True),
-            _when("created_at", record["created_at"]),
+            validation.iso_timestamp("created_at", record["created_at"]),
         )
 
     def _add_passage(self, record: dict[str, Any]) -> None:
@@ -193,16 +195,6 @@ def _uuid(name: str, value: Any) -> uuid.UUID:
         return uuid.UUID(str(value))
     except ValueError:
         raise ValidationError(f"{name} is not a UUID: {value!r}") from None
-
-
-def _when(name: str, value: Any) -> datetime:
-    if not isinstance(value, str):
-        raise ValidationError(f"{name} must be an ISO 8601 timestamp string, got {value!r}")
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        raise ValidationError(f"{name} is not an ISO 8601 timestamp: {value!r}") from None
-    return validation.timestamp(name, parsed)
 
 
 def _text(name: str, value: Any, limit: int, *, empty: bool = False) -> str:

@@ -213,6 +213,13 @@ def new_memory(candidate: NewMemory, now: datetime | None = None) -> NewMemory:
     )
 
 
+def iso_timestamp(name: str, value: Any) -> datetime:
+    """A required ISO 8601 timestamp from a file line, with its time zone."""
+    parsed = _timestamp(name, value, required=True)
+    assert parsed is not None
+    return parsed
+
+
 def _timestamp(name: str, value: Any, *, required: bool) -> datetime | None:
     if value is None:
         if required:
