@@ -65,6 +65,8 @@ def run(line: str, session: ChatSession, mem: AriaMem, persona: Callable[[], str
             handler(rest, session, mem, persona())
     except AriaMemError as exc:
         console.print(f"[red]{markup_safe(str(exc))}[/red]")
+    except (KeyboardInterrupt, EOFError):  # at a question the command asked: cancel it
+        console.print(" [dim](cancelled)[/dim]")
     return True
 
 
