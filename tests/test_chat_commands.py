@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -202,3 +203,18 @@ def test_a_message_too_long_for_one_turn_is_refused_and_the_session_goes_on(
     assert done.returncode == 0, done.stderr
     assert "That message is 60,000 characters; at most 50,000" in _flat(done.stdout)
     assert [r["messages"][-1]["content"] for r in fake.state.chat_requests] == ["short one"]
+
+
+def test_the_line_history_is_bounded_and_keeps_whole_newest_entries(tmp_path: Path) -> None:
+    from aria_mem import chat_history
+
+    path = chat_history.history_file(tmp_path, "me", "aria")
+    entry = "\n# 2026-12-03 10:00:00.000000\n+{}\n"
+    path.write_text("".join(entry.format(f"message {n:06d} " + "x" * 80) for n in range(15_000)))
+    assert path.stat().st_size > chat_history.MAX_HISTORY_BYTES
+    again = chat_history.history_file(tmp_path, "me", "aria")
+    text = again.read_text()
+    assert again == path and len(text.encode()) <= chat_history.KEEP_BYTES
+    assert text.startswith("# 2026-12-03") and "message 014999" in text
+    assert "message 000000" not in text
+    assert oct(again.stat().st_mode & 0o777) == "0o600"
