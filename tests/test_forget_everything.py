@@ -187,5 +187,7 @@ def test_turns_that_mention_something_can_be_forgotten_directly(
     gone = cli(*peanuts, "-y", "--json", env=env)
     assert json.loads(gone.stdout) == {"turns": 1}
     assert _stored_turns(cli, env) == ["peanut butter? no thanks"]
+    huge = cli("conversations", "forget", "--mentioning", "peanuts " * 400, env=env)
+    assert huge.code == 2 and "at most 2,000" in " ".join(huge.stderr.split())
     none = cli("conversations", "forget", "--mentioning", "zebras", "--json", env=env)
     assert json.loads(none.stdout) == {"turns": 0}

@@ -188,6 +188,12 @@ class Conversation(Memories):
         distinctive words): what to offer for forgetting with a forgotten memory, so the
         fact is not replayed as history."""
         user_id, companion_id = self._scope(user, companion)
+        if len(text) > validation.MAX_TEXT_CHARS:
+            raise ValidationError(
+                f"The text to look for is {len(text):,} characters; at most "
+                f"{validation.MAX_TEXT_CHARS:,}, as for a memory — give its distinctive words"
+            )
+        validation.plain_text("the text to look for", text)
         return self.store.conversations.turns_mentioning(user_id, companion_id, text)
 
     def forget_turns(
