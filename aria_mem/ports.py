@@ -209,6 +209,12 @@ class ConversationLog(Protocol):
         """Delete those of ``turn_ids`` that are the pair's; how many went."""
         ...
 
+    def system_prompt(self, conversation_id: uuid.UUID) -> str | None:
+        """The persona set for this conversation (None: the configured one)."""
+        ...
+
+    def set_system_prompt(self, conversation_id: uuid.UUID, text: str | None) -> None: ...
+
     def conversation_records(
         self, user_id: str | None, companion_id: str | None = None
     ) -> list[ConversationRecord]:

@@ -218,3 +218,21 @@ def test_the_line_history_is_bounded_and_keeps_whole_newest_entries(tmp_path: Pa
     assert text.startswith("# 2026-12-03") and "message 014999" in text
     assert "message 000000" not in text
     assert oct(again.stat().st_mode & 0o777) == "0o600"
+
+
+def test_a_persona_set_with_system_lasts_for_its_conversation_when_resumed(
+    embedded_dsn: str, fake: FakeOllama
+) -> None:
+    first = _chat(embedded_dsn, fake, "/system You are Bob, a terse sailor.\nhi\n/quit\n")
+    assert first.returncode == 0, first.stderr
+    again = _chat(embedded_dsn, fake, "hello again\n/system reset\nand now?\n/quit\n")
+    assert again.returncode == 0, again.stderr
+    fresh = _chat(embedded_dsn, fake, "/new\nstarting over\n/quit\n")
+    assert fresh.returncode == 0, fresh.stderr
+    systems = [r["messages"][0]["content"] for r in fake.state.chat_requests]
+    assert [s.split(",")[0] for s in systems] == [
+        "You are Bob",
+        "You are Bob",
+        "You are Aria",
+        "You are Aria",
+    ]

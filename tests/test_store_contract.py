@@ -566,3 +566,15 @@ def test_what_an_export_reads_and_an_import_restores(any_store: Store) -> None:
     [source] = knowledge.sources("aria")
     assert (source.id, source.created_at, source.passages) == (kept_id, then, 2)
     assert knowledge.passages(kept_id) == ["one", "two"]
+
+
+def test_a_conversations_persona_is_kept_and_exported(any_store: Store) -> None:
+    log = any_store.conversations
+    talk = log.open_conversation("u1", "aria")
+    assert log.system_prompt(talk) is None
+    log.set_system_prompt(talk, "You are Bob.")
+    assert log.system_prompt(talk) == "You are Bob."
+    [record] = log.conversation_records("u1")
+    assert record.system_prompt == "You are Bob."
+    log.set_system_prompt(talk, None)
+    assert log.system_prompt(talk) is None

@@ -178,6 +178,7 @@ def test_everything_of_a_person_moves_to_a_new_machine_and_only_theirs(
         store.conversations.add_turns(
             talk, [("user", said, then), ("assistant", "Lovely.", then + timedelta(seconds=4))]
         )
+        store.conversations.set_system_prompt(talk, f"You are {user}'s rowing coach.")
     store.close()
 
     out = tmp_path / "sam.jsonl"
@@ -187,7 +188,8 @@ def test_everything_of_a_person_moves_to_a_new_machine_and_only_theirs(
         done.stderr.split()
     )
     text = out.read_text()
-    assert "kim" not in text and "rowing" not in text and "nova" not in text
+    assert "kim" not in text and "rowing!" not in text and "nova" not in text
+    assert "You are sam's rowing coach." in text  # the conversation's persona goes along
     kinds = [json.loads(line).get("kind", "memory") for line in text.splitlines()]
     assert kinds == ["memory", "conversation", "turn", "turn", "stage", "knowledge", "passage"]
 

@@ -5,7 +5,8 @@ move to a new machine.
 A memory line is as it always was (no ``kind``). The other lines say what they are:
 
     {"kind": "stage", "user_id", "companion_id", "stage"}
-    {"kind": "conversation", "id", "user_id", "companion_id", "started_at", "updated_at"}
+    {"kind": "conversation", "id", "user_id", "companion_id", "started_at", "updated_at",
+     "system_prompt" (only when a persona was set for it)}
     {"kind": "turn", "conversation_id", "role", "content", "created_at"}     after its conversation
     {"kind": "knowledge", "id", "companion_id", "source", "title", "created_at"}
     {"kind": "passage", "source_id", "text"}                        after its source, in order
@@ -31,6 +32,8 @@ MAX_TURN_CHARS = 200_000
 """Far beyond a chat message or a model's reply (the chat bounds a message well below it)."""
 MAX_PASSAGE_CHARS = 32_000
 MAX_TITLE_CHARS = 1_000
+MAX_PERSONA_CHARS = 16_000
+"""As /system allows."""
 
 
 @dataclass
@@ -74,8 +77,17 @@ class Archive:
         self.stages[pair] = validation.stage(record["stage"])
 
     def _add_conversation(self, record: dict[str, Any]) -> None:
-        _only(record, "id", "user_id", "companion_id", "started_at", "updated_at")
+        _only(
+            record,
+            "id",
+            "user_id",
+            "companion_id",
+            "started_at",
+            "updated_at",
+            optional=("system_prompt",),
+        )
         conversation_id = _uuid("id", record["id"])
+        persona = record.get("system_prompt")
         if conversation_id in self.conversations:
             raise ValidationError(f"conversation {conversation_id} is already in the file")
         self.conversations[conversation_id] = ConversationRecord(
@@ -85,6 +97,7 @@ class Archive:
             validation.iso_timestamp("started_at", record["started_at"]),
             validation.iso_timestamp("updated_at", record["updated_at"]),
             (),
+            None if persona is None else _text("system_prompt", persona, MAX_PERSONA_CHARS),
         )
 
     def _add_turn(self, record: dict[str, Any]) -> None:
@@ -109,6 +122,7 @@ class Archive:
             found.started_at,
             found.updated_at,
             (*found.turns, turn),
+            found.system_prompt,
         )
 
     def _add_knowledge(self, record: dict[str, Any]) -> None:
@@ -148,6 +162,8 @@ def conversation_lines(found: ConversationRecord) -> list[dict[str, Any]]:
         "started_at": found.started_at.isoformat(),
         "updated_at": found.updated_at.isoformat(),
     }
+    if found.system_prompt is not None:
+        head["system_prompt"] = found.system_prompt
     return [head] + [
         {
             "kind": "turn",
@@ -181,8 +197,8 @@ def knowledge_lines(
     ]
 
 
-def _only(record: dict[str, Any], *fields: str) -> None:
-    unknown = sorted(set(record) - set(fields) - {"kind"})
+def _only(record: dict[str, Any], *fields: str, optional: tuple[str, ...] = ()) -> None:
+    unknown = sorted(set(record) - set(fields) - set(optional) - {"kind"})
     if unknown:
         raise ValidationError(f"unknown field(s): {', '.join(unknown)}")
     missing = [f for f in fields if f not in record]

@@ -214,6 +214,8 @@ class ConversationRecord:
     started_at: datetime
     updated_at: datetime
     turns: tuple[ArchivedTurn, ...]
+    system_prompt: str | None = None
+    """The persona set for it with /system, if any."""
 
 
 @dataclass(frozen=True)

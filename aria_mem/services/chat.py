@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from aria_mem.config import ChatSettings
+from aria_mem.domain import archive
 from aria_mem.domain.budget import FittedPrompt, PromptParts, Turn, fit
 from aria_mem.domain.models import Stage
 from aria_mem.domain.prompt import PromptSections
@@ -39,7 +40,7 @@ from aria_mem.services.writer import MemoryWriter
 
 log = logging.getLogger(__name__)
 
-MAX_SYSTEM_PROMPT_CHARS = 16_000
+MAX_SYSTEM_PROMPT_CHARS = archive.MAX_PERSONA_CHARS
 """A persona is a few paragraphs; this keeps a mistaken paste from taking the whole window."""
 
 MAX_MESSAGE_CHARS = 50_000
@@ -133,6 +134,9 @@ class ChatSession:
             ]
             if self.history:
                 self.resumed = conversations.find_conversation(str(self.conversation_id))
+            persona = conversations.system_prompt(self.conversation_id)
+            if persona:
+                self.system_prompt = persona
         except ServiceError as exc:
             self.start_notices.append(f"starting without earlier turns: {exc}")
         self.budget = self._budget_for(chat_model, settings)
@@ -165,19 +169,23 @@ class ChatSession:
         return chat_model.model_name
 
     def set_system_prompt(self, text: str | None) -> None:
-        """The persona for the rest of this conversation; None restores the configured one."""
-        if text is None:
-            self.system_prompt = self._settings.system_prompt
-            return
-        text = text.strip()
-        if not text:
-            raise UsageError("The persona is empty — give its text, or `reset` for the default")
-        if len(text) > MAX_SYSTEM_PROMPT_CHARS:
-            raise UsageError(
-                f"The persona is {len(text):,} characters; at most "
-                f"{MAX_SYSTEM_PROMPT_CHARS:,} fit — shorten it"
-            )
-        self.system_prompt = text
+        """The persona for this conversation, stored with it so a resumed chat keeps it (for
+        this session only while PostgreSQL is away); None restores the configured one."""
+        if text is not None:
+            text = text.strip()
+            if not text:
+                raise UsageError("The persona is empty — give its text, or `reset` for the default")
+            if len(text) > MAX_SYSTEM_PROMPT_CHARS:
+                raise UsageError(
+                    f"The persona is {len(text):,} characters; at most "
+                    f"{MAX_SYSTEM_PROMPT_CHARS:,} fit — shorten it"
+                )
+        self.system_prompt = text if text is not None else self._settings.system_prompt
+        if self.conversation_id is not None:
+            try:
+                self._conversations.set_system_prompt(self.conversation_id, text)
+            except ServiceError as exc:
+                log.warning("the persona holds for this session only: %s", exc)
 
     def new_conversation(self) -> None:
         """Start over: a new stored conversation, no history, the configured persona."""

@@ -130,6 +130,7 @@ class MemConversations:
         self._conversations: dict[uuid.UUID, tuple[str, str, datetime]] = {}
         self._turns: dict[uuid.UUID, list[tuple[int, str, str, datetime]]] = {}
         self._started: dict[uuid.UUID, datetime] = {}
+        self._personas: dict[uuid.UUID, str | None] = {}
         self._turn_ids = itertools.count(1)
 
     def open_conversation(self, user_id: str, companion_id: str, *, new: bool = False) -> uuid.UUID:
@@ -201,6 +202,15 @@ class MemConversations:
             ]
         return sorted(found, key=lambda t: t.id)[: mentions.MAX_MENTIONS]
 
+    def system_prompt(self, conversation_id: uuid.UUID) -> str | None:
+        with self._s.lock:
+            return self._personas.get(conversation_id)
+
+    def set_system_prompt(self, conversation_id: uuid.UUID, text: str | None) -> None:
+        with self._s.lock:
+            if conversation_id in self._conversations:
+                self._personas[conversation_id] = text
+
     def conversation_records(
         self, user_id: str | None, companion_id: str | None = None
     ) -> list[ConversationRecord]:
@@ -213,6 +223,7 @@ class MemConversations:
                     self._started[cid],
                     at,
                     tuple(ArchivedTurn(r, t, when) for _id, r, t, when in self._turns[cid]),
+                    self._personas.get(cid),
                 )
                 for cid, (u, c, at) in self._conversations.items()
                 if user_id in (None, u) and companion_id in (None, c)
@@ -229,6 +240,7 @@ class MemConversations:
                 record.updated_at,
             )
             self._started[record.id] = record.started_at
+            self._personas[record.id] = record.system_prompt
             self._turns[record.id] = [
                 (next(self._turn_ids), t.role, t.content, t.created_at) for t in record.turns
             ]
@@ -252,6 +264,7 @@ class MemConversations:
                 raise NotFoundError(f"No conversation {conversation_id}")
             del self._conversations[conversation_id]
             self._started.pop(conversation_id, None)
+            self._personas.pop(conversation_id, None)
             return len(self._turns.pop(conversation_id, []))
 
     def drop_user(self, user_id: str) -> tuple[int, int]:
@@ -261,6 +274,7 @@ class MemConversations:
         for cid in mine:
             del self._conversations[cid]
             self._started.pop(cid, None)
+            self._personas.pop(cid, None)
         return len(mine), turns
 
 

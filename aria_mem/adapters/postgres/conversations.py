@@ -146,12 +146,27 @@ class PgConversations:
                 (user_id, companion_id, list(turn_ids)),
             ).rowcount
 
+    def system_prompt(self, conversation_id: uuid.UUID) -> str | None:
+        with self._db.connection() as conn:
+            row = conn.execute(
+                "SELECT system_prompt FROM conversations WHERE id = %s", (conversation_id,)
+            ).fetchone()
+        return row["system_prompt"] if row else None
+
+    def set_system_prompt(self, conversation_id: uuid.UUID, text: str | None) -> None:
+        with self._db.connection() as conn:
+            conn.execute(
+                "UPDATE conversations SET system_prompt = %s WHERE id = %s",
+                (text, conversation_id),
+            )
+
     def conversation_records(
         self, user_id: str | None, companion_id: str | None = None
     ) -> list[ConversationRecord]:
         with self._db.connection() as conn:
             heads = conn.execute(
-                "SELECT id, user_id, companion_id, started_at, updated_at FROM conversations"
+                "SELECT id, user_id, companion_id, started_at, updated_at, system_prompt"
+                " FROM conversations"
                 " WHERE (%(u)s::text IS NULL OR user_id = %(u)s)"
                 " AND (%(c)s::text IS NULL OR companion_id = %(c)s)"
                 " ORDER BY started_at, id",
@@ -176,6 +191,7 @@ class PgConversations:
                 h["started_at"],
                 h["updated_at"],
                 tuple(turns[uuid.UUID(str(h["id"]))]),
+                h["system_prompt"],
             )
             for h in heads
         ]
@@ -183,14 +199,16 @@ class PgConversations:
     def import_conversation(self, record: ConversationRecord) -> bool:
         with self._db.connection() as conn, conn.transaction():
             added = conn.execute(
-                "INSERT INTO conversations (id, user_id, companion_id, started_at, updated_at)"
-                " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING",
+                "INSERT INTO conversations"
+                " (id, user_id, companion_id, started_at, updated_at, system_prompt)"
+                " VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING",
                 (
                     record.id,
                     record.user_id,
                     record.companion_id,
                     record.started_at,
                     record.updated_at,
+                    record.system_prompt,
                 ),
             ).rowcount
             if not added:
