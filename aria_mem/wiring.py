@@ -13,10 +13,10 @@ from aria_mem import providers
 from aria_mem.config import Settings
 from aria_mem.ports import ChatModel, DaemonLock, DocumentReader, Embedder, Store, VectorIndex
 from aria_mem.private import private_dir
-from aria_mem.services.health import Targets
 
 if TYPE_CHECKING:
     from aria_mem.adapters.embedders.local_model import SentenceTransformerEmbedder
+    from aria_mem.services.health import Targets
 
 T = TypeVar("T")
 
@@ -197,6 +197,8 @@ class Adapters:
         return PgDaemonLock(self.dsn, self.settings.postgres.connect_timeout)
 
     def targets(self) -> Targets:
+        from aria_mem.services.health import Targets
+
         s = self.settings
         embedder = f"{s.embedder.provider} {s.embedder.effective_model}"
         if s.embedder.host:

@@ -14,145 +14,101 @@ typed dataclasses (``WriteResult``, ``SearchResult``, ``StatusReport``, ...).
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass
-from pathlib import Path
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from aria_mem import config, providers
-from aria_mem.api.library import ForgottenSource, ImportReport
-from aria_mem.api.maintenance import Maintenance, Migrated, Stopped
-from aria_mem.api.memories import ForgottenUser, MemoryRef
-from aria_mem.domain.budget import Turn
-from aria_mem.domain.fate import Fate
-from aria_mem.domain.models import Memory, MemoryStatus, MemoryType, Stage
-from aria_mem.domain.records import (
-    ConversationSummary,
-    DaemonState,
-    KnowledgeSource,
-    PassReport,
-    StoredTurn,
-    SyncReport,
-)
-from aria_mem.domain.retrieval import Profile, SearchResult
-from aria_mem.domain.selection import Dropped, Ranked
-from aria_mem.errors import EmbedderError, UsageError
-from aria_mem.ports import DaemonStart
-from aria_mem.services.chat import ChatSession, PreparedTurn
-from aria_mem.services.extractor import Extracted
-from aria_mem.services.health import (
-    Check,
-    CollectionInfo,
-    DaemonCheck,
-    DataCheck,
-    DimensionStatus,
-    EmbedderCheck,
-    IndexCheck,
-    StatusReport,
-)
-from aria_mem.services.knowledge import Learned
-from aria_mem.services.reindexer import ReindexOutcome, ReindexPlan
-from aria_mem.services.upkeep import Upkeep
-from aria_mem.services.writer import WriteResult
-from aria_mem.wiring import probe_embedder
+if TYPE_CHECKING:
+    from aria_mem.api.facade import AriaMem, Initialised, detect_provider, init_config
+    from aria_mem.api.library import ForgottenSource, ImportReport
+    from aria_mem.api.maintenance import Migrated, Stopped
+    from aria_mem.api.memories import ForgottenUser, MemoryRef
+    from aria_mem.domain.budget import Turn
+    from aria_mem.domain.fate import Fate
+    from aria_mem.domain.models import Memory, MemoryStatus, MemoryType, Stage
+    from aria_mem.domain.records import (
+        ConversationSummary,
+        DaemonState,
+        KnowledgeSource,
+        PassReport,
+        StoredTurn,
+        SyncReport,
+    )
+    from aria_mem.domain.retrieval import Profile, SearchResult
+    from aria_mem.domain.selection import Dropped, Ranked
+    from aria_mem.ports import DaemonStart
+    from aria_mem.services.chat import ChatSession, PreparedTurn
+    from aria_mem.services.extractor import Extracted
+    from aria_mem.services.health import (
+        Check,
+        CollectionInfo,
+        DaemonCheck,
+        DataCheck,
+        DimensionStatus,
+        EmbedderCheck,
+        IndexCheck,
+        StatusReport,
+    )
+    from aria_mem.services.knowledge import Learned
+    from aria_mem.services.reindexer import ReindexOutcome, ReindexPlan
+    from aria_mem.services.upkeep import Upkeep
+    from aria_mem.services.writer import WriteResult
 
-
-class AriaMem(Maintenance):
-    """aria-mem for one process: open it from the config (``AriaMem.open()``), from settings
-    (``AriaMem(settings)``) or with adapters of your own (``AriaMem(settings, store=...)``);
-    use it as a context manager, or call ``close()``. Every call is scoped to one user and
-    one companion: the config's identity unless ``user=`` / ``companion=`` say otherwise."""
-
-
-@dataclass(frozen=True)
-class Initialised:
-    config_path: Path
-    wrote: bool
-    provider: str
-    model: str
-    why: str
-    """Why this provider: asked for, or which server answered first."""
-    similarity_bar: float | None
-    """The bar written for a model whose similarities run low; None: the default."""
-    host: str = ""
-    """The model server's address written to [embedder] host; empty: its default."""
-
-
-def ollama_host_from_env() -> str:
-    """``OLLAMA_HOST`` as the ollama tools read it (``host:port``, ``:port`` or a URL), as a
-    URL; empty when unset."""
-    raw = os.environ.get("OLLAMA_HOST", "").strip()
-    if not raw:
-        return ""
-    if "://" not in raw:
-        raw = "http://" + (f"127.0.0.1{raw}" if raw.startswith(":") else raw)
-    return raw.rstrip("/")
-
-
-def detect_provider(host: str = "") -> tuple[str, str, str]:
-    """The first embedding provider that answers (model servers first), why, and at which
-    address (``host`` if given, Ollama's OLLAMA_HOST, else each server's default)."""
-    for provider in providers.EMBEDDING.values():
-        if not provider.server:
-            continue
-        where = host or (ollama_host_from_env() if provider.name == "ollama" else "")
-        try:
-            probe_embedder(provider.name, host=where).dimension()
-        except EmbedderError:
-            continue
-        if host:
-            return provider.name, f"{provider.name} answered at {host} (--host)", host
-        if where:
-            return provider.name, f"{provider.name} answered at {where} (OLLAMA_HOST)", where
-        return provider.name, f"{provider.name} answered at its default address", ""
-    fallback = next(p for p in providers.EMBEDDING.values() if not p.server)
-    tried = f" at {host}" if host else ""
-    return fallback.name, f"no model server answered{tried}, so the in-process model", ""
+_WHERE = {
+    "AriaMem": "aria_mem.api.facade",
+    "ChatSession": "aria_mem.services.chat",
+    "Check": "aria_mem.services.health",
+    "CollectionInfo": "aria_mem.services.health",
+    "ConversationSummary": "aria_mem.domain.records",
+    "DaemonCheck": "aria_mem.services.health",
+    "DaemonStart": "aria_mem.ports",
+    "DaemonState": "aria_mem.domain.records",
+    "DataCheck": "aria_mem.services.health",
+    "DimensionStatus": "aria_mem.services.health",
+    "Dropped": "aria_mem.domain.selection",
+    "EmbedderCheck": "aria_mem.services.health",
+    "Extracted": "aria_mem.services.extractor",
+    "Fate": "aria_mem.domain.fate",
+    "ForgottenSource": "aria_mem.api.library",
+    "ForgottenUser": "aria_mem.api.memories",
+    "ImportReport": "aria_mem.api.library",
+    "IndexCheck": "aria_mem.services.health",
+    "Initialised": "aria_mem.api.facade",
+    "KnowledgeSource": "aria_mem.domain.records",
+    "Learned": "aria_mem.services.knowledge",
+    "Memory": "aria_mem.domain.models",
+    "MemoryRef": "aria_mem.api.memories",
+    "MemoryStatus": "aria_mem.domain.models",
+    "MemoryType": "aria_mem.domain.models",
+    "Migrated": "aria_mem.api.maintenance",
+    "PassReport": "aria_mem.domain.records",
+    "PreparedTurn": "aria_mem.services.chat",
+    "Profile": "aria_mem.domain.retrieval",
+    "Ranked": "aria_mem.domain.selection",
+    "ReindexOutcome": "aria_mem.services.reindexer",
+    "ReindexPlan": "aria_mem.services.reindexer",
+    "SearchResult": "aria_mem.domain.retrieval",
+    "Stage": "aria_mem.domain.models",
+    "StatusReport": "aria_mem.services.health",
+    "Stopped": "aria_mem.api.maintenance",
+    "StoredTurn": "aria_mem.domain.records",
+    "SyncReport": "aria_mem.domain.records",
+    "Turn": "aria_mem.domain.budget",
+    "Upkeep": "aria_mem.services.upkeep",
+    "WriteResult": "aria_mem.services.writer",
+    "detect_provider": "aria_mem.api.facade",
+    "init_config": "aria_mem.api.facade",
+}
+"""Each name is imported on first use: `aria-mem --help` and a command that needs only a few
+of them do not pay for the whole service layer."""
 
 
-def init_config(
-    config_path: Path | None = None,
-    *,
-    provider: str | None = None,
-    model: str | None = None,
-    user: str | None = None,
-    companion: str | None = None,
-    force: bool = False,
-    host: str | None = None,
-) -> Initialised:
-    """Write the config file (detecting the provider unless given); keeps an existing file
-    unless options or ``force`` ask for changes."""
-    path = config_path or config.default_config_path()
-    if path.exists() and not force and not (provider or model or user or companion or host):
-        current = config.load(path)
-        return Initialised(
-            path,
-            False,
-            current.embedder.provider,
-            current.embedder.effective_model,
-            "kept the existing config",
-            None,
-        )
-    if provider:
-        chosen = provider
-        where = host or (ollama_host_from_env() if provider == "ollama" else "")
-        why = "asked for" + (f", at {where}" if where else "")
-    else:
-        chosen, why, where = detect_provider(host or "")
-    if chosen not in config.PROVIDERS:
-        raise UsageError(f"--provider must be one of {', '.join(config.PROVIDERS)}")
-    chosen_model = model or config.DEFAULT_MODELS[chosen]
-    embedder: dict[str, object] = {"provider": chosen, "model": chosen_model}
-    if where and providers.EMBEDDING[chosen].server:
-        embedder["host"] = where
-    updates: dict[str, dict[str, object]] = {"embedder": embedder}
-    bar = config.SUGGESTED_MIN_SIMILARITY.get(chosen_model)
-    if bar is not None:
-        updates["retrieval"] = {"min_similarity": bar}
-    identity = {k: v for k, v in (("user", user), ("companion", companion)) if v}
-    if identity:
-        updates["identity"] = dict(identity)
-    config.save_keys(path, updates)
-    return Initialised(path, True, chosen, chosen_model, why, bar, str(embedder.get("host", "")))
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'aria_mem.api' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 
 __all__ = [

@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from aria_mem import config
 from aria_mem.api.memories import Memories, MemoryRef
@@ -20,10 +21,10 @@ from aria_mem.domain.records import ConversationSummary, StoredTurn, SyncReport
 from aria_mem.domain.retrieval import Profile, SearchResult
 from aria_mem.errors import NotFoundError, ServiceError, StoreError, ValidationError
 from aria_mem.ports import ChatModel
-from aria_mem.services import extractor
-from aria_mem.services.chat import ChatSession
-from aria_mem.services.extractor import Extracted
-from aria_mem.wiring import build_chat_model
+
+if TYPE_CHECKING:
+    from aria_mem.services.chat import ChatSession
+    from aria_mem.services.extractor import Extracted
 
 
 class Conversation(Memories):
@@ -97,6 +98,8 @@ class Conversation(Memories):
         companion message it answers), found by the chat model; remembered unless
         ``remember`` is False. A sensitive fact shared early is held until established."""
         user_id, companion_id = self._scope(user, companion)
+        from aria_mem.services import extractor
+
         return extractor.extract(
             conversation,
             model=self.chat_model,
@@ -146,6 +149,8 @@ class Conversation(Memories):
         chat_settings = self.settings.chat
         if model is not None:
             chat_model, chat_settings = self._chat_model_named(model)
+        from aria_mem.services.chat import ChatSession
+
         session = ChatSession(
             conversations=self.store.conversations,
             reads=self.store.reads,
@@ -163,6 +168,8 @@ class Conversation(Memories):
         return session
 
     def _chat_model_named(self, name: str) -> tuple[ChatModel, ChatSettings]:
+        from aria_mem.wiring import build_chat_model
+
         overridden = config.with_overrides(self.settings, chat={"model": name})
         return build_chat_model(overridden), overridden.chat
 

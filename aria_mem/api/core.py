@@ -7,7 +7,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from aria_mem import config
 from aria_mem.config import Settings
@@ -15,9 +15,11 @@ from aria_mem.domain import validation
 from aria_mem.domain.fusion import CandidateSource
 from aria_mem.ports import ChatModel, DocumentReader, Embedder, Store, VectorIndex
 from aria_mem.services.indexer import Indexer
-from aria_mem.services.retriever import Retriever
 from aria_mem.services.writer import MemoryWriter
 from aria_mem.wiring import Adapters
+
+if TYPE_CHECKING:
+    from aria_mem.services.retriever import Retriever
 
 T = TypeVar("T")
 
@@ -140,6 +142,8 @@ class Core:
 
     @property
     def retriever(self) -> Retriever:
+        from aria_mem.services.retriever import Retriever
+
         r = self.settings.retrieval
         return self._service(
             "retriever",

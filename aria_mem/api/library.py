@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from aria_mem.api.conversation import Conversation
 from aria_mem.domain import validation
@@ -15,10 +15,11 @@ from aria_mem.domain.validation import memory_to_record
 from aria_mem.errors import UsageError
 from aria_mem.private import open_private
 from aria_mem.services import archive as archive_service
-from aria_mem.services import knowledge as knowledge_service
 from aria_mem.services.archive import Restored, Written
-from aria_mem.services.knowledge import Learned
-from aria_mem.services.transfer import ImportOutcome, import_lines, read_lines, read_stream
+
+if TYPE_CHECKING:
+    from aria_mem.services.knowledge import Learned
+    from aria_mem.services.transfer import ImportOutcome
 
 Progress = Callable[[int], None]
 
@@ -59,6 +60,8 @@ class Library(Conversation):
         companion's, not facts about the user), stored and indexed in their own collection.
         Learning the same source again replaces it."""
         _, companion_id = self._scope(None, companion)
+        from aria_mem.services import knowledge as knowledge_service
+
         return knowledge_service.learn(
             location,
             companion_id=companion_id,
@@ -157,6 +160,8 @@ class Library(Conversation):
         their vectors; the rest are indexed unless ``index`` is False (``on_start`` hears
         how many wait, ``progress`` how many are done). ``path`` may also be an open binary
         stream (e.g. ``sys.stdin.buffer``)."""
+        from aria_mem.services.transfer import import_lines, read_lines, read_stream
+
         if isinstance(path, str | Path):
             parsed = read_lines(Path(path), skip_invalid=skip_invalid)
         else:

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from aria_mem import config
 from aria_mem.api.library import Library
 from aria_mem.domain.records import SyncReport
 from aria_mem.errors import UsageError
 from aria_mem.ports import DaemonLock
-from aria_mem.services import health
-from aria_mem.services.health import StatusReport
-from aria_mem.services.reindexer import Reindexer, ReindexOutcome, ReindexPlan
-from aria_mem.services.upkeep import Upkeep
-from aria_mem.wiring import Adapters, build_embedder
+from aria_mem.wiring import Adapters
+
+if TYPE_CHECKING:
+    from aria_mem.services.health import StatusReport
+    from aria_mem.services.reindexer import ReindexOutcome, ReindexPlan
+    from aria_mem.services.upkeep import Upkeep
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,8 @@ class Maintenance(Library):
         """PostgreSQL, the index and the model: reachable, how fast, do they agree on the
         vector size; counts; readable data; the daemon. ``report.ok`` is False when
         something is broken."""
+        from aria_mem.services import health
+
         return health.collect(
             lambda: self.store,
             lambda: self.index,
@@ -68,6 +72,8 @@ class Maintenance(Library):
                 store.close()
 
     def daemon_running(self) -> bool:
+        from aria_mem.services import health
+
         return health.daemon_running(
             self.store.daemon.daemon_state(), self.settings.daemon.reconcile_interval
         )
@@ -78,6 +84,8 @@ class Maintenance(Library):
     @property
     def upkeep(self) -> Upkeep:
         """What the daemon does each pass (for `aria-mem daemon` and embedders of it)."""
+        from aria_mem.services.upkeep import Upkeep
+
         return self._service("upkeep", lambda: Upkeep(self.store, self.index, self.embedder))
 
     def reindex(
@@ -100,6 +108,8 @@ class Maintenance(Library):
             raise UsageError("Give --model with --provider")
         if model is not None:
             self._switch_model(provider or self.settings.embedder.provider, model)
+        from aria_mem.services.reindexer import Reindexer, ReindexOutcome
+
         reindexer = Reindexer(
             self.store.queue,
             self.store.daemon,
@@ -118,6 +128,8 @@ class Maintenance(Library):
         trial = config.with_overrides(
             self.settings, embedder={"provider": provider, "model": model}
         )
+        from aria_mem.wiring import build_embedder
+
         build_embedder(trial).dimension()  # refuse a model that does not answer
         config.save_keys(
             self.settings.config_path, {"embedder": {"provider": provider, "model": model}}

@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from aria_mem.api import init_config
 from aria_mem.cli import render
 from aria_mem.cli.context import emit_json, memory, state
 from aria_mem.cli.render import markup_safe
@@ -119,6 +118,8 @@ def init(
     Example: aria-mem init --provider ollama --model mxbai-embed-large
     Example: OLLAMA_HOST=192.168.1.20:11434 aria-mem init
     """
+    from aria_mem.api import init_config
+
     done = init_config(
         state(ctx).config_path,
         provider=provider,

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from aria_mem import chat_history
-from aria_mem.api import ChatSession
 from aria_mem.cli import chat_commands, chat_input, render
 from aria_mem.cli.context import memory
 from aria_mem.cli.memories import CompanionOpt, UserOpt
 from aria_mem.cli.render import markup_safe, safe
 from aria_mem.errors import ChatModelError, UsageError
+
+if TYPE_CHECKING:
+    from aria_mem.api import ChatSession
 
 
 def chat(

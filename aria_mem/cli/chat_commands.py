@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
-from aria_mem.api import AriaMem, ChatSession
 from aria_mem.cli import mentions, render
 from aria_mem.cli.render import markup_safe, safe
 from aria_mem.errors import AriaMemError
+
+if TYPE_CHECKING:
+    from aria_mem.api import AriaMem, ChatSession
 
 HELP = """[bold]commands[/bold]
   /remember TEXT   remember a fact now

@@ -6,13 +6,15 @@ import json
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import typer
 
-from aria_mem.api import AriaMem
 from aria_mem.errors import ConfigError, UsageError
 from aria_mem.private import open_private
+
+if TYPE_CHECKING:
+    from aria_mem.api import AriaMem
 
 IN_PROCESS_INDEX = ":memory:"
 """qdrant-client's local mode without a path: fine inside one program, empty for every CLI
@@ -28,6 +30,8 @@ class State:
     @property
     def memory(self) -> AriaMem:
         if self._memory is None:
+            from aria_mem.api import AriaMem
+
             opened = AriaMem.open(self.config_path)
             if opened.settings.index.url.strip() == IN_PROCESS_INDEX:
                 opened.close()

@@ -5,17 +5,19 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
-from aria_mem.api import AriaMem, ConversationSummary
 from aria_mem.cli import mentions, render
 from aria_mem.cli.context import emit_json, memory, open_private_file
 from aria_mem.cli.memories import CompanionOpt, JsonOpt, UserOpt
 from aria_mem.cli.render import markup_safe, safe
 from aria_mem.errors import UsageError
+
+if TYPE_CHECKING:
+    from aria_mem.api import AriaMem, ConversationSummary
 
 conversations_app = typer.Typer(
     help="See and forget stored chat conversations.\n\nExample: aria-mem conversations list",

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from aria_mem.api import AriaMem, MemoryStatus, MemoryType, WriteResult
+from aria_mem.api import MemoryStatus, MemoryType
 from aria_mem.cli import mentions, render, tsv
 from aria_mem.cli.context import emit_json, memory, parse_when, read_stdin_text
 from aria_mem.cli.mentions import TurnsChoice
 from aria_mem.domain.validation import memory_to_record
+
+if TYPE_CHECKING:
+    from aria_mem.api import AriaMem, WriteResult
 
 UserOpt = Annotated[
     str | None,

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import sys
 from enum import Enum
+from typing import TYPE_CHECKING
 
-from aria_mem.api import AriaMem, Memory, StoredTurn
 from aria_mem.cli import render
 from aria_mem.cli.render import markup_safe, safe
+
+if TYPE_CHECKING:
+    from aria_mem.api import AriaMem, Memory, StoredTurn
 
 SHOWN = 10
 

@@ -9,6 +9,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import asdict
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from rich import box
 from rich.console import Console
@@ -16,7 +17,9 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from aria_mem.api import DaemonCheck, Fate, Memory, SearchResult, StatusReport, WriteResult
+if TYPE_CHECKING:
+    from aria_mem.api import DaemonCheck, Fate, Memory, SearchResult, StatusReport, WriteResult
+
 
 PIPE_WIDTH = 4096
 """Output into a pipe or a file is as wide as its lines need (a 2,000-character memory

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import uuid
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from aria_mem.api import Dropped, Ranked, SearchResult
 from aria_mem.cli import render
 from aria_mem.cli.context import emit_json, memory
 from aria_mem.cli.memories import CompanionOpt, JsonOpt, UserOpt
 from aria_mem.cli.render import markup_safe
+
+if TYPE_CHECKING:
+    from aria_mem.api import Dropped, Ranked, SearchResult
 
 
 def _evidence_json(result: SearchResult, memory_id: uuid.UUID) -> dict[str, Any] | None:

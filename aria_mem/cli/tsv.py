@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from aria_mem.api import Memory
 from aria_mem.cli.render import safe
+
+if TYPE_CHECKING:
+    from aria_mem.api import Memory
 
 MEMORY_COLUMNS = (
     "id",

@@ -6,7 +6,7 @@ import logging
 import signal
 import threading
 from types import FrameType
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import (
@@ -18,14 +18,15 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from aria_mem import config
-from aria_mem.api import AriaMem, ReindexPlan
 from aria_mem.cli import render
 from aria_mem.cli.context import emit_json, memory, state
 from aria_mem.cli.logs import configure_daemon_logging
 from aria_mem.cli.render import markup_safe
-from aria_mem.daemon import Daemon
 from aria_mem.errors import UsageError
+
+if TYPE_CHECKING:
+    from aria_mem import config
+    from aria_mem.api import ReindexPlan
 
 
 def daemon(
@@ -60,6 +61,9 @@ def daemon(
 
     Example: aria-mem daemon --interval 30 --mcp-http 127.0.0.1:8765
     """
+    from aria_mem import config
+    from aria_mem.daemon import Daemon
+
     configure_daemon_logging(min(logging.getLogger().level or logging.INFO, logging.INFO))
     path = state(ctx).config_path
 
@@ -86,6 +90,8 @@ def daemon(
 def _serve_mcp_beside(settings: config.Settings, address: str, allow_remote: bool) -> None:
     """The MCP server in a thread of the daemon, with its own AriaMem (thread-safe; on the
     embedded index it reaches the shards this process owns)."""
+    from aria_mem.api import AriaMem
+
     try:
         from aria_mem import mcp_server
     except ImportError as exc:
