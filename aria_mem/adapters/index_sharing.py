@@ -26,7 +26,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from aria_mem.adapters.index_serving import (
     MAX_MESSAGE_BYTES,
@@ -39,10 +39,12 @@ from aria_mem.adapters.index_serving import (
     socket_address,
     socket_path_for,
 )
-from aria_mem.adapters.qdrant_edge import EdgeIndex
 from aria_mem.domain.models import Hit, IndexPoint, SearchScope
 from aria_mem.errors import DimensionMismatchError, EmbedderError, VectorIndexError
 from aria_mem.private import FILE_MODE, private_dir
+
+if TYPE_CHECKING:
+    from aria_mem.adapters.qdrant_edge import EdgeIndex
 
 __all__ = ["MAX_TEXTS_PER_CALL", "SharedEdgeIndex", "peer_uid", "socket_path_for"]
 
@@ -88,6 +90,8 @@ class SharedEdgeIndex:
         handle.write(str(os.getpid()))
         handle.flush()
         self._lock_file = handle
+        from aria_mem.adapters.qdrant_edge import EdgeIndex  # only the owner opens the shards
+
         self._owned = EdgeIndex(self._root)
         self._socket_path.unlink(missing_ok=True)
         self._server = Server(self._socket_path, self._owned, self._model)

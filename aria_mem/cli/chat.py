@@ -6,8 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from aria_mem import chat_history
-from aria_mem.cli import chat_commands, chat_input, render
+from aria_mem.cli import render
 from aria_mem.cli.context import memory
 from aria_mem.cli.memories import CompanionOpt, UserOpt
 from aria_mem.cli.render import markup_safe, safe
@@ -47,6 +46,9 @@ def chat(
 
     Example: aria-mem chat --model llama3.2
     """
+    from aria_mem import chat_history
+    from aria_mem.cli import chat_commands, chat_input
+
     mem = memory(ctx)
     session = mem.chat(user=user, companion=companion, new=new, model=model)
     mem.warm_up()
