@@ -217,3 +217,11 @@ def test_reindex_re_embeds_knowledge_too(
     with psycopg.connect(embedded_dsn) as conn:
         models = conn.execute("SELECT DISTINCT indexed_model FROM knowledge_items").fetchall()
     assert models == [("ollama/nomic-embed-text",)]
+
+
+def test_a_page_nested_too_deep_for_the_extractor_is_still_read_whole() -> None:
+    from aria_mem.adapters.page_text import main_text
+
+    deep = "<div>" * 100_000 + "<p>Glaze at cone six.</p>" + "</div>" * 100_000
+    title, text = main_text(f"<html><head><title>Deep</title></head><body>{deep}</body></html>")
+    assert title == "Deep" and "Glaze at cone six." in text

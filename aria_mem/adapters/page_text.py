@@ -27,13 +27,16 @@ def main_text(html: str, url: str | None = None) -> tuple[str, str]:
 
     logging.getLogger("trafilatura").setLevel(logging.ERROR)
     title, whole = html_to_text(html)
-    found = trafilatura.bare_extraction(
-        html,
-        url=url,
-        include_comments=False,
-        include_tables=True,
-        with_metadata=True,
-    )
+    try:
+        found = trafilatura.bare_extraction(
+            html,
+            url=url,
+            include_comments=False,
+            include_tables=True,
+            with_metadata=True,
+        )
+    except Exception:  # a page its parser cannot take (lxml's depth and size limits)
+        found = None
     text = getattr(found, "text", None) if found is not None else None
     if not text or not text.strip():
         return title, whole

@@ -51,25 +51,25 @@ def chat(
 
     mem = memory(ctx)
     session = mem.chat(user=user, companion=companion, new=new, model=model)
-    mem.warm_up()
     console = render.console
-    persona = markup_safe(mem.settings.chat.persona_name)
-    reader, reader_notice = chat_input.reader_for(
-        console,
-        lambda: chat_history.history_file(
-            mem.settings.data_dir, session.user_id, session.companion_id
-        ),
-    )
-    markdown = not plain and console.is_terminal
-    console.print(
-        f"[bold]{persona}[/bold] — chatting as {markup_safe(session.user_id)} "
-        f"({markup_safe(session.model_name)}). /help for commands, /quit to leave."
-    )
-    notices = [*session.start_notices, chat_commands.resumed_line(session), reader_notice]
-    for notice in notices:
-        if notice:
-            console.print(f"[dim]· {markup_safe(notice)}[/dim]")
     try:
+        mem.warm_up()
+        persona = markup_safe(mem.settings.chat.persona_name)
+        reader, reader_notice = chat_input.reader_for(
+            console,
+            lambda: chat_history.history_file(
+                mem.settings.data_dir, session.user_id, session.companion_id
+            ),
+        )
+        markdown = not plain and console.is_terminal
+        console.print(
+            f"[bold]{persona}[/bold] — chatting as {markup_safe(session.user_id)} "
+            f"({markup_safe(session.model_name)}). /help for commands, /quit to leave."
+        )
+        notices = [*session.start_notices, chat_commands.resumed_line(session), reader_notice]
+        for notice in notices:
+            if notice:
+                console.print(f"[dim]· {markup_safe(notice)}[/dim]")
         while True:
             try:
                 line = chat_input.collect(reader.read(), lambda: reader.read(continuation=True))
