@@ -158,7 +158,7 @@ def test_forgetting_a_memory_offers_the_turns_that_mention_it(
     memory_id = json.loads(made.stdout)["memory"]["id"]
     kept = cli("forget", memory_id, "--yes", env=env)  # no one to ask: kept, and said so
     assert kept.code == 0, kept.stderr
-    assert "1 stored chat turn still mention it" in " ".join(kept.stderr.split())
+    assert "1 stored chat turn still mentions it" in " ".join(kept.stderr.split())
     assert "conversations forget --mentioning" in kept.stderr
     assert len(_stored_turns(cli, env)) == 3
 

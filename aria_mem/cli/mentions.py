@@ -8,7 +8,7 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 from aria_mem.cli import render
-from aria_mem.cli.render import markup_safe, safe
+from aria_mem.cli.render import markup_safe
 
 if TYPE_CHECKING:
     from aria_mem.api import AriaMem, Memory, StoredTurn
@@ -41,9 +41,12 @@ def offer(
         )
     if not wanted:
         if choice is TurnsChoice.ASK:
+            verb = "mentions" if len(found) == 1 else "mention"
             render.err_console.print(
-                f"[yellow]{_these(found)} still mention it[/yellow] — `aria-mem conversations "
-                f"forget --mentioning {_quoted(forgotten.text)}` removes them"
+                f"[yellow]{_these(found)} still {verb} it[/yellow] — `aria-mem conversations "
+                f"forget --mentioning {_quoted(forgotten.text)} --user "
+                f"{_quoted(forgotten.user_id)} --companion {_quoted(forgotten.companion_id)}` "
+                "removes them"
             )
         return 0, len(found)
     gone = mem.forget_turns(found, user=forgotten.user_id, companion=forgotten.companion_id)
@@ -66,4 +69,5 @@ def _these(found: list[StoredTurn]) -> str:
 
 
 def _quoted(text: str) -> str:
-    return "'" + safe(text).replace("'", "'\\''") + "'"
+    """For a shell, and printed through Rich markup (brackets escaped)."""
+    return "'" + markup_safe(text).replace("'", "'\\''") + "'"
