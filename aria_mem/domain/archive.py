@@ -18,7 +18,7 @@ however long a conversation or a document is.
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -51,15 +51,13 @@ class Archive:
     """What an import file holds besides memories, checked line by line."""
 
     stages: dict[tuple[str, str], Stage] = field(default_factory=dict)
-    conversations: dict[uuid.UUID, ConversationRecord] = field(default_factory=dict)
     sources: dict[uuid.UUID, ArchivedSource] = field(default_factory=dict)
+    _heads: dict[uuid.UUID, ConversationRecord] = field(default_factory=dict)
+    _turns: dict[uuid.UUID, list[ArchivedTurn]] = field(default_factory=dict)
 
-    def __bool__(self) -> bool:
-        return bool(self.stages or self.conversations or self.sources)
-
-    @property
-    def turns(self) -> int:
-        return sum(len(c.turns) for c in self.conversations.values())
+    def conversations(self) -> list[ConversationRecord]:
+        """Each conversation with its turns, in the order the file gave them."""
+        return [replace(head, turns=tuple(self._turns[cid])) for cid, head in self._heads.items()]
 
     def add(self, record: dict[str, Any]) -> None:
         """Take one line; ValidationError says what is wrong with it."""
@@ -88,9 +86,10 @@ class Archive:
         )
         conversation_id = _uuid("id", record["id"])
         persona = record.get("system_prompt")
-        if conversation_id in self.conversations:
+        if conversation_id in self._heads:
             raise ValidationError(f"conversation {conversation_id} is already in the file")
-        self.conversations[conversation_id] = ConversationRecord(
+        self._turns[conversation_id] = []
+        self._heads[conversation_id] = ConversationRecord(
             conversation_id,
             validation.identifier("user_id", record["user_id"]),
             validation.identifier("companion_id", record["companion_id"]),
@@ -103,8 +102,8 @@ class Archive:
     def _add_turn(self, record: dict[str, Any]) -> None:
         _only(record, "conversation_id", "role", "content", "created_at")
         conversation_id = _uuid("conversation_id", record["conversation_id"])
-        found = self.conversations.get(conversation_id)
-        if found is None:
+        turns = self._turns.get(conversation_id)
+        if turns is None:
             raise ValidationError(
                 f"turn of conversation {conversation_id}, which no earlier line introduces"
             )
@@ -112,18 +111,8 @@ class Archive:
         if role not in ("user", "assistant"):
             raise ValidationError(f"role must be 'user' or 'assistant', got {role!r}")
         content = _text("content", record["content"], MAX_TURN_CHARS)
-        turn = ArchivedTurn(
-            role, content, validation.iso_timestamp("created_at", record["created_at"])
-        )
-        self.conversations[conversation_id] = ConversationRecord(
-            found.id,
-            found.user_id,
-            found.companion_id,
-            found.started_at,
-            found.updated_at,
-            (*found.turns, turn),
-            found.system_prompt,
-        )
+        at = validation.iso_timestamp("created_at", record["created_at"])
+        turns.append(ArchivedTurn(role, content, at))
 
     def _add_knowledge(self, record: dict[str, Any]) -> None:
         _only(record, "id", "companion_id", "source", "title", "created_at")

@@ -15,6 +15,7 @@ from typing import IO, Any
 
 from aria_mem.domain import archive
 from aria_mem.domain.archive import Archive
+from aria_mem.domain.records import ConversationRecord
 from aria_mem.ports import ConversationLog, KnowledgeRepository, Relationships
 
 
@@ -50,12 +51,16 @@ def write_conversations(
     companion_id: str | None = None,
 ) -> Written:
     written = Written()
-    for found in conversations.conversation_records(user_id, companion_id):
+    _write_records(stream, conversations.conversation_records(user_id, companion_id), written)
+    return written
+
+
+def _write_records(stream: IO[str], records: list[ConversationRecord], written: Written) -> None:
+    for found in records:
         for line in archive.conversation_lines(found):
             _write(stream, line)
         written.conversations += 1
         written.turns += len(found.turns)
-    return written
 
 
 def write_everything_else(
@@ -71,13 +76,9 @@ def write_everything_else(
     companions the user has memories (``companions``), conversations or a stage with (with
     no user: of every companion)."""
     written = Written()
-    involved = set(companions)
-    for found in conversations.conversation_records(user_id):
-        for line in archive.conversation_lines(found):
-            _write(stream, line)
-        involved.add(found.companion_id)
-        written.conversations += 1
-        written.turns += len(found.turns)
+    records = conversations.conversation_records(user_id)
+    _write_records(stream, records, written)
+    involved = companions | {found.companion_id for found in records}
     for user, companion, stage in relationships.stages(user_id):
         _write(stream, archive.stage_line(user, companion, stage))
         involved.add(companion)
@@ -109,7 +110,7 @@ def restore(
     knowledge: KnowledgeRepository,
 ) -> Restored:
     restored = Restored()
-    for record in contents.conversations.values():
+    for record in contents.conversations():
         if conversations.import_conversation(record):
             restored.conversations += 1
             restored.turns += len(record.turns)
