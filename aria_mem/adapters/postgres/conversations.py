@@ -10,6 +10,7 @@ from typing import Any
 
 from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database
+from aria_mem.adapters.postgres.text_search import TextSearch
 from aria_mem.domain import mentions
 from aria_mem.domain.records import (
     ArchivedTurn,
@@ -22,8 +23,9 @@ from aria_mem.errors import NotFoundError
 
 
 class PgConversations:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, text_search: TextSearch | None = None) -> None:
         self._db = db
+        self._text_search = text_search or TextSearch()
 
     def open_conversation(self, user_id: str, companion_id: str, *, new: bool = False) -> uuid.UUID:
         """The most recent conversation of the pair, or a new one."""
@@ -111,8 +113,10 @@ class PgConversations:
         """Words compared as PostgreSQL's text search makes them, in the configured
         language ([retrieval] language): stemmed, stop words out."""
         with self._db.connection() as conn:
+            language = self._text_search.language(conn)
             row = conn.execute(
-                f"SELECT tsvector_to_array(to_tsvector({_LANGUAGE}, %s)) AS words", (text,)
+                "SELECT tsvector_to_array(to_tsvector(%s::regconfig, %s)) AS words",
+                (language, text),
             ).fetchone()
             words = mentions.distinctive(list(row["words"]) if row else [])
             if not words:
@@ -121,11 +125,12 @@ class PgConversations:
                 "SELECT t.id, t.conversation_id, t.role, t.content FROM turns t"
                 " JOIN conversations c ON c.id = t.conversation_id"
                 " WHERE c.user_id = %s AND c.companion_id = %s AND (SELECT count(*) FROM"
-                f" unnest(tsvector_to_array(to_tsvector({_LANGUAGE}, t.content))) AS w"
+                " unnest(tsvector_to_array(to_tsvector(%s::regconfig, t.content))) AS w"
                 " WHERE w = ANY(%s)) >= %s ORDER BY t.id LIMIT %s",
                 (
                     user_id,
                     companion_id,
+                    language,
                     words,
                     mentions.words_needed(len(words)),
                     mentions.MAX_MENTIONS,
@@ -220,9 +225,6 @@ class PgConversations:
                     copy.write_row((record.id, turn.role, turn.content, turn.created_at))
         return True
 
-
-_LANGUAGE = "coalesce((SELECT language FROM text_search), 'simple'::regconfig)"
-"""The text-search configuration the memories' words are made with."""
 
 _SUMMARY = (
     "SELECT c.id, c.user_id, c.companion_id, c.updated_at,"

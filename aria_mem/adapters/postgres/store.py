@@ -34,7 +34,7 @@ class PostgresStore:
         self.relationships = PgRelationships(self.db)
         self.queue = PgIndexQueue(self.db)
         self.knowledge = PgKnowledge(self.db)
-        self.conversations = PgConversations(self.db)
+        self.conversations = PgConversations(self.db, self.text_search)
         self.daemon = PgDaemonRecords(self.db)
         self.erasure = PgErasure(self.db)
 
