@@ -14,7 +14,7 @@ import stat
 from pathlib import Path
 from typing import IO
 
-from aria_mem.errors import ConfigError
+from aria_mem.errors import ConfigError, UsageError
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -94,6 +94,15 @@ def open_private(path: Path) -> IO[str]:
     except BaseException:
         os.close(fd)
         raise
+
+
+def open_private_output(path: str | Path) -> IO[str]:
+    """``open_private`` for a file a person named (an export): what stops it is said as a
+    UsageError."""
+    try:
+        return open_private(Path(path))
+    except OSError as exc:
+        raise UsageError(f"Cannot write {path}: {exc.strerror or exc}") from exc
 
 
 def private_file(path: Path) -> Path:

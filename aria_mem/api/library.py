@@ -12,8 +12,7 @@ from aria_mem.api.conversation import Conversation
 from aria_mem.domain import validation
 from aria_mem.domain.records import KnowledgeSource, SyncReport
 from aria_mem.domain.validation import memory_to_record
-from aria_mem.errors import UsageError
-from aria_mem.private import open_private
+from aria_mem.private import open_private_output
 from aria_mem.services import archive as archive_service
 from aria_mem.services.archive import Restored, Written
 
@@ -133,15 +132,8 @@ class Library(Conversation):
     ) -> Exported:
         """`export_everything` (memories only unless ``everything``) into a file written
         readable by its owner only (0600; an existing file of another account is refused)."""
-        with self._private(path) as stream:
+        with open_private_output(path) as stream:
             return self.export_everything(stream, user=user, memories_only=not everything)
-
-    @staticmethod
-    def _private(path: str | Path) -> IO[str]:
-        try:
-            return open_private(Path(path))
-        except OSError as exc:
-            raise UsageError(f"Cannot write {path}: {exc.strerror or exc}") from exc
 
     def import_file(
         self,

@@ -6,12 +6,11 @@ import json
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from aria_mem.errors import ConfigError, UsageError
-from aria_mem.private import open_private
 
 if TYPE_CHECKING:
     from aria_mem.api import AriaMem
@@ -62,14 +61,6 @@ def memory(ctx: typer.Context) -> AriaMem:
 JSON_DECIMALS = 6
 """Scores and weights are sums of products of floats (0.15000000000000002); six decimals are
 more than any of them means."""
-
-
-def open_private_file(path: Path) -> IO[str]:
-    """A file to write only its owner can read (0600), or a UsageError that says why not."""
-    try:
-        return open_private(path)
-    except OSError as exc:
-        raise UsageError(f"Cannot write {path}: {exc.strerror or exc}") from exc
 
 
 def rounded(data: Any) -> Any:

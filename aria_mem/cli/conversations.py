@@ -11,10 +11,11 @@ import typer
 from rich.table import Table
 
 from aria_mem.cli import mentions, render
-from aria_mem.cli.context import emit_json, memory, open_private_file
+from aria_mem.cli.context import emit_json, memory
 from aria_mem.cli.memories import CompanionOpt, JsonOpt, UserOpt
 from aria_mem.cli.render import markup_safe, safe
 from aria_mem.errors import UsageError
+from aria_mem.private import open_private_output
 
 if TYPE_CHECKING:
     from aria_mem.api import AriaMem, ConversationSummary
@@ -146,7 +147,7 @@ def export_(
     if output is None or str(output) == "-":
         mem.export_conversations(sys.stdout, user=user, companion=companion)
         return
-    with open_private_file(output) as stream:
+    with open_private_output(output) as stream:
         count = mem.export_conversations(stream, user=user, companion=companion)
     render.err_console.print(f"Exported {count} conversations to {markup_safe(str(output))}")
 
