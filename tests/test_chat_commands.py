@@ -189,7 +189,7 @@ def test_forget_in_chat_also_offers_the_turns_and_they_are_not_replayed(
     assert done.returncode == 0, done.stderr
     out = _flat(done.stdout)
     assert "1. The user's sister is called Maya." in out
-    assert "forget these 1 chat turns too" in out and "Forgot 1 chat turns" in out
+    assert "Forget 1 stored chat turn too? [y/N]" in out and "Forgot 1 chat turns" in out
     first, last = fake.state.chat_requests
     assert "Maya" in json.dumps(first["messages"])
     assert "Maya" not in json.dumps(last["messages"])  # neither memory nor replayed turn

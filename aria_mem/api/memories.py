@@ -124,9 +124,9 @@ class Memories(Core):
     def forget_everything(self, user: str) -> ForgottenUser:
         """Forget a person: every memory of ``user`` with every companion, their
         conversations and relationship stages, in one transaction, and the lines the chat
-        kept for Up/Down; the vectors are removed
-        now, or by a later pass if the index does not answer (the removal is queued in the
-        same transaction). ``user`` has no default: this is never done by accident."""
+        kept for Up/Down; the vectors are removed now, or by a later pass if the index does
+        not answer (the removal is queued in the same transaction). ``user`` has no default:
+        this is never done by accident."""
         user_id = validation.identifier("user", user)
         erased = self.store.erasure.erase_user(user_id)
         chat_history.forget_history(self.settings.data_dir, user_id)

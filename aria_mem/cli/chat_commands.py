@@ -103,9 +103,7 @@ def _forget(rest: str, session: ChatSession, mem: AriaMem, persona: str) -> None
     found = mem.turns_mentioning(chosen.text, **scope)
     if not found:
         return
-    mentions.show(found)
-    answer = console.input(f"forget these {len(found)} chat turns too (y/N)? ").strip().lower()
-    if answer in ("y", "yes"):
+    if mentions.ask_to_forget(found):
         gone = mem.forget_turns(found, **scope)
         session.drop_from_history({turn.content for turn in found})
         console.print(f"Forgot {gone} chat turns; they will not be replayed.")

@@ -34,11 +34,7 @@ def offer(
         return 0, 0
     wanted = choice is TurnsChoice.FORGET
     if choice is TurnsChoice.ASK and may_ask and sys.stdin.isatty():
-        show(found)
-        wanted = render.console.input(f"Forget {_these(found)} too? [y/N] ").strip().lower() in (
-            "y",
-            "yes",
-        )
+        wanted = ask_to_forget(found)
     if not wanted:
         if choice is TurnsChoice.ASK:
             verb = "mentions" if len(found) == 1 else "mention"
@@ -51,6 +47,13 @@ def offer(
         return 0, len(found)
     gone = mem.forget_turns(found, user=forgotten.user_id, companion=forgotten.companion_id)
     return gone, len(found) - gone
+
+
+def ask_to_forget(found: list[StoredTurn]) -> bool:
+    """Show the turns and ask whether they go too (no answer, or anything but yes: they stay)."""
+    show(found)
+    answer = render.console.input(f"Forget {_these(found)} too? \\[y/N] ")  # not markup
+    return answer.strip().lower() in ("y", "yes")
 
 
 def show(found: list[StoredTurn]) -> None:
