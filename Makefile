@@ -11,11 +11,15 @@ install: $(STAMP)
 
 # torch is installed first and pinned: the CPU build 2.13.0 is what the in-process embedding
 # model needs, and pinning it keeps pip from pulling a multi-GB CUDA build.
+# An editable install leaves the package's own modules uncompiled; where PYTHONDONTWRITEBYTECODE
+# is set, every command would compile them again (list: 0.30 -> 0.27 s), so they are compiled
+# here as pip does for a wheel.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet torch==2.13.0
 	$(BIN)/pip install --quiet -e '.[local,mcp,dev]'
+	$(BIN)/python -m compileall -q aria_mem
 	touch $(STAMP)
 
 test: install

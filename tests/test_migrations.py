@@ -50,3 +50,27 @@ def test_concurrent_migrations_apply_once(pg: PgServer) -> None:
 def test_migration_files_are_numbered_without_gaps() -> None:
     versions = [m.version for m in migrations.available()]
     assert versions == list(range(1, len(versions) + 1))
+
+
+def test_an_up_to_date_schema_is_recognised_in_one_question_and_a_stale_one_is_not(
+    pg: PgServer,
+) -> None:
+    """Every command opens the store; the quick check must never skip a migration due."""
+    dsn = pg.create_database()
+    try:
+        store = PostgresStore(dsn)
+        with store.db.connection() as conn:
+            assert not store.text_search.settled(conn, migrations.newest())  # blank
+        store.migrate()
+        assert migrations.newest() == migrations.available()[-1].version
+        with store.db.connection() as conn:
+            assert store.text_search.settled(conn, migrations.newest())
+            assert not store.text_search.settled(conn, migrations.newest() + 1)
+            conn.execute("UPDATE text_search SET language = 'simple'")
+            assert not store.text_search.settled(conn, migrations.newest())
+        assert store.migrate() == []  # the full path puts the language back
+        with store.db.connection() as conn:
+            assert store.text_search.settled(conn, migrations.newest())
+        store.close()
+    finally:
+        pg.drop_database(dsn)

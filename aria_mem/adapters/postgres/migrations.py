@@ -34,6 +34,12 @@ def available() -> list[Migration]:
     return sorted(found, key=lambda m: m.version)
 
 
+def newest() -> int:
+    """The version the newest migration file brings the schema to (names only, no reading)."""
+    folder = resources.files("aria_mem.adapters.postgres") / "migrations"
+    return max((int(m[1]) for e in folder.iterdir() if (m := _NAME.match(e.name))), default=0)
+
+
 def apply(conn: psycopg.Connection[Any]) -> list[str]:
     """Apply what is missing; return the names applied. Safe to run from many processes."""
     applied_now: list[str] = []

@@ -6,6 +6,7 @@ parameterised (table names come from constants, never from input).
 
 from __future__ import annotations
 
+from aria_mem.adapters.postgres import migrations
 from aria_mem.adapters.postgres.connection import Database
 from aria_mem.adapters.postgres.conversations import PgConversations
 from aria_mem.adapters.postgres.daemon_records import PgDaemonRecords
@@ -40,6 +41,9 @@ class PostgresStore:
 
     def migrate(self) -> list[str]:
         """Apply missing migrations; then make the stored words follow the language."""
+        with self.db.connection() as conn:
+            if self.text_search.settled(conn, migrations.newest()):
+                return []
         applied = self.db.migrate()
         with self.db.connection() as conn:
             self.text_search.apply(conn)

@@ -99,6 +99,28 @@ class TextSearch:
                 self._resolved = str(found["name"]) if found else FALLBACK_LANGUAGE
             return self._resolved
 
+    def settled(self, conn: psycopg.Connection[Any], newest_version: int) -> bool:
+        """Whether the schema is at ``newest_version`` and the stored words already follow
+        the language, asked in one round trip (every command opens the store, and the full
+        check takes a lock and five). When so, the language is resolved too."""
+        try:
+            found = conn.execute(
+                "SELECT (SELECT max(version) FROM schema_migrations) AS version,"
+                " (SELECT language::text FROM text_search) AS stored,"
+                " (SELECT oid::regconfig::text FROM pg_ts_config"
+                "  WHERE cfgname = %s AND pg_ts_config_is_visible(oid)) AS resolved",
+                (self.wanted,),
+            ).fetchone()
+        except psycopg.errors.UndefinedTable:
+            return False  # a new database
+        if found is None or found["version"] != newest_version or found["resolved"] is None:
+            return False
+        if found["stored"] != found["resolved"]:
+            return False
+        with self._lock:
+            self._resolved = str(found["resolved"])
+        return True
+
     def apply(self, conn: psycopg.Connection[Any]) -> int:
         """Make the stored words follow the configured language; return how many rows were
         re-made (none unless the language changed since the last time)."""
