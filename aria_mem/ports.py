@@ -317,9 +317,12 @@ class VectorIndex(Protocol):
         scope: SearchScope,
         limit: int,
         only: Sequence[uuid.UUID] | None = None,
+        *,
+        with_payload: bool = True,
     ) -> list[Hit]:
         """The nearest points within ``scope`` (and among ``only``, when given: how the
-        cosine of a lexical-only candidate is looked up)."""
+        cosine of a lexical-only candidate is looked up). Retrieval asks without the payload
+        (PostgreSQL has the rows): handing 30 payloads to Python cost Edge 0.3-0.4 ms a search."""
         ...
 
     def count(self, collection: str) -> int: ...

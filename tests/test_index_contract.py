@@ -100,6 +100,19 @@ def test_search_is_scoped_to_user_companion_model_and_active(index: VectorIndex)
     assert [h.id for h in index.search(C, embed("pottery", 16), SCOPE, 30)] == [mine.id]
 
 
+def test_a_search_without_payload_finds_the_same(index: VectorIndex) -> None:
+    """Retrieval asks for ids and scores only; the answer must not change."""
+    index.ensure_collection(C, 16)
+    index.upsert(C, [point(t) for t in ("pottery", "chess", "violin")] + [point("x", user="u2")])
+    query = embed("pottery chess", 16)
+    full = index.search(C, query, SCOPE, 5)
+    bare = index.search(C, query, SCOPE, 5, with_payload=False)
+    assert [(h.id, round(h.score, 6)) for h in bare] == [(h.id, round(h.score, 6)) for h in full]
+    assert len(bare) == 3 and all(h.payload == {} for h in bare)
+    only = [full[-1].id]
+    assert [h.id for h in index.search(C, query, SCOPE, 5, only, with_payload=False)] == only
+
+
 def test_upsert_replaces_by_id_and_delete_removes(index: VectorIndex) -> None:
     index.ensure_collection(C, 16)
     p = point("chess")
@@ -147,6 +160,27 @@ def test_edge_shards_survive_reopening(tmp_path: Path) -> None:
     first.close()
     again = EdgeIndex(tmp_path / "edge")
     assert again.search(C, embed("pottery", 16), SCOPE, 1)[0].id == p.id
+    again.close()
+
+
+def test_an_edge_shard_from_before_the_scope_key_is_given_it_once(tmp_path: Path) -> None:
+    """Shards an older aria-mem wrote have no ``scope`` keys; searching them by the key alone
+    would find nothing, so opening one adds the keys (from each vector's own payload)."""
+    first = EdgeIndex(tmp_path / "edge")
+    first.ensure_collection(C, 16)
+    mine, archived = point("pottery"), point("pottery", active=False)
+    theirs = point("pottery", user="u2")
+    first.upsert(C, [mine, archived, theirs])
+    shard = first._shard(C)
+    shard.update(qe.UpdateOperation.delete_payload([str(p.id) for p in (mine, theirs)], ["scope"]))
+    shard.update(qe.UpdateOperation.delete_field_index("scope"))
+    assert first.search(C, embed("pottery", 16), SCOPE, 5) == []  # as an old shard is
+    first.close()
+    again = EdgeIndex(tmp_path / "edge")
+    assert [h.id for h in again.search(C, embed("pottery", 16), SCOPE, 5)] == [mine.id]
+    u2 = SearchScope("u2", "aria", MODEL)
+    assert [h.id for h in again.search(C, embed("pottery", 16), u2, 5)] == [theirs.id]
+    assert "scope" not in again.search(C, embed("pottery", 16), SCOPE, 5)[0].payload
     again.close()
 
 

@@ -9,11 +9,14 @@ from typing import Any
 import pytest
 
 from aria_mem import config, providers
+from aria_mem.domain.models import SearchScope
 from aria_mem.domain.payload import (
     INDEXED_BOOLEANS,
     INDEXED_KEYWORDS,
     MEMORY_FIELDS,
     memory_payload,
+    payload_scope_key,
+    scope_key,
 )
 from tests.factories import make_memory
 
@@ -55,3 +58,27 @@ def test_the_payload_is_what_design_md_lists_and_the_engines_index_its_filters()
     )
     assert {"user_id", "companion_id", "embedding_model"} <= set(INDEXED_KEYWORDS)
     assert "active" in INDEXED_BOOLEANS
+
+
+def test_the_scope_key_stands_for_exactly_user_companion_model_and_active() -> None:
+    """Edge searches by this one keyword instead of four conditions: ids that would run
+    together if simply joined must still make different keys, and an inactive vector none."""
+    keys = {
+        scope_key(SearchScope(u, c, m))
+        for u, c, m in [
+            ("a,b", "c", "m"),
+            ("a", "b,c", "m"),
+            ('a"', "b", "m"),
+            ("a", '"b', "m"),
+            ("a\x1fb", "c", "m"),
+            ("a", "b\x1fc", "m"),
+            ("a", "b", "m"),
+            ("a", "b", "m2"),
+        ]
+    }
+    assert len(keys) == 8
+    payload = memory_payload(make_memory(user_id="u1", companion_id="aria"), "ollama/x")
+    assert payload_scope_key(payload) == scope_key(SearchScope("u1", "aria", "ollama/x"))
+    assert payload_scope_key({**payload, "active": False}) is None
+    assert payload_scope_key({**payload, "active": 0}) is None
+    assert payload_scope_key({k: v for k, v in payload.items() if k != "user_id"}) is None

@@ -118,6 +118,7 @@ def _dispatch(index: EdgeIndex, model: LocalModel | None, request: dict[str, Any
             SearchScope(**request["scope"]),
             int(request["limit"]),
             None if only is None else [uuid.UUID(i) for i in only],
+            with_payload=request.get("with_payload") is not False,
         )
         return [{"id": str(h.id), "score": h.score, "payload": h.payload} for h in hits]
     if op == "count":

@@ -217,9 +217,11 @@ class SharedEdgeIndex:
         scope: SearchScope,
         limit: int,
         only: Sequence[uuid.UUID] | None = None,
+        *,
+        with_payload: bool = True,
     ) -> list[Hit]:
         result = self._call(
-            lambda i: i.search(collection, vector, scope, limit, only),
+            lambda i: i.search(collection, vector, scope, limit, only, with_payload=with_payload),
             {
                 "op": "search",
                 "collection": collection,
@@ -231,6 +233,7 @@ class SharedEdgeIndex:
                 },
                 "limit": limit,
                 "only": None if only is None else [str(x) for x in only],
+                "with_payload": with_payload,
             },
         )
         if result and isinstance(result[0], Hit):

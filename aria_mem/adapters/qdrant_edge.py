@@ -26,7 +26,13 @@ import qdrant_edge as qe
 
 from aria_mem.domain import dimension
 from aria_mem.domain.models import Hit, IndexPoint, SearchScope
-from aria_mem.domain.payload import INDEXED_BOOLEANS, INDEXED_KEYWORDS, scope_filter
+from aria_mem.domain.payload import (
+    INDEXED_BOOLEANS,
+    INDEXED_KEYWORDS,
+    SCOPE_KEY,
+    payload_scope_key,
+    scope_key,
+)
 from aria_mem.errors import VectorIndexError
 from aria_mem.private import private_dir, write_private
 
@@ -53,19 +59,63 @@ def _opening(open_shard: Callable[[], Any]) -> Any:
 
 
 def _to_edge(payload: dict[str, object]) -> dict[str, object]:
-    return {
+    """As stored: booleans as integers, and the scope key made from the payload itself (so it
+    can never disagree with the fields it stands for)."""
+    stored: dict[str, object] = {
         k: int(v) if k in INDEXED_BOOLEANS and isinstance(v, bool) else v
         for k, v in payload.items()
+        if k != SCOPE_KEY
     }
+    key = payload_scope_key(payload)
+    if key is not None:
+        stored[SCOPE_KEY] = key
+    return stored
 
 
 def _from_edge(payload: dict[str, Any] | None) -> dict[str, object]:
-    return {k: bool(v) if k in INDEXED_BOOLEANS else v for k, v in (payload or {}).items()}
+    return {
+        k: bool(v) if k in INDEXED_BOOLEANS else v
+        for k, v in (payload or {}).items()
+        if k != SCOPE_KEY
+    }
 
 
 def _condition(field: str, value: str | bool) -> Any:
     match = qe.MatchValue(int(value) if isinstance(value, bool) else value)
     return qe.FieldCondition(field, match=match)
+
+
+def _index_scope_key(shard: Any) -> None:
+    shard.update(qe.UpdateOperation.create_field_index(SCOPE_KEY, qe.PayloadSchemaType.Keyword))
+
+
+def _add_scope_keys(shard: Any, collection: str) -> None:
+    """Give every vector of a shard an older aria-mem wrote its scope key, once: the field
+    index is made last, so a shard whose upgrade was cut short is upgraded again."""
+    by_key: dict[str, list[Any]] = {}
+    offset: Any = None
+    while True:
+        records, offset = shard.scroll(
+            qe.ScrollRequest(offset=offset, limit=1000, with_payload=True, with_vector=False)
+        )
+        for record in records:
+            key = payload_scope_key(_from_edge(record.payload))
+            if key is not None:
+                by_key.setdefault(key, []).append(record.id)
+        if offset is None:
+            break
+    for key, ids in by_key.items():
+        for start in range(0, len(ids), 1000):
+            shard.update(
+                qe.UpdateOperation.set_payload(ids[start : start + 1000], {SCOPE_KEY: key})
+            )
+    _index_scope_key(shard)
+    shard.flush()
+    log.info(
+        "gave the %d vectors of '%s' their scope key (once, after an upgrade)",
+        sum(len(ids) for ids in by_key.values()),
+        collection,
+    )
 
 
 class EdgeIndex:
@@ -126,6 +176,7 @@ class EdgeIndex:
                     shard.update(
                         qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Integer)
                     )
+                _index_scope_key(shard)
             except Exception as exc:
                 raise VectorIndexError(f"Could not create the index shard {path}: {exc}") from exc
             self._shards[collection] = shard
@@ -152,6 +203,8 @@ class EdgeIndex:
             raise VectorIndexError(f"The index has no '{collection}' collection yet")
         try:
             shard = _opening(lambda: qe.EdgeShard.load(str(path)))
+            if SCOPE_KEY not in shard.info().payload_schema:
+                _add_scope_keys(shard, collection)
         except Exception as exc:
             raise VectorIndexError(f"Could not open the index shard {path}: {exc}") from exc
         self._shards[collection] = shard
@@ -198,6 +251,8 @@ class EdgeIndex:
         scope: SearchScope,
         limit: int,
         only: Sequence[uuid.UUID] | None = None,
+        *,
+        with_payload: bool = True,
     ) -> list[Hit]:
         if only is not None and not only:
             return []
@@ -205,7 +260,7 @@ class EdgeIndex:
             if self.collection_size(collection) is None:
                 return []
             shard = self._shard(collection)
-            must = [_condition(f, v) for f, v in scope_filter(scope).items()]
+            must = [_condition(SCOPE_KEY, scope_key(scope))]
             if only is not None:
                 must.append(qe.HasIdCondition({str(i) for i in only}))
             query_filter = qe.Filter(must=must)
@@ -215,7 +270,7 @@ class EdgeIndex:
                         query=qe.Query.Nearest(list(vector), using=VECTOR),
                         limit=limit,
                         filter=query_filter,
-                        with_payload=True,
+                        with_payload=with_payload,
                     )
                 )
             except Exception as exc:

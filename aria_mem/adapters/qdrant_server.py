@@ -127,6 +127,8 @@ class QdrantServerIndex:
         scope: SearchScope,
         limit: int,
         only: Sequence[uuid.UUID] | None = None,
+        *,
+        with_payload: bool = True,
     ) -> list[Hit]:
         if only is not None and not only:
             return []
@@ -148,7 +150,7 @@ class QdrantServerIndex:
                     using=VECTOR,
                     query_filter=query_filter,
                     limit=limit,
-                    with_payload=True,
+                    with_payload=with_payload,
                 )
                 .points
             )

@@ -28,6 +28,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from aria_mem.domain.models import Memory
+
 
 class CandidateSource(StrEnum):
     """Where candidates come from: ``fused`` (the default) or ``dense``, the seed's nearest
@@ -56,6 +58,9 @@ class LexicalHit:
     id: uuid.UUID
     score: float
     """ts_rank_cd normalised to 0..1."""
+    memory: Memory | None = None
+    """The row, when the store read it with the match: the word search returns only usable
+    memories of the pair, so a word-only candidate needs no second read to be validated."""
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TypeVar
 
+from aria_mem.domain.admission import Admitted, admit
 from aria_mem.domain.fusion import (
     DEFAULT_FUSION,
     CandidateSource,
@@ -32,7 +33,6 @@ from aria_mem.domain.models import (
     KNOWLEDGE_COLLECTION,
     KNOWLEDGE_SCOPE_USER,
     MEMORIES_COLLECTION,
-    DropReason,
     Hit,
     Memory,
     SearchScope,
@@ -42,8 +42,7 @@ from aria_mem.domain.prompt import PromptSections
 from aria_mem.domain.query import build_query
 from aria_mem.domain.ranking import DEFAULT_WEIGHTS, RankingWeights
 from aria_mem.domain.retrieval import KnowledgeHit, SearchResult, Timings, prompt_record
-from aria_mem.domain.selection import Dropped, Selection, select
-from aria_mem.domain.usability import unusable_reason
+from aria_mem.domain.selection import Selection, select
 from aria_mem.errors import ServiceError
 from aria_mem.ports import Embedder, RetrievalReads, VectorIndex
 from aria_mem.services.background import DeadlinePool
@@ -55,23 +54,18 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class _Found:
-    """What the index returned for the query (empty, with the reason, when it failed), and
-    the cosine of the word matches the nearest vectors missed."""
+    """What the index returned for the query (empty, with the reason, when it failed), the
+    word matches, and the cosine of those the nearest vectors missed."""
 
     memories: list[Hit] = field(default_factory=list)
     knowledge: list[Hit] = field(default_factory=list)
+    matches: list[LexicalHit] = field(default_factory=list)
     looked_up: dict[uuid.UUID, float] = field(default_factory=dict)
-    rows: Future[dict[uuid.UUID, tuple[Memory, bool]]] | None = None
-    """PostgreSQL's rows for every candidate, fetched while the cosines are looked up."""
-
-
-@dataclass(frozen=True)
-class _Validated:
-    """PostgreSQL's final say over the index's candidates."""
-
-    usable: list[tuple[Memory, float]] = field(default_factory=list)
-    rejected: list[Dropped] = field(default_factory=list)
-    problem: str | None = None
+    problems: list[str] = field(default_factory=list)
+    rows: dict[uuid.UUID, tuple[Memory, bool]] = field(default_factory=dict)
+    """PostgreSQL's rows for the nearest vectors and the word matches, each with whether it
+    may be used now; read while the word search was still running."""
+    rows_problem: str | None = None
 
 
 class _Stopwatch:
@@ -85,7 +79,8 @@ class _Stopwatch:
         try:
             yield
         finally:
-            self.ms[name] = round((time.perf_counter() - start) * 1000, 3)
+            took = (time.perf_counter() - start) * 1000
+            self.ms[name] = round(self.ms.get(name, 0.0) + took, 3)
 
     def timings(self) -> Timings:
         total = round((time.perf_counter() - self.started) * 1000, 3)
@@ -153,31 +148,39 @@ class Retriever:
                     timeout=self._timeout,
                 )
 
-        # PostgreSQL's parts run while the query embeds.
-        context = self._pool.submit(profile)
+        # The semantic part (embed, search, the nearest vectors' rows, then the cosine of
+        # the word matches) runs in a thread, bounded by the deadline; PostgreSQL's parts are
+        # asked here meanwhile, each bounded by the store's statement timeout. One hand-over
+        # in all: each one cost more than the step it handed over, as Edge holds the GIL
+        # while it searches.
         use_words = self._candidates is CandidateSource.FUSED and bool(query)
-        lexical = self._pool.submit(words) if use_words else None
-        found, matches, problems = self._find(
-            query, SearchScope(user_id, companion_id, model), lexical, watch
+        lexical: Future[list[LexicalHit]] | None = Future() if use_words else None
+        deadline = time.monotonic() + self._timeout
+        semantic = self._start_semantic(
+            query, SearchScope(user_id, companion_id, model), lexical, deadline, watch
         )
+        if lexical is not None:
+            _run_into(lexical, words)
         try:
-            stage, profile_pool = context.result(timeout=self._timeout + 1)
-        except (ServiceError, FutureTimeout) as exc:
-            reason = exc if isinstance(exc, ServiceError) else "no answer in time"
-            problems.insert(0, f"PostgreSQL unavailable, no memories this turn: {reason}")
+            stage, profile_pool = profile()
+        except ServiceError as exc:
+            problems = [f"PostgreSQL unavailable, no memories this turn: {exc}"]
+            problems += self._semantic_result(semantic, deadline).problems
             return self._finish(
                 SearchResult(user_id, companion_id, query, model, degraded=tuple(problems)),
                 watch,
             )
+        found = self._semantic_result(semantic, deadline)
+        problems = list(found.problems)
         evidence = fuse(
             [(h.id, h.score) for h in found.memories],
-            matches,
+            found.matches,
             found.looked_up,
             self._weights.max_candidates,
             self._fusion,
         )
         candidates = [Hit(mid, e.relevance, {}) for mid, e in evidence.items()]
-        validated = self._validate(candidates, found.rows, user_id, companion_id, stage, now)
+        validated = self._validate(candidates, found, user_id, companion_id, stage, now, watch)
         knowledge, knowledge_problem = self._knowledge(found.knowledge, companion_id, stage)
         problems += [p for p in (validated.problem, knowledge_problem) if p]
         with watch.stage("rank"):
@@ -209,80 +212,95 @@ class Retriever:
             watch,
         )
 
-    def _find(
+    def _start_semantic(
         self,
         query: str,
         scope: SearchScope,
         lexical: Future[list[LexicalHit]] | None,
+        deadline: float,
         watch: _Stopwatch,
-    ) -> tuple[_Found, list[LexicalHit], list[str]]:
-        """Embed once, search memories (and knowledge) within the timeout; collect the word
-        matches and look up the cosine of those the nearest vectors missed."""
+    ) -> Future[_Found] | None:
+        """Embed once, search memories (and knowledge), read the nearest vectors' rows, then
+        collect the word matches and look up the cosine of those the nearest vectors missed:
+        one job in one thread, waited for until the deadline. Every hand-over between threads
+        cost more than the step it handed over (Edge holds the GIL while it searches), so the
+        steps after the embedding run one after another where the embedding ran; the rows are
+        read while the word search is still running."""
         if not query:
-            return _Found(), [], []
+            return None
         knowledge_scope = SearchScope(
             KNOWLEDGE_SCOPE_USER, scope.companion_id, scope.embedding_model
         )
 
-        def embed_and_search() -> tuple[list[float], list[Hit], list[Hit]]:
-            """One job, not two: a hand-over between threads costs more than a search."""
+        def semantic() -> _Found:
             with watch.stage("embed"):
                 vector = self._embedder.embed_query(query)
             with watch.stage("search"):
                 memories = self._index.search(
-                    MEMORIES_COLLECTION, vector, scope, self._weights.max_candidates
+                    MEMORIES_COLLECTION,
+                    vector,
+                    scope,
+                    self._weights.max_candidates,
+                    with_payload=False,
                 )
                 passages = (
                     self._index.search(
-                        KNOWLEDGE_COLLECTION, vector, knowledge_scope, self._knowledge_limit
+                        KNOWLEDGE_COLLECTION,
+                        vector,
+                        knowledge_scope,
+                        self._knowledge_limit,
+                        with_payload=False,
                     )
                     if self._knowledge_limit
                     else []
                 )
-            return vector, memories, passages
-
-        deadline = time.monotonic() + self._timeout
-        try:
-            vector, memories, passages = _wait(self._pool.submit(embed_and_search), deadline)
-        except FutureTimeout:
-            problem = (
-                f"embedding or index search took longer than {self._timeout:g}s; "
-                "semantic retrieval skipped"
-            )
-            return _Found(), [], [problem]
-        except ServiceError as exc:
-            problem = f"semantic retrieval skipped: {exc}"
-            return _Found(), [], [problem]
-        matches, problems = self._word_matches(lexical, deadline)
-        dense = [(h.id, h.score) for h in memories]
-        missed = lexical_only(dense, matches)
-
-        def fetch() -> dict[uuid.UUID, tuple[Memory, bool]]:
-            with watch.stage("validate"):
-                return self._reads.fetch_with_usability(
-                    [mid for mid, _ in dense] + missed, timeout=self._timeout
-                )
-
-        rows = self._pool.submit(fetch) if dense or missed else None
-        looked_up: dict[uuid.UUID, float] = {}
-        if missed:
-            try:
-                with watch.stage("lookup"):
-                    hits = _wait(
-                        self._pool.submit(
-                            self._index.search,
+            rows, rows_problem = self._read_rows([h.id for h in memories], watch)
+            matches, problems = self._word_matches(lexical, deadline)
+            missed = lexical_only([(h.id, h.score) for h in memories], matches)
+            looked_up: dict[uuid.UUID, float] = {}
+            if missed:
+                try:
+                    with watch.stage("lookup"):
+                        hits = self._index.search(
                             MEMORIES_COLLECTION,
                             vector,
                             scope,
                             len(missed),
                             missed,
-                        ),
-                        deadline,
-                    )
-                looked_up = {h.id: h.score for h in hits}
-            except (FutureTimeout, ServiceError) as exc:
-                problems.append(f"word matches not compared by meaning: {exc or 'no time left'}")
-        return _Found(memories, passages, looked_up, rows), matches, problems
+                            with_payload=False,
+                        )
+                    looked_up = {h.id: h.score for h in hits}
+                except ServiceError as exc:
+                    problems.append(f"word matches not compared by meaning: {exc}")
+            return _Found(memories, passages, matches, looked_up, problems, rows, rows_problem)
+
+        return self._pool.submit(semantic)
+
+    def _semantic_result(self, job: Future[_Found] | None, deadline: float) -> _Found:
+        if job is None:
+            return _Found()
+        try:
+            return _wait(job, deadline)
+        except FutureTimeout:
+            problem = (
+                f"embedding or index search took longer than {self._timeout:g}s; "
+                "semantic retrieval skipped"
+            )
+            return _Found(problems=[problem])
+        except ServiceError as exc:
+            return _Found(problems=[f"semantic retrieval skipped: {exc}"])
+
+    def _read_rows(
+        self, ids: list[uuid.UUID], watch: _Stopwatch
+    ) -> tuple[dict[uuid.UUID, tuple[Memory, bool]], str | None]:
+        """PostgreSQL's rows for ``ids`` (bounded by the store's timeout), or the problem."""
+        if not ids:
+            return {}, None
+        try:
+            with watch.stage("validate"):
+                return self._reads.fetch_with_usability(ids, timeout=self._timeout), None
+        except ServiceError as exc:
+            return {}, f"could not validate candidates: {exc}"
 
     def _word_matches(
         self, lexical: Future[list[LexicalHit]] | None, deadline: float
@@ -299,35 +317,29 @@ class Retriever:
     def _validate(
         self,
         hits: list[Hit],
-        rows_future: Future[dict[uuid.UUID, tuple[Memory, bool]]] | None,
+        found: _Found,
         user_id: str,
         companion_id: str,
         stage: Stage,
         now: datetime,
-    ) -> _Validated:
+        watch: _Stopwatch,
+    ) -> Admitted:
         """Deleted, archived, expired, held and foreign memories are dropped even if the
-        index still had a vector for them."""
-        if not hits or rows_future is None:
-            return _Validated()
-        try:
-            rows = rows_future.result(timeout=self._timeout + 1)
-        except (ServiceError, FutureTimeout) as exc:
-            return _Validated(problem=f"could not validate candidates: {exc or 'no time left'}")
-        result = _Validated()
-        for hit in hits:
-            found = rows.get(hit.id)
-            if found is None:
-                result.rejected.append(Dropped(hit.id, DropReason.DELETED, hit.score))
-                continue
-            memory, usable = found
-            if (memory.user_id, memory.companion_id) != (user_id, companion_id):
-                result.rejected.append(Dropped(hit.id, DropReason.OTHER_SCOPE, hit.score))
-            elif not usable:
-                reason = unusable_reason(memory, stage, now) or DropReason.HELD
-                result.rejected.append(Dropped(hit.id, reason, hit.score, memory))
-            else:
-                result.usable.append((memory, hit.score))
-        return result
+        index still had a vector for them. The rows were read with the search and the word
+        matches; one a store did not send is read here."""
+        if not hits:
+            return Admitted()
+        if found.rows_problem:
+            return Admitted(problem=found.rows_problem)
+        rows = dict(found.rows)
+        rows.update((m.id, (m.memory, True)) for m in found.matches if m.memory is not None)
+        unread = [h.id for h in hits if h.id not in rows]
+        if unread:
+            more, problem = self._read_rows(unread, watch)
+            if problem:
+                return Admitted(problem=problem)
+            rows.update(more)
+        return admit(hits, rows, user_id, companion_id, stage, now)
 
     def _knowledge(
         self, hits: list[Hit], companion_id: str, stage: Stage
@@ -367,6 +379,15 @@ class Retriever:
 
     def close(self) -> None:
         self._pool.close()
+
+
+def _run_into(future: Future[T], work: Callable[[], T]) -> None:
+    """Run ``work`` on this thread into a future another thread waits on; its failure is
+    handed over too (an interrupt is not: it stops this thread)."""
+    try:
+        future.set_result(work())
+    except Exception as exc:
+        future.set_exception(exc)
 
 
 def _wait(future: Future[T], deadline: float) -> T:

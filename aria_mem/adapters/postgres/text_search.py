@@ -59,7 +59,7 @@ LEXICAL_SQL = (
     "   AND m.companion_id = %(c)s AND m.search_words @@ words.word LIMIT scope.common) x"
     "  ) < scope.common),"
     " query AS (SELECT string_agg(word::text, ' | ')::tsquery AS q FROM rare)"
-    " SELECT m.id, ts_rank_cd(m.search_words, query.q, %(norm)s) AS score"
+    f" SELECT {rows.MEMORY_M}, ts_rank_cd(m.search_words, query.q, %(norm)s) AS score"
     f" FROM query, memories m {rows.JOIN_RELATIONSHIP}"
     " WHERE m.user_id = %(u)s AND m.companion_id = %(c)s AND m.search_words @@ query.q"
     f" AND m.status = 'active' AND {rows.USABLE}"
@@ -67,7 +67,8 @@ LEXICAL_SQL = (
 )
 """The message's words (made by the language's configuration: stemmed, stop words out) that
 are not common among the pair's memories, joined by OR, so a memory sharing any of them is a
-candidate; no rare word, no candidates."""
+candidate; no rare word, no candidates. Each match comes with its row, so retrieval does not
+read it again to validate it."""
 
 
 class TextSearch:
@@ -181,4 +182,4 @@ def lexical_hits(
             "n": limit,
         },
     ).fetchall()
-    return [LexicalHit(r["id"], float(r["score"])) for r in found]
+    return [LexicalHit(r["id"], float(r["score"]), rows.memory(r)) for r in found]
