@@ -12,10 +12,9 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TypeVar
@@ -41,11 +40,12 @@ from aria_mem.domain.models import (
 from aria_mem.domain.prompt import PromptSections
 from aria_mem.domain.query import build_query
 from aria_mem.domain.ranking import DEFAULT_WEIGHTS, RankingWeights
-from aria_mem.domain.retrieval import KnowledgeHit, SearchResult, Timings, prompt_record
+from aria_mem.domain.retrieval import KnowledgeHit, SearchResult, prompt_record
 from aria_mem.domain.selection import Selection, select
 from aria_mem.errors import ServiceError
 from aria_mem.ports import Embedder, RetrievalReads, VectorIndex
 from aria_mem.services.background import DeadlinePool
+from aria_mem.services.stopwatch import Stopwatch
 
 log = logging.getLogger(__name__)
 
@@ -66,25 +66,6 @@ class _Found:
     """PostgreSQL's rows for the nearest vectors and the word matches, each with whether it
     may be used now; read while the word search was still running."""
     rows_problem: str | None = None
-
-
-class _Stopwatch:
-    def __init__(self) -> None:
-        self.started = time.perf_counter()
-        self.ms: dict[str, float] = {}
-
-    @contextmanager
-    def stage(self, name: str) -> Iterator[None]:
-        start = time.perf_counter()
-        try:
-            yield
-        finally:
-            took = (time.perf_counter() - start) * 1000
-            self.ms[name] = round(self.ms.get(name, 0.0) + took, 3)
-
-    def timings(self) -> Timings:
-        total = round((time.perf_counter() - self.started) * 1000, 3)
-        return Timings(**self.ms, total=total)
 
 
 class Retriever:
@@ -129,7 +110,7 @@ class Retriever:
         self, user_id: str, companion_id: str, message: str, previous: str | None = None
     ) -> SearchResult:
         """Never raises for a memory failure; see ``SearchResult.degraded``."""
-        watch = _Stopwatch()
+        watch = Stopwatch()
         query = build_query(message, previous)
         model = self._embedder.model_name
         now = self._clock()
@@ -218,7 +199,7 @@ class Retriever:
         scope: SearchScope,
         lexical: Future[list[LexicalHit]] | None,
         deadline: float,
-        watch: _Stopwatch,
+        watch: Stopwatch,
     ) -> Future[_Found] | None:
         """Embed once, search memories (and knowledge), read the nearest vectors' rows, then
         collect the word matches and look up the cosine of those the nearest vectors missed:
@@ -291,7 +272,7 @@ class Retriever:
             return _Found(problems=[f"semantic retrieval skipped: {exc}"])
 
     def _read_rows(
-        self, ids: list[uuid.UUID], watch: _Stopwatch
+        self, ids: list[uuid.UUID], watch: Stopwatch
     ) -> tuple[dict[uuid.UUID, tuple[Memory, bool]], str | None]:
         """PostgreSQL's rows for ``ids`` (bounded by the store's timeout), or the problem."""
         if not ids:
@@ -322,7 +303,7 @@ class Retriever:
         companion_id: str,
         stage: Stage,
         now: datetime,
-        watch: _Stopwatch,
+        watch: Stopwatch,
     ) -> Admitted:
         """Deleted, archived, expired, held and foreign memories are dropped even if the
         index still had a vector for them. The rows were read with the search and the word
@@ -360,7 +341,7 @@ class Retriever:
             if h.id in items and items[h.id].companion_id == companion_id
         ], None
 
-    def _finish(self, result: SearchResult, watch: _Stopwatch) -> SearchResult:
+    def _finish(self, result: SearchResult, watch: Stopwatch) -> SearchResult:
         timed = replace(result, timings=watch.timings())
         for reason in timed.degraded:
             log.warning(
