@@ -9,13 +9,18 @@ import stat
 import subprocess
 import sys
 import tempfile
+import uuid
 from pathlib import Path
+from typing import Any
 
+import numpy as np
+import pytest
 import qdrant_edge as qe
 
+from aria_mem.adapters import index_serving
 from aria_mem.adapters.index_sharing import SharedEdgeIndex, socket_path_for
 from aria_mem.adapters.qdrant_edge import EdgeIndex
-from aria_mem.domain.models import SearchScope
+from aria_mem.domain.models import IndexPoint, SearchScope
 from tests.conftest import ROOT
 from tests.fakes.vectors import embed
 
@@ -32,6 +37,12 @@ def _child(root: Path, user: str, count: int, hold: bool = False) -> subprocess.
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def fake_point(text: str, user: str) -> IndexPoint:
+    pid = uuid.uuid4()
+    payload = {"memory_id": str(pid), "user_id": user, "companion_id": "aria", "active": True}
+    return IndexPoint(pid, embed(text, 16), {**payload, "embedding_model": "ollama/fake"})
 
 
 def _scope(user: str) -> SearchScope:
@@ -122,3 +133,46 @@ def test_a_long_root_keeps_its_socket_in_the_private_index_folder(tmp_path: Path
     assert owner.returncode == 0
     new = {p.name for p in set(Path(tempfile.gettempdir()).iterdir()) - before}
     assert not [name for name in new if name.startswith("aria-mem")]
+
+
+def test_vectors_cross_the_socket_packed_and_an_older_owner_still_understood(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A client and the owner can be different versions (a daemon started before an
+    upgrade): packed vectors give the same answers, and an owner that only reads JSON
+    numbers is sent those."""
+    owner = SharedEdgeIndex(tmp_path)
+    client = SharedEdgeIndex(tmp_path)
+    try:
+        owner.ensure_collection("memories", 16)
+        assert owner.is_owner and client.owner_pid() == os.getpid() and not client.is_owner
+        points = [fake_point(f"alice fact {i}", "alice") for i in range(5)]
+        client.upsert("memories", points)
+        query = embed("alice fact 3", 16)
+        through = client.search("memories", query, _scope("alice"), 5, with_payload=False)
+        direct = owner.search("memories", query, _scope("alice"), 5)
+        assert [h.id for h in through] == [h.id for h in direct] and len(direct) == 5
+        assert [round(h.score, 5) for h in through] == [round(h.score, 5) for h in direct]
+
+        def old_owner(request: dict[str, Any]) -> list[float]:
+            return list(request["vector"])
+
+        monkeypatch.setattr(index_serving, "request_vector", old_owner)
+        later = fake_point("alice fact 9", "alice")
+        client.upsert("memories", [later])
+        assert client.search("memories", later.vector, _scope("alice"), 1)[0].id == later.id
+        assert client._packed is False
+    finally:
+        client.close()
+        owner.close()
+
+
+def test_a_packed_vector_is_float32_exactly_and_garbage_is_refused() -> None:
+    vector = [0.1, -2.5, 3.0e-7, 1.0]
+    assert index_serving.unpack_vector(index_serving.pack_vector(vector)) == [
+        float(np.float32(v)) for v in vector
+    ]
+    assert index_serving.unpack_vector([1.0, 2.0]) == [1.0, 2.0]
+    for bad in ("not base64!", "AAAA", 7):
+        with pytest.raises(ValueError):
+            index_serving.unpack_vector(bad)

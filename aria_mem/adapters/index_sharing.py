@@ -29,15 +29,19 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from aria_mem.adapters.index_serving import (
+    LEGACY_OWNER_ERROR,
     MAX_MESSAGE_BYTES,
     MAX_TEXTS_PER_CALL,
+    PACKED,
     LocalModel,
     OwnerHasNoModel,
     Server,
     encode_points,
+    pack_vector,
     peer_uid,
     socket_address,
     socket_path_for,
+    unpack_vector,
 )
 from aria_mem.domain.models import Hit, IndexPoint, SearchScope
 from aria_mem.errors import DimensionMismatchError, EmbedderError, VectorIndexError
@@ -70,6 +74,8 @@ class SharedEdgeIndex:
         self._conn: socket.socket | None = None
         self._reader: IO[bytes] | None = None
         self._mutex = threading.Lock()
+        self._packed = True
+        """Vectors cross the socket packed, unless the owner is from before that."""
 
     @property
     def is_owner(self) -> bool:
@@ -198,10 +204,27 @@ class SharedEdgeIndex:
             {"op": "drop_collection", "collection": collection},
         )
 
+    def _call_with_vectors(
+        self, local: Callable[[EdgeIndex], Any], request: Callable[[bool], dict[str, Any]]
+    ) -> Any:
+        """``_call`` for a request that carries vectors (``request(packed)`` makes it):
+        packed, or as JSON numbers to an owner from before packing (then from now on)."""
+        try:
+            return self._call(local, request(self._packed))
+        except VectorIndexError as exc:
+            if not self._packed or str(exc) != LEGACY_OWNER_ERROR:
+                raise
+            self._packed = False
+            return self._call(local, request(False))
+
     def upsert(self, collection: str, points: Sequence[IndexPoint]) -> None:
-        self._call(
+        self._call_with_vectors(
             lambda i: i.upsert(collection, points),
-            {"op": "upsert", "collection": collection, "points": encode_points(points)},
+            lambda packed: {
+                "op": "upsert",
+                "collection": collection,
+                "points": encode_points(points, packed=packed),
+            },
         )
 
     def delete(self, collection: str, ids: Sequence[uuid.UUID]) -> None:
@@ -220,12 +243,11 @@ class SharedEdgeIndex:
         *,
         with_payload: bool = True,
     ) -> list[Hit]:
-        result = self._call(
-            lambda i: i.search(collection, vector, scope, limit, only, with_payload=with_payload),
-            {
+        def request(packed: bool) -> dict[str, Any]:
+            return {
                 "op": "search",
                 "collection": collection,
-                "vector": list(vector),
+                **({PACKED: pack_vector(vector)} if packed else {"vector": list(vector)}),
                 "scope": {
                     "user_id": scope.user_id,
                     "companion_id": scope.companion_id,
@@ -234,7 +256,11 @@ class SharedEdgeIndex:
                 "limit": limit,
                 "only": None if only is None else [str(x) for x in only],
                 "with_payload": with_payload,
-            },
+            }
+
+        result = self._call_with_vectors(
+            lambda i: i.search(collection, vector, scope, limit, only, with_payload=with_payload),
+            request,
         )
         if result and isinstance(result[0], Hit):
             return list(result)
@@ -254,13 +280,14 @@ class SharedEdgeIndex:
         owner (it runs the model itself) or the owner does not have that model."""
         try:
             result = self._call(
-                lambda _index: None, {"op": "embed", "model": model_name, "texts": texts}
+                lambda _index: None,
+                {"op": "embed", "model": model_name, "texts": texts, "packed": True},
             )
         except OwnerHasNoModel:
             return None
         if result is None:
             return None
-        return [list(map(float, v)) for v in result]
+        return [unpack_vector(v) if isinstance(v, str) else list(map(float, v)) for v in result]
 
     def owner_pid(self) -> int:
         return int(self._call(lambda i: os.getpid(), {"op": "ping"}))

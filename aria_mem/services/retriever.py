@@ -13,11 +13,11 @@ import logging
 import time
 import uuid
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import TypeVar
+from typing import Any
 
 from aria_mem.domain.admission import Admitted, admit
 from aria_mem.domain.fusion import (
@@ -44,12 +44,10 @@ from aria_mem.domain.retrieval import KnowledgeHit, SearchResult, prompt_record
 from aria_mem.domain.selection import Selection, select
 from aria_mem.errors import ServiceError
 from aria_mem.ports import Embedder, RetrievalReads, VectorIndex
-from aria_mem.services.background import DeadlinePool
+from aria_mem.services.background import DeadlinePool, run_into, wait_until
 from aria_mem.services.stopwatch import Stopwatch
 
 log = logging.getLogger(__name__)
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -62,10 +60,15 @@ class _Found:
     matches: list[LexicalHit] = field(default_factory=list)
     looked_up: dict[uuid.UUID, float] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
-    rows: dict[uuid.UUID, tuple[Memory, bool]] = field(default_factory=dict)
-    """PostgreSQL's rows for the nearest vectors and the word matches, each with whether it
-    may be used now; read while the word search was still running."""
-    rows_problem: str | None = None
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """PostgreSQL's rows for candidates, each with whether it may be used now (or why they
+    could not be read)."""
+
+    found: dict[uuid.UUID, tuple[Memory, bool]] = field(default_factory=dict)
+    problem: str | None = None
 
 
 class Retriever:
@@ -129,19 +132,21 @@ class Retriever:
                     timeout=self._timeout,
                 )
 
-        # The semantic part (embed, search, the nearest vectors' rows, then the cosine of
-        # the word matches) runs in a thread, bounded by the deadline; PostgreSQL's parts are
-        # asked here meanwhile, each bounded by the store's statement timeout. One hand-over
-        # in all: each one cost more than the step it handed over, as Edge holds the GIL
-        # while it searches.
+        # The semantic part (embed, search, then the cosine of the word matches) runs in a
+        # thread, bounded by the deadline; PostgreSQL's parts are asked here meanwhile, each
+        # bounded by the store's statement timeout: the words and the profile while the query
+        # embeds, the nearest vectors' rows while the word matches are looked up. One thread
+        # hand-over in all: each one cost more than the step it handed over, as Edge holds
+        # the GIL while it searches.
         use_words = self._candidates is CandidateSource.FUSED and bool(query)
         lexical: Future[list[LexicalHit]] | None = Future() if use_words else None
+        nearest: Future[_Rows | list[uuid.UUID]] = Future()
         deadline = time.monotonic() + self._timeout
         semantic = self._start_semantic(
-            query, SearchScope(user_id, companion_id, model), lexical, deadline, watch
+            query, SearchScope(user_id, companion_id, model), lexical, nearest, deadline, watch
         )
         if lexical is not None:
-            _run_into(lexical, words)
+            run_into(lexical, words)
         try:
             stage, profile_pool = profile()
         except ServiceError as exc:
@@ -151,6 +156,7 @@ class Retriever:
                 SearchResult(user_id, companion_id, query, model, degraded=tuple(problems)),
                 watch,
             )
+        rows = self._rows_of_nearest(semantic, nearest, deadline, watch)
         found = self._semantic_result(semantic, deadline)
         problems = list(found.problems)
         evidence = fuse(
@@ -161,7 +167,9 @@ class Retriever:
             self._fusion,
         )
         candidates = [Hit(mid, e.relevance, {}) for mid, e in evidence.items()]
-        validated = self._validate(candidates, found, user_id, companion_id, stage, now, watch)
+        validated = self._validate(
+            candidates, rows, found, user_id, companion_id, stage, now, watch
+        )
         knowledge, knowledge_problem = self._knowledge(found.knowledge, companion_id, stage)
         problems += [p for p in (validated.problem, knowledge_problem) if p]
         with watch.stage("rank"):
@@ -198,15 +206,15 @@ class Retriever:
         query: str,
         scope: SearchScope,
         lexical: Future[list[LexicalHit]] | None,
+        nearest: Future[_Rows | list[uuid.UUID]],
         deadline: float,
         watch: Stopwatch,
     ) -> Future[_Found] | None:
-        """Embed once, search memories (and knowledge), read the nearest vectors' rows, then
-        collect the word matches and look up the cosine of those the nearest vectors missed:
-        one job in one thread, waited for until the deadline. Every hand-over between threads
-        cost more than the step it handed over (Edge holds the GIL while it searches), so the
-        steps after the embedding run one after another where the embedding ran; the rows are
-        read while the word search is still running."""
+        """Embed once, search memories (and knowledge), collect the word matches and look up
+        the cosine of those the nearest vectors missed: one job in one thread, waited for
+        until the deadline. The nearest vectors' rows (``nearest``) are read by whichever
+        thread would otherwise wait: here while the words are still coming, by the caller
+        while the look-up runs here."""
         if not query:
             return None
         knowledge_scope = SearchScope(
@@ -235,9 +243,14 @@ class Retriever:
                     if self._knowledge_limit
                     else []
                 )
-            rows, rows_problem = self._read_rows([h.id for h in memories], watch)
+            ids = [h.id for h in memories]
+            words_ready = lexical is None or lexical.done()
+            if not words_ready:  # read the rows here while the words are still coming
+                nearest.set_result(self._read_rows(ids, watch))
             matches, problems = self._word_matches(lexical, deadline)
             missed = lexical_only([(h.id, h.score) for h in memories], matches)
+            if words_ready:  # the caller reads the rows while the look-up runs here
+                nearest.set_result(ids if missed else self._read_rows(ids, watch))
             looked_up: dict[uuid.UUID, float] = {}
             if missed:
                 try:
@@ -253,7 +266,7 @@ class Retriever:
                     looked_up = {h.id: h.score for h in hits}
                 except ServiceError as exc:
                     problems.append(f"word matches not compared by meaning: {exc}")
-            return _Found(memories, passages, matches, looked_up, problems, rows, rows_problem)
+            return _Found(memories, passages, matches, looked_up, problems)
 
         return self._pool.submit(semantic)
 
@@ -261,7 +274,7 @@ class Retriever:
         if job is None:
             return _Found()
         try:
-            return _wait(job, deadline)
+            return wait_until(job, deadline)
         except FutureTimeout:
             problem = (
                 f"embedding or index search took longer than {self._timeout:g}s; "
@@ -271,17 +284,33 @@ class Retriever:
         except ServiceError as exc:
             return _Found(problems=[f"semantic retrieval skipped: {exc}"])
 
-    def _read_rows(
-        self, ids: list[uuid.UUID], watch: Stopwatch
-    ) -> tuple[dict[uuid.UUID, tuple[Memory, bool]], str | None]:
+    def _rows_of_nearest(
+        self,
+        semantic: Future[_Found] | None,
+        nearest: Future[_Rows | list[uuid.UUID]],
+        deadline: float,
+        watch: Stopwatch,
+    ) -> _Rows:
+        """The rows of the nearest vectors, read as soon as the search has found them (and
+        none when the semantic part ends, or the deadline passes, without a search)."""
+        if semantic is None:
+            return _Rows()
+        either: list[Future[Any]] = [nearest, semantic]
+        wait(either, max(0.0, deadline - time.monotonic()), FIRST_COMPLETED)
+        if not nearest.done():
+            return _Rows()
+        got = nearest.result()
+        return got if isinstance(got, _Rows) else self._read_rows(got, watch)
+
+    def _read_rows(self, ids: list[uuid.UUID], watch: Stopwatch) -> _Rows:
         """PostgreSQL's rows for ``ids`` (bounded by the store's timeout), or the problem."""
         if not ids:
-            return {}, None
+            return _Rows()
         try:
             with watch.stage("validate"):
-                return self._reads.fetch_with_usability(ids, timeout=self._timeout), None
+                return _Rows(self._reads.fetch_with_usability(ids, timeout=self._timeout))
         except ServiceError as exc:
-            return {}, f"could not validate candidates: {exc}"
+            return _Rows(problem=f"could not validate candidates: {exc}")
 
     def _word_matches(
         self, lexical: Future[list[LexicalHit]] | None, deadline: float
@@ -289,7 +318,7 @@ class Retriever:
         if lexical is None:
             return [], []
         try:
-            return _wait(lexical, deadline), []
+            return wait_until(lexical, deadline), []
         except FutureTimeout:
             return [], [f"lexical search took longer than {self._timeout:g}s; skipped"]
         except ServiceError as exc:
@@ -298,6 +327,7 @@ class Retriever:
     def _validate(
         self,
         hits: list[Hit],
+        rows: _Rows,
         found: _Found,
         user_id: str,
         companion_id: str,
@@ -306,21 +336,19 @@ class Retriever:
         watch: Stopwatch,
     ) -> Admitted:
         """Deleted, archived, expired, held and foreign memories are dropped even if the
-        index still had a vector for them. The rows were read with the search and the word
-        matches; one a store did not send is read here."""
+        index still had a vector for them. The nearest vectors' rows were read during the
+        look-up and the word matches came with theirs; one a store did not send is read here."""
         if not hits:
             return Admitted()
-        if found.rows_problem:
-            return Admitted(problem=found.rows_problem)
-        rows = dict(found.rows)
-        rows.update((m.id, (m.memory, True)) for m in found.matches if m.memory is not None)
-        unread = [h.id for h in hits if h.id not in rows]
-        if unread:
-            more, problem = self._read_rows(unread, watch)
-            if problem:
-                return Admitted(problem=problem)
-            rows.update(more)
-        return admit(hits, rows, user_id, companion_id, stage, now)
+        if rows.problem:
+            return Admitted(problem=rows.problem)
+        known = dict(rows.found)
+        known.update((m.id, (m.memory, True)) for m in found.matches if m.memory is not None)
+        unread = self._read_rows([h.id for h in hits if h.id not in known], watch)
+        if unread.problem:
+            return Admitted(problem=unread.problem)
+        known.update(unread.found)
+        return admit(hits, known, user_id, companion_id, stage, now)
 
     def _knowledge(
         self, hits: list[Hit], companion_id: str, stage: Stage
@@ -360,19 +388,6 @@ class Retriever:
 
     def close(self) -> None:
         self._pool.close()
-
-
-def _run_into(future: Future[T], work: Callable[[], T]) -> None:
-    """Run ``work`` on this thread into a future another thread waits on; its failure is
-    handed over too (an interrupt is not: it stops this thread)."""
-    try:
-        future.set_result(work())
-    except Exception as exc:
-        future.set_exception(exc)
-
-
-def _wait(future: Future[T], deadline: float) -> T:
-    return future.result(timeout=max(0.0, deadline - time.monotonic()))
 
 
 def _sections(selection: Selection, knowledge: list[KnowledgeHit]) -> PromptSections:
