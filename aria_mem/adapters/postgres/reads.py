@@ -28,6 +28,13 @@ _PROFILE_SQL = (
 """Every usable pinned memory and the most important usable profile facts and boundaries
 (``domain.profile`` has the rule; the LIMIT only spares sending rows that cannot win)."""
 
+_CONTEXT_SQL = (
+    "SELECT (SELECT stage FROM relationships WHERE user_id = %(u)s AND companion_id = %(c)s)"
+    f" AS pair_stage, p.* FROM (SELECT 1) one LEFT JOIN ({_PROFILE_SQL}) p ON true"
+)
+"""The pair's stage on every row, and the profile candidates: at least one row (the stage,
+with no memory when there is no profile). One statement: a pipeline of two cost 0.1 ms more."""
+
 
 class PgRetrievalReads:
     def __init__(self, db: Database, text_search: TextSearch | None = None) -> None:
@@ -38,24 +45,19 @@ class PgRetrievalReads:
         self, user_id: str, companion_id: str, timeout: float | None = None
     ) -> tuple[Stage, list[Memory]]:
         """The relationship stage and the profile candidates, in one round trip."""
-        with self._db.bounded(timeout) as conn, conn.pipeline():
-            stage_cur = conn.execute(
-                "SELECT stage FROM relationships WHERE user_id = %s AND companion_id = %s",
-                (user_id, companion_id),
-            )
-            profile_cur = conn.execute(
-                _PROFILE_SQL,
+        with self._db.bounded(timeout) as conn:
+            found = conn.execute(
+                _CONTEXT_SQL,
                 {
                     "u": user_id,
                     "c": companion_id,
                     "min": MIN_PROFILE_IMPORTANCE,
                     "n": MAX_PROFILE_FACTS,
                 },
-            )
-            stage_row = stage_cur.fetchone()
-            found = profile_cur.fetchall()
-        stage = Stage(stage_row["stage"]) if stage_row else Stage.EARLY
-        return stage, [rows.memory(r) for r in found]
+            ).fetchall()
+        stage = found[0]["pair_stage"] if found else None
+        profile = [rows.memory(r) for r in found if r["id"] is not None]
+        return (Stage(stage) if stage else Stage.EARLY), profile
 
     def lexical_candidates(
         self,
