@@ -134,10 +134,10 @@ class Retriever:
 
         # The semantic part (embed, search, then the cosine of the word matches) runs in a
         # thread, bounded by the deadline; PostgreSQL's parts are asked here meanwhile, each
-        # bounded by the store's statement timeout: the words and the profile while the query
-        # embeds, the nearest vectors' rows while the word matches are looked up. One thread
-        # hand-over in all: each one cost more than the step it handed over, as Edge holds
-        # the GIL while it searches.
+        # bounded by the store's timeout: the profile (first: a server that cannot answer it
+        # is not waited for again over the words) and the words while the query embeds, the
+        # nearest vectors' rows while the word matches are looked up. One thread hand-over
+        # in all: each cost more than the step it handed over (Edge holds the GIL).
         use_words = self._candidates is CandidateSource.FUSED and bool(query)
         lexical: Future[list[LexicalHit]] | None = Future() if use_words else None
         nearest: Future[_Rows | list[uuid.UUID]] = Future()
@@ -145,17 +145,19 @@ class Retriever:
         semantic = self._start_semantic(
             query, SearchScope(user_id, companion_id, model), lexical, nearest, deadline, watch
         )
-        if lexical is not None:
-            run_into(lexical, words)
         try:
             stage, profile_pool = profile()
         except ServiceError as exc:
+            if lexical is not None:
+                lexical.set_exception(exc)
             problems = [f"PostgreSQL unavailable, no memories this turn: {exc}"]
             problems += self._semantic_result(semantic, deadline).problems
             return self._finish(
                 SearchResult(user_id, companion_id, query, model, degraded=tuple(problems)),
                 watch,
             )
+        if lexical is not None:
+            run_into(lexical, words)
         rows = self._rows_of_nearest(semantic, nearest, deadline, watch)
         found = self._semantic_result(semantic, deadline)
         problems = list(found.problems)

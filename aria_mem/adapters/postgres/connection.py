@@ -71,10 +71,13 @@ class Database:
             self._close_pools()
 
     @contextmanager
-    def connection(self, statement_timeout_ms: int = 0) -> Iterator[psycopg.Connection[Row]]:
+    def connection(
+        self, statement_timeout_ms: int = 0, wait: float | None = None
+    ) -> Iterator[psycopg.Connection[Row]]:
+        """``wait``: how long to wait for a connection (default: the connect timeout)."""
         pool = self._current_pool(statement_timeout_ms)
         try:
-            with pool.connection() as conn:
+            with pool.connection(timeout=wait) as conn:
                 conn.row_factory = dict_row  # type: ignore[assignment]
                 yield conn  # type: ignore[misc]
         except PoolTimeout as exc:
@@ -89,9 +92,12 @@ class Database:
         """A connection whose statements give up after ``timeout`` seconds, so a slow or
         locked database cannot hold up a reply. The timeout is set when the connection is
         made (a pool per timeout: in practice one, the retrieval timeout), so a read is one
-        round trip, with no transaction or ``SET`` around it (that halved a 30-row read)."""
+        round trip, with no transaction or ``SET`` around it (that halved a 30-row read). It
+        waits for a connection no longer than ``timeout`` either, so a server that is down
+        costs a turn the retrieval timeout, not the connect timeout."""
         ms = 0 if timeout is None else max(1, int(timeout * 1000))
-        with self.connection(ms) as conn:
+        wait = None if timeout is None else min(timeout, self.timeout)
+        with self.connection(ms, wait) as conn:
             try:
                 yield conn
             except psycopg.errors.QueryCanceled as exc:
