@@ -203,10 +203,14 @@ class EdgeIndex:
             raise VectorIndexError(f"The index has no '{collection}' collection yet")
         try:
             shard = _opening(lambda: qe.EdgeShard.load(str(path)))
+        except Exception as exc:
+            raise VectorIndexError(f"Could not open the index shard {path}: {exc}") from exc
+        try:
             if SCOPE_KEY not in shard.info().payload_schema:
                 _add_scope_keys(shard, collection)
         except Exception as exc:
-            raise VectorIndexError(f"Could not open the index shard {path}: {exc}") from exc
+            shard.close()  # or the next attempt finds the shard still locked by this one
+            raise VectorIndexError(f"Could not upgrade the index shard {path}: {exc}") from exc
         self._shards[collection] = shard
         return shard
 
