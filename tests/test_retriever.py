@@ -435,7 +435,7 @@ def test_no_result_ever_crosses_user_companion_model_or_usability(
             NewMemory(
                 user_id=user,
                 companion_id=companion,
-                text=f"memory {n}",
+                text=f"memory {n} zebra{n}",  # a word of its own, for the word search
                 type=MemoryType.PROFILE_FACT if profile else MemoryType.EPISODIC_EVENT,
                 importance=0.9 if profile else 0.5,
                 held_until_stage=Stage.CLOSE if outcome == "held" else None,
@@ -462,7 +462,10 @@ def test_no_result_ever_crosses_user_companion_model_or_usability(
 
     r = Retriever(store.reads, index, SameVector("mxbai-embed-large"), timeout=5)
     store.relationships.set_stage(who[0], who[1], stage)
-    result = r.retrieve(who[0], who[1], "anything")
+    # Every memory's own word is in the message, so the word search offers all of them too
+    # (with their rows, never read again): it must not let anything past the filters either.
+    message = " ".join(f"zebra{n}" for n in range(len(specs)))
+    result = r.retrieve(who[0], who[1], message)
     r.close()
     index.close()
     chosen = {x.memory.id for x in result.chosen}
