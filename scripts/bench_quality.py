@@ -150,12 +150,7 @@ def run(args: argparse.Namespace, home: Path) -> dict[str, object]:
             m.retriever._clock = lambda: clock_now
             for persona in PERSONAS:
                 for question in persona.questions:
-                    result = m.search(
-                        question.text,
-                        previous=question.previous,
-                        user=persona.user,
-                        companion=COMPANION,
-                    )
+                    result = ask(m, persona, question)
                     score(tallies[mode], question, ids[persona.user], ranked(result))
             overheads[mode] = time_overhead(m, args.timing_passes)
     with AriaMem.open(None, embedder=embedder, retrieval=retrieval) as mem:
@@ -183,6 +178,12 @@ def run(args: argparse.Namespace, home: Path) -> dict[str, object]:
     }
 
 
+def ask(mem: AriaMem, persona: Persona, question: Question) -> SearchResult:
+    return mem.search(
+        question.text, previous=question.previous, user=persona.user, companion=COMPANION
+    )
+
+
 def time_overhead(mem: AriaMem, passes: int) -> dict[str, float]:
     """Retrieval without its embedding call, on these conversational texts and real vectors:
     every question ``passes`` times, after the scoring pass warmed everything up."""
@@ -191,13 +192,7 @@ def time_overhead(mem: AriaMem, passes: int) -> dict[str, float]:
     for _ in range(passes):
         for persona in PERSONAS:
             for question in persona.questions:
-                result = mem.search(
-                    question.text,
-                    previous=question.previous,
-                    user=persona.user,
-                    companion=COMPANION,
-                )
-                timings = dict(result.timings.items())
+                timings = dict(ask(mem, persona, question).timings.items())
                 totals.append(timings["total"] - timings.get("embed", 0.0))
                 for stage, value in timings.items():
                     stages.setdefault(stage, []).append(value)
