@@ -18,7 +18,7 @@ import shutil
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -89,21 +89,28 @@ def _index_scope_key(shard: Any) -> None:
     shard.update(qe.UpdateOperation.create_field_index(SCOPE_KEY, qe.PayloadSchemaType.Keyword))
 
 
+def _every_point(shard: Any, *, with_payload: bool) -> Iterator[Any]:
+    """Every point of a shard, a thousand at a time, without vectors."""
+    offset: Any = None
+    while True:
+        records, offset = shard.scroll(
+            qe.ScrollRequest(
+                offset=offset, limit=1000, with_payload=with_payload, with_vector=False
+            )
+        )
+        yield from records
+        if offset is None:
+            return
+
+
 def _add_scope_keys(shard: Any, collection: str) -> None:
     """Give every vector of a shard an older aria-mem wrote its scope key, once: the field
     index is made last, so a shard whose upgrade was cut short is upgraded again."""
     by_key: dict[str, list[Any]] = {}
-    offset: Any = None
-    while True:
-        records, offset = shard.scroll(
-            qe.ScrollRequest(offset=offset, limit=1000, with_payload=True, with_vector=False)
-        )
-        for record in records:
-            key = payload_scope_key(_from_edge(record.payload))
-            if key is not None:
-                by_key.setdefault(key, []).append(record.id)
-        if offset is None:
-            break
+    for record in _every_point(shard, with_payload=True):
+        key = payload_scope_key(_from_edge(record.payload))
+        if key is not None:
+            by_key.setdefault(key, []).append(record.id)
     for key, ids in by_key.items():
         for start in range(0, len(ids), 1000):
             shard.update(
@@ -293,17 +300,7 @@ class EdgeIndex:
             if self.collection_size(collection) is None:
                 return []
             shard = self._shard(collection)
-            found: list[uuid.UUID] = []
-            offset: Any = None
-            while True:
-                records, offset = shard.scroll(
-                    qe.ScrollRequest(
-                        offset=offset, limit=1000, with_payload=False, with_vector=False
-                    )
-                )
-                found.extend(uuid.UUID(str(r.id)) for r in records)
-                if offset is None:
-                    return found
+            return [uuid.UUID(str(r.id)) for r in _every_point(shard, with_payload=False)]
 
     def close(self) -> None:
         with self._lock:
