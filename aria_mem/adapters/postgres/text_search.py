@@ -71,6 +71,13 @@ candidate; no rare word, no candidates. Each match comes with its row, so retrie
 read it again to validate it."""
 
 
+_CONFIGURATION_NAMED = (
+    "SELECT oid::regconfig::text FROM pg_ts_config"
+    " WHERE cfgname = %s AND pg_ts_config_is_visible(oid)"
+)
+"""The configuration of that name the server has (no row: none)."""
+
+
 class TextSearch:
     """Which configuration the words are made with, resolved once against the server."""
 
@@ -85,11 +92,10 @@ class TextSearch:
         with self._lock:
             if self._resolved is None:
                 found = conn.execute(
-                    "SELECT oid::regconfig::text AS name FROM pg_ts_config"
-                    " WHERE cfgname = %s AND pg_ts_config_is_visible(oid)",
-                    (self.wanted,),
+                    f"SELECT ({_CONFIGURATION_NAMED}) AS name", (self.wanted,)
                 ).fetchone()
-                if found is None:
+                name = found["name"] if found else None
+                if name is None:
                     log.warning(
                         "PostgreSQL has no text-search configuration '%s' ([retrieval] language);"
                         " lexical search uses '%s' (no stemming). Choose one of: %s",
@@ -97,7 +103,7 @@ class TextSearch:
                         FALLBACK_LANGUAGE,
                         ", ".join(available(conn)),
                     )
-                self._resolved = str(found["name"]) if found else FALLBACK_LANGUAGE
+                self._resolved = str(name) if name is not None else FALLBACK_LANGUAGE
             return self._resolved
 
     def settled(self, conn: psycopg.Connection[Any], newest_version: int) -> bool:
@@ -108,8 +114,7 @@ class TextSearch:
             found = conn.execute(
                 "SELECT (SELECT max(version) FROM schema_migrations) AS version,"
                 " (SELECT language::text FROM text_search) AS stored,"
-                " (SELECT oid::regconfig::text FROM pg_ts_config"
-                "  WHERE cfgname = %s AND pg_ts_config_is_visible(oid)) AS resolved",
+                f" ({_CONFIGURATION_NAMED}) AS resolved",
                 (self.wanted,),
             ).fetchone()
         except psycopg.errors.UndefinedTable:
