@@ -39,25 +39,23 @@ Measured with scripts/bench_quality.py: 0.02 to 0.05 helps most; at 0.2 the comm
 noise costs 3 to 4 points of hit@10."""
 COMMON_MINIMUM = 8
 """A word is never called common when fewer memories than this have it (a new user has few)."""
-SCOPE_SAMPLE = 20_000
-"""How many of the pair's memories are counted to judge what is common (bounds the work)."""
 
 _AS_LEXEME = r"('''' || replace(replace(w.lexeme, '\', '\\'), '''', '''''') || '''')::tsquery"
 """A lexeme as a tsquery that matches exactly it: quoted, quotes doubled, backslashes escaped,
 so no text of the message can become query syntax."""
 
+_PAIR_COUNT = "SELECT memories FROM pair_words WHERE user_id = %(u)s AND companion_id = %(c)s"
+"""How many of the pair's active memories have a word ('' for all of them; no row: none)."""
+
 LEXICAL_SQL = (
     "WITH scope AS ("
-    " SELECT greatest(%(min)s, ceil(%(share)s * count(*)))::int AS common FROM ("
-    "  SELECT 1 FROM memories WHERE user_id = %(u)s AND companion_id = %(c)s"
-    "  AND status = 'active' LIMIT %(sample)s) s),"
-    f" words AS (SELECT {_AS_LEXEME} AS word"
+    " SELECT greatest(%(min)s,"
+    f"  ceil(%(share)s * coalesce(({_PAIR_COUNT} AND word = ''), 0)))::int AS common),"
+    f" words AS (SELECT w.lexeme, {_AS_LEXEME} AS word"
     "  FROM unnest(to_tsvector(%(lang)s::regconfig, %(text)s)) w),"
     " rare AS ("
-    "  SELECT word FROM words, scope WHERE ("
-    "   SELECT count(*) FROM (SELECT 1 FROM memories m WHERE m.user_id = %(u)s"
-    "   AND m.companion_id = %(c)s AND m.search_words @@ words.word LIMIT scope.common) x"
-    "  ) < scope.common),"
+    "  SELECT word FROM words, scope"
+    f"  WHERE coalesce(({_PAIR_COUNT} AND word = words.lexeme), 0) < scope.common),"
     " query AS (SELECT string_agg(word::text, ' | ')::tsquery AS q FROM rare)"
     f" SELECT {rows.MEMORY_M}, ts_rank_cd(m.search_words, query.q, %(norm)s) AS score"
     f" FROM query, memories m {rows.JOIN_RELATIONSHIP}"
@@ -67,8 +65,10 @@ LEXICAL_SQL = (
 )
 """The message's words (made by the language's configuration: stemmed, stop words out) that
 are not common among the pair's memories, joined by OR, so a memory sharing any of them is a
-candidate; no rare word, no candidates. Each match comes with its row, so retrieval does not
-read it again to validate it."""
+candidate; no rare word, no candidates. What is common is read from ``pair_words``, which
+triggers keep exact (migration 008): counting each word's matches here read every user's
+postings of it. Each match comes with its row, so retrieval does not read it again to
+validate it."""
 
 
 _CONFIGURATION_NAMED = (
@@ -178,7 +178,6 @@ def lexical_hits(
         {
             "min": COMMON_MINIMUM,
             "share": COMMON_SHARE,
-            "sample": SCOPE_SAMPLE,
             "norm": _RANK_NORMALISATION,
             "lang": language,
             "text": text,

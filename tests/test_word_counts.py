@@ -1,0 +1,186 @@
+"""The pair's word counts (``pair_words``) that tell the word search which words are common:
+kept by triggers, they must equal a count made from the memories themselves after any mix of
+writes, by any path, from any number of writers. Real PostgreSQL."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from typing import Any
+
+import psycopg
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from aria_mem.adapters.postgres import migrations
+from aria_mem.adapters.postgres.store import PostgresStore
+from aria_mem.adapters.postgres.text_search import TextSearch
+from aria_mem.domain.models import MemoryStatus, NewMemory
+from aria_mem.domain.records import MemoryChanges
+from tests.conftest import PgServer
+from tests.factories import make_memory
+
+_RECOUNT = (
+    "SELECT m.user_id, m.companion_id, w.word, count(*)::int FROM memories m"
+    " CROSS JOIN LATERAL (SELECT '' UNION ALL SELECT unnest(tsvector_to_array(m.search_words)))"
+    " AS w(word) WHERE m.status = 'active' GROUP BY 1, 2, 3"
+)
+
+
+def counted(dsn: str) -> set[tuple[str, str, str, int]]:
+    with psycopg.connect(dsn) as conn:
+        return {tuple(r) for r in conn.execute("SELECT * FROM pair_words").fetchall()}
+
+
+def recounted(dsn: str) -> set[tuple[str, str, str, int]]:
+    with psycopg.connect(dsn) as conn:
+        return {tuple(r) for r in conn.execute(_RECOUNT).fetchall()}
+
+
+WORDS = ["tea", "coffee", "Biscuit", "cat", "cats", "violin", "Porto", "sister", "the"]
+PAIRS = [("u1", "aria"), ("u1", "nova"), ("u2", "aria")]
+
+steps = st.lists(
+    st.one_of(
+        st.tuples(
+            st.just("save"),
+            st.sampled_from(PAIRS),
+            st.lists(st.sampled_from(WORDS), min_size=1, max_size=4),
+        ),
+        st.tuples(
+            st.just("edit"), st.integers(0, 30), st.lists(st.sampled_from(WORDS), max_size=4)
+        ),
+        st.tuples(st.just("archive"), st.integers(0, 30), st.booleans()),
+        st.tuples(st.just("delete"), st.integers(0, 30), st.none()),
+        st.tuples(st.just("use"), st.integers(0, 30), st.none()),
+        st.tuples(st.just("erase"), st.sampled_from(["u1", "u2"]), st.none()),
+        st.tuples(st.just("import"), st.sampled_from(PAIRS), st.integers(1, 5)),
+        st.tuples(st.just("language"), st.sampled_from(["simple", "english"]), st.none()),
+    ),
+    max_size=14,
+)
+
+
+def _apply(store: PostgresStore, step: tuple[str, Any, Any], made: list[uuid.UUID]) -> None:
+    kind, what, how = step
+    live = [i for i in made if _exists(store, i)]
+    target = live[what % len(live)] if live and isinstance(what, int) else None
+    if kind == "save":
+        user, companion = what
+        text = "The user " + " ".join(how) + f" ({len(made)})."
+        made.append(store.memories.save(NewMemory(user, companion, text)).memory.id)
+    elif kind == "edit" and target is not None:
+        text = "The user " + " ".join(how) + f" (edited {len(made)})."
+        store.memories.edit(target, MemoryChanges(text=text))
+    elif kind == "archive" and target is not None:
+        status = MemoryStatus.ARCHIVED if how else MemoryStatus.ACTIVE
+        store.memories.set_status(target, status)
+    elif kind == "delete" and target is not None:
+        store.memories.delete(target)
+    elif kind == "use" and target is not None:
+        store.reads.record_use([target])
+    elif kind == "erase":
+        store.erasure.erase_user(what)
+    elif kind == "import":
+        user, companion = what
+        batch = [
+            make_memory(
+                f"The user imported cats and tea {uuid.uuid4().hex[:6]}.",
+                user_id=user,
+                companion_id=companion,
+            )
+            for _ in range(how)
+        ]
+        store.memories.import_memories(batch)
+        made.extend(m.id for m in batch)
+    elif kind == "language":
+        with store.db.connection() as conn:
+            TextSearch(what).apply(conn)
+
+
+def _exists(store: PostgresStore, memory_id: uuid.UUID) -> bool:
+    with store.db.connection() as conn:
+        found = conn.execute("SELECT 1 FROM memories WHERE id = %s", (memory_id,)).fetchone()
+    return found is not None
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(steps=steps)
+def test_the_word_counts_equal_a_recount_after_any_writes(
+    store: PostgresStore, steps: list[tuple[str, Any, Any]]
+) -> None:
+    with store.db.connection() as conn:
+        conn.execute("TRUNCATE memories, relationships, vector_deletions")
+        TextSearch("english").apply(conn)
+    assert counted(store.db.dsn) == set()  # emptied with the memories
+    made: list[uuid.UUID] = []
+    for step in steps:
+        _apply(store, step, made)
+        assert counted(store.db.dsn) == recounted(store.db.dsn), step
+
+
+def test_a_word_no_active_memory_has_any_more_leaves_no_row(store: PostgresStore) -> None:
+    kept = store.memories.save(NewMemory("u1", "aria", "The user plays the violin.")).memory
+    gone = store.memories.save(NewMemory("u2", "aria", "The user hums in Porto.")).memory
+    assert ("u2", "aria", "porto", 1) in counted(store.db.dsn)
+    store.memories.set_status(kept.id, MemoryStatus.ARCHIVED)
+    store.erasure.erase_user("u2")
+    assert counted(store.db.dsn) == set()  # not even the pairs' '' rows
+    assert store.memories.counts().total == 1 and gone.id != kept.id
+
+
+def test_writers_of_one_pair_at_once_neither_deadlock_nor_miscount(store: PostgresStore) -> None:
+    """Each writer edits its own memories (words out, words in) and adds new ones: every
+    statement takes the pair's '' row first, so they queue instead of deadlocking."""
+    failures: list[BaseException] = []
+
+    def write(n: int) -> None:
+        try:
+            for i in range(15):
+                text = f"The user likes tea, cats and word{n}x{i} with word{(n + i) % 5}."
+                made = store.memories.save(NewMemory("u1", "aria", text)).memory
+                store.memories.edit(made.id, MemoryChanges(text=f"{text} Also word{i % 3}."))
+        except BaseException as exc:  # reported below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=write, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+    assert counted(store.db.dsn) == recounted(store.db.dsn)
+    assert ("u1", "aria", "", 60) in counted(store.db.dsn)
+
+
+def test_the_migration_counts_the_memories_already_stored(pg: PgServer) -> None:
+    dsn = pg.create_database()
+    try:
+        with psycopg.connect(dsn) as conn:
+            before = [m for m in migrations.available() if m.name != "pair_words"]
+            assert len(before) == len(migrations.available()) - 1
+            for migration in before:
+                conn.execute(migration.sql.encode())
+            conn.execute(
+                "CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL,"
+                " applied_at timestamptz NOT NULL DEFAULT now())"
+            )
+            for migration in before:
+                conn.execute(
+                    "INSERT INTO schema_migrations (version, name) VALUES (%s, %s)",
+                    (migration.version, migration.name),
+                )
+        store = PostgresStore(dsn)
+        store.memories.save(NewMemory("u1", "aria", "The user drinks tea with cats."))
+        store.memories.save(NewMemory("u1", "aria", "The user drinks coffee."))
+        archived = store.memories.save(NewMemory("u2", "aria", "The user drinks tea."))
+        store.memories.set_status(archived.memory.id, MemoryStatus.ARCHIVED)
+        assert store.migrate() == ["008_pair_words"]
+        store.close()
+        assert counted(dsn) == recounted(dsn)
+        assert {("u1", "aria", "drink", 2), ("u1", "aria", "", 2)} <= counted(dsn)
+        assert not any(user == "u2" for user, *_ in counted(dsn))
+    finally:
+        pg.drop_database(dsn)
