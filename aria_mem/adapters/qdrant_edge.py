@@ -73,11 +73,16 @@ def _to_edge(payload: dict[str, object]) -> dict[str, object]:
 
 
 def _from_edge(payload: dict[str, Any] | None) -> dict[str, object]:
+    if not payload:
+        return {}
     return {
-        k: bool(v) if k in INDEXED_BOOLEANS else v
-        for k, v in (payload or {}).items()
-        if k != SCOPE_KEY
+        k: bool(v) if k in INDEXED_BOOLEANS else v for k, v in payload.items() if k != SCOPE_KEY
     }
+
+
+def _point_id(value: object) -> uuid.UUID:
+    """Edge hands back our ids as UUIDs already; parsing them again cost a search 30 UUIDs."""
+    return value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))
 
 
 def _condition(field: str, value: str | bool) -> Any:
@@ -286,7 +291,7 @@ class EdgeIndex:
                 )
             except Exception as exc:
                 raise VectorIndexError(f"Search in '{collection}' failed: {exc}") from exc
-        return [Hit(uuid.UUID(str(p.id)), float(p.score), _from_edge(p.payload)) for p in found]
+        return [Hit(_point_id(p.id), float(p.score), _from_edge(p.payload)) for p in found]
 
     def count(self, collection: str) -> int:
         with self._lock:
@@ -300,7 +305,7 @@ class EdgeIndex:
             if self.collection_size(collection) is None:
                 return []
             shard = self._shard(collection)
-            return [uuid.UUID(str(r.id)) for r in _every_point(shard, with_payload=False)]
+            return [_point_id(r.id) for r in _every_point(shard, with_payload=False)]
 
     def close(self) -> None:
         with self._lock:

@@ -104,30 +104,20 @@ def fuse(
     cosine = {**looked_up, **dict(dense)}
     lexical_by_id = {h.id: (i, h.score) for i, h in enumerate(lexical, 1)}
     best_lexical = max((h.score for h in lexical), default=0.0)
-    unranked: list[tuple[uuid.UUID, Evidence]] = []
+    scored: list[tuple[float, uuid.UUID, float, int | None, float | None]] = []
     for mid in dict.fromkeys([*dense_rank, *lexical_by_id]):
         similarity = cosine.get(mid)
         if similarity is None:
             continue
         lexical_rank, lexical_score = lexical_by_id.get(mid, (None, None))
-        unranked.append(
-            (
-                mid,
-                Evidence(
-                    similarity,
-                    dense_rank.get(mid),
-                    lexical_rank,
-                    lexical_score,
-                    relevance(similarity, lexical_score, best_lexical, weights),
-                ),
-            )
-        )
-    unranked.sort(key=lambda item: (-item[1].relevance, str(item[0])))
+        fused = relevance(similarity, lexical_score, best_lexical, weights)
+        scored.append((fused, mid, similarity, lexical_rank, lexical_score))
+    scored.sort(key=lambda s: (-s[0], s[1]))  # a UUID orders as its text does
     return {
-        mid: Evidence(
-            e.similarity, e.dense_rank, e.lexical_rank, e.lexical_score, e.relevance, place
+        mid: Evidence(similarity, dense_rank.get(mid), lexical_rank, lexical_score, fused, place)
+        for place, (fused, mid, similarity, lexical_rank, lexical_score) in enumerate(
+            scored[:limit], 1
         )
-        for place, (mid, e) in enumerate(unranked[:limit], 1)
     }
 
 

@@ -6,6 +6,7 @@ choice is stable."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable
 
 from aria_mem.domain.models import Memory, MemoryType
@@ -16,8 +17,8 @@ MIN_PROFILE_IMPORTANCE = 0.75
 MAX_PROFILE_FACTS = 5
 
 
-def _order(memory: Memory) -> tuple[float, float, str]:
-    return (-memory.importance, -last_touched(memory).timestamp(), str(memory.id))
+def _order(memory: Memory) -> tuple[float, float, uuid.UUID]:
+    return (-memory.importance, -last_touched(memory).timestamp(), memory.id)
 
 
 def select_profile(candidates: Iterable[Memory]) -> list[Memory]:

@@ -99,7 +99,7 @@ def select(
             )
             continue
         scored.append(Ranked(memory, Section.RELEVANT, score(memory, sim, now, weights)))
-    scored.sort(key=lambda r: (-r.score.total if r.score else 0.0, str(r.memory.id)))
+    scored.sort(key=lambda r: (-r.score.total if r.score else 0.0, r.memory.id))
     room = max(0, cap - len(kept_profile))
     dropped.extend(
         Dropped(

@@ -63,7 +63,7 @@ class BaseEmbedder:
         return vectors
 
     def _checked(self, vector: Sequence[float]) -> list[float]:
-        values = [float(x) for x in vector]
+        values = list(map(float, vector))
         if not values:
             raise EmbedderError(f"The embedding model {self.model_name} returned an empty vector")
         if self._dimension is not None and len(values) != self._dimension:
@@ -71,7 +71,7 @@ class BaseEmbedder:
                 f"The embedding model {self.model_name} returned a {len(values)}-dimensional "
                 f"vector after a {self._dimension}-dimensional one"
             )
-        if not all(math.isfinite(x) for x in values):
+        if not all(map(math.isfinite, values)):
             raise EmbedderError(
                 f"The embedding model {self.model_name} returned a vector with "
                 "NaN or infinite values"
