@@ -126,23 +126,26 @@ def test_every_command_help_has_an_example() -> None:
 def test_a_command_run_alone_is_the_same_command_as_in_the_whole_tree() -> None:
     """The tree built for one command (a faster start) must take the same arguments, options
     (-v and -q after it included) and help as that command in the whole tree."""
-    from click.testing import CliRunner
+    from typer.core import TyperGroup
+    from typer.testing import CliRunner
 
     from aria_mem.cli.app import command
 
+    def help_of(tree: TyperGroup, name: str) -> str:
+        with CliRunner().isolation() as streams:
+            with pytest.raises(SystemExit) as done:
+                tree.main([name, "--help"], prog_name="aria-mem")
+            assert done.value.code == 0
+            return streams[0].getvalue().decode()
+
     whole = command()
-    runner = CliRunner()
     assert len(whole.commands) > 20
     for name, full in whole.commands.items():
         alone = command([name])
         assert list(alone.commands) == [name]
         assert [p.opts for p in alone.commands[name].params] == [p.opts for p in full.params]
-        helps = [
-            runner.invoke(tree, [name, "--help"], prog_name="aria-mem", terminal_width=100)
-            for tree in (alone, whole)
-        ]
-        assert helps[0].exit_code == helps[1].exit_code == 0
-        assert helps[0].output == helps[1].output, name
+        assert help_of(alone, name) == help_of(whole, name), name
+        assert "--quiet" in help_of(alone, name) or name in ("knowledge", "conversations")
     assert len(command(["lst"]).commands) == len(whole.commands)  # a typo gets suggestions
     assert len(command(["--verbose", "list"]).commands) == len(whole.commands)
 
