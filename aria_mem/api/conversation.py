@@ -11,18 +11,16 @@ from typing import TYPE_CHECKING
 from aria_mem import config
 from aria_mem.api.memories import Memories, MemoryRef
 from aria_mem.config import ChatSettings
-from aria_mem.domain import fate, validation
-from aria_mem.domain.budget import Turn
+from aria_mem.domain import validation
 from aria_mem.domain.models import Stage
-from aria_mem.domain.profile import select_profile
-from aria_mem.domain.query import build_query
-from aria_mem.domain.ranking import DEFAULT_WEIGHTS
 from aria_mem.domain.records import ConversationSummary, StoredTurn, SyncReport
-from aria_mem.domain.retrieval import Profile, SearchResult
 from aria_mem.errors import NotFoundError, ServiceError, StoreError, ValidationError
 from aria_mem.ports import ChatModel
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the retrieval side is loaded by the calls that use it (not by `list`)
+    from aria_mem.domain.budget import Turn
+    from aria_mem.domain.fate import Fate
+    from aria_mem.domain.retrieval import Profile, SearchResult
     from aria_mem.services.chat import ChatSession
     from aria_mem.services.extractor import Extracted
 
@@ -41,6 +39,9 @@ class Conversation(Memories):
         memories, what was dropped and why, the prompt sections, the stage timings. Never
         raises for a memory failure: ``result.degraded`` says what was skipped. Counts no
         use: call ``record_use`` with what the reply used."""
+        from aria_mem.domain.query import build_query
+        from aria_mem.domain.retrieval import SearchResult
+
         user_id, companion_id = self._scope(user, companion)
         if not message.strip():
             raise ValidationError("The message is empty — give the user's message")
@@ -61,8 +62,10 @@ class Conversation(Memories):
         """Load an in-process embedding model now rather than on the first search."""
         self.retriever.warm_up()
 
-    def why(self, result: SearchResult, memory: MemoryRef) -> fate.Fate:
+    def why(self, result: SearchResult, memory: MemoryRef) -> Fate:
         """Why one memory was, or was not, in ``result``."""
+        from aria_mem.domain import fate
+
         memory_id = memory if isinstance(memory, uuid.UUID) else self._resolve(memory).id
         seen = fate.in_result(result, memory_id)
         if seen is not None:
@@ -76,6 +79,10 @@ class Conversation(Memories):
     def profile(self, *, user: str | None = None, companion: str | None = None) -> Profile:
         """What every prompt holds whatever the message: pinned memories and the most
         important profile facts and boundaries, straight from PostgreSQL (no model needed)."""
+        from aria_mem.domain.profile import select_profile
+        from aria_mem.domain.ranking import DEFAULT_WEIGHTS
+        from aria_mem.domain.retrieval import Profile
+
         user_id, companion_id = self._scope(user, companion)
         stage, pool = self.store.reads.retrieval_context(
             user_id, companion_id, timeout=self.settings.retrieval.timeout
