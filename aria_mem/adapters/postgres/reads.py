@@ -6,6 +6,8 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 
+from psycopg.rows import tuple_row
+
 from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database
 from aria_mem.adapters.postgres.text_search import TextSearch, lexical_hits
@@ -46,17 +48,21 @@ class PgRetrievalReads:
     ) -> tuple[Stage, list[Memory]]:
         """The relationship stage and the profile candidates, in one round trip."""
         with self._db.bounded(timeout) as conn:
-            found = conn.execute(
-                _CONTEXT_SQL,
-                {
-                    "u": user_id,
-                    "c": companion_id,
-                    "min": MIN_PROFILE_IMPORTANCE,
-                    "n": MAX_PROFILE_FACTS,
-                },
-            ).fetchall()
-        stage = found[0]["pair_stage"] if found else None
-        profile = [rows.memory(r) for r in found if r["id"] is not None]
+            found = (
+                conn.cursor(row_factory=tuple_row)
+                .execute(
+                    _CONTEXT_SQL,
+                    {
+                        "u": user_id,
+                        "c": companion_id,
+                        "min": MIN_PROFILE_IMPORTANCE,
+                        "n": MAX_PROFILE_FACTS,
+                    },
+                )
+                .fetchall()
+            )
+        stage = found[0][0] if found else None  # pair_stage, then the memory's columns
+        profile = [rows.memory_at(r, 1) for r in found if r[1] is not None]
         return (Stage(stage) if stage else Stage.EARLY), profile
 
     def lexical_candidates(
@@ -83,13 +89,17 @@ class PgRetrievalReads:
         if not memory_ids:
             return {}
         with self._db.bounded(timeout) as conn:
-            found = conn.execute(
-                f"SELECT {rows.MEMORY_M}, ({rows.USABLE}) AS usable"
-                f" FROM memories m {rows.JOIN_RELATIONSHIP}"
-                " WHERE m.id = ANY(%s)",
-                (list(memory_ids),),
-            ).fetchall()
-        return {r["id"]: (rows.memory(r), bool(r["usable"])) for r in found}
+            found = (
+                conn.cursor(row_factory=tuple_row)
+                .execute(
+                    f"SELECT {rows.MEMORY_M}, ({rows.USABLE}) AS usable"
+                    f" FROM memories m {rows.JOIN_RELATIONSHIP}"
+                    " WHERE m.id = ANY(%s)",
+                    (list(memory_ids),),
+                )
+                .fetchall()
+            )
+        return {r[0]: (rows.memory_at(r), bool(r[-1])) for r in found}
 
     def knowledge_by_ids(
         self, ids: Sequence[uuid.UUID], timeout: float | None = None

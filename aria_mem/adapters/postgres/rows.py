@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
+from typing import Any
 
 from aria_mem.adapters.postgres.connection import Row
 from aria_mem.domain.models import (
@@ -51,6 +53,7 @@ _MEMORY_COLUMNS = (
     "index_attempts",
     "index_error",
 )
+_MEMORY_WIDTH = len(_MEMORY_COLUMNS)
 _EARLIEST_SQL = f"'{EARLIEST.isoformat()}'::timestamptz"
 _LATEST_SQL = f"'{LATEST.isoformat()}'::timestamptz"
 
@@ -95,30 +98,59 @@ which raises naming it)."""
 
 
 def memory(row: Row) -> Memory:
-    held = row["held_until_stage"]
+    return memory_at([row[name] for name in _MEMORY_COLUMNS])
+
+
+def memory_at(values: Sequence[Any], start: int = 0) -> Memory:
+    """A Memory from a tuple row holding ``memory_columns()`` in order from ``start``. The
+    reads of a retrieval take their rows as tuples: a dict per row cost more than the Memory."""
+    (
+        memory_id,
+        user_id,
+        companion_id,
+        memory_type,
+        text,
+        importance,
+        emotional_significance,
+        confidence,
+        reason,
+        pinned,
+        status,
+        held,
+        expires_at,
+        created_at,
+        updated_at,
+        last_used_at,
+        last_confirmed_at,
+        use_count,
+        index_state,
+        indexed_model,
+        index_attempts,
+        index_error,
+    ) = values[start : start + _MEMORY_WIDTH]
     return Memory(
-        id=row["id"],
-        user_id=row["user_id"],
-        companion_id=row["companion_id"],
-        type=_TYPES.get(row["type"]) or MemoryType(row["type"]),
-        text=row["text"],
-        importance=float(row["importance"]),
-        emotional_significance=float(row["emotional_significance"]),
-        confidence=float(row["confidence"]),
-        reason=row["reason"],
-        pinned=row["pinned"],
-        status=_STATUSES.get(row["status"]) or MemoryStatus(row["status"]),
+        id=memory_id,
+        user_id=user_id,
+        companion_id=companion_id,
+        type=_TYPES.get(memory_type) or MemoryType(memory_type),
+        text=text,
+        importance=float(importance),
+        emotional_significance=float(emotional_significance),
+        confidence=float(confidence),
+        reason=reason,
+        pinned=pinned,
+        status=_STATUSES.get(status) or MemoryStatus(status),
         held_until_stage=(_STAGES.get(held) or Stage(held)) if held else None,
-        expires_at=row["expires_at"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        last_used_at=row["last_used_at"],
-        last_confirmed_at=row["last_confirmed_at"],
-        use_count=row["use_count"],
-        index_state=_INDEX_STATES.get(row["index_state"]) or IndexState(row["index_state"]),
-        indexed_model=row["indexed_model"],
-        index_attempts=row["index_attempts"],
-        index_error=row["index_error"],
+        expires_at=expires_at,
+        created_at=created_at,
+        updated_at=updated_at,
+        last_used_at=last_used_at,
+        last_confirmed_at=last_confirmed_at,
+        use_count=use_count,
+        index_state=_INDEX_STATES.get(index_state) or IndexState(index_state),
+        indexed_model=indexed_model,
+        index_attempts=index_attempts,
+        index_error=index_error,
     )
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import psycopg
 from psycopg import sql
+from psycopg.rows import tuple_row
 
 from aria_mem.adapters.postgres import rows
 from aria_mem.domain.fusion import LexicalHit
@@ -173,17 +174,21 @@ def lexical_hits(
     text: str,
     limit: int,
 ) -> list[LexicalHit]:
-    found = conn.execute(
-        LEXICAL_SQL,
-        {
-            "min": COMMON_MINIMUM,
-            "share": COMMON_SHARE,
-            "norm": _RANK_NORMALISATION,
-            "lang": language,
-            "text": text,
-            "u": user_id,
-            "c": companion_id,
-            "n": limit,
-        },
-    ).fetchall()
-    return [LexicalHit(r["id"], float(r["score"]), rows.memory(r)) for r in found]
+    found = (
+        conn.cursor(row_factory=tuple_row)
+        .execute(
+            LEXICAL_SQL,
+            {
+                "min": COMMON_MINIMUM,
+                "share": COMMON_SHARE,
+                "norm": _RANK_NORMALISATION,
+                "lang": language,
+                "text": text,
+                "u": user_id,
+                "c": companion_id,
+                "n": limit,
+            },
+        )
+        .fetchall()
+    )
+    return [LexicalHit(r[0], float(r[-1]), rows.memory_at(r)) for r in found]  # then score
