@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -186,6 +187,24 @@ def fake_lmstudio() -> Iterator[FakeLMStudio]:
 @pytest.fixture
 def ollama_embedder(fake_ollama: FakeOllama) -> OllamaEmbedder:
     return OllamaEmbedder("mxbai-embed-large", host=fake_ollama.url, timeout=5)
+
+
+def at_once(work: Callable[[int], None], count: int) -> list[BaseException]:
+    """Run ``work(0)`` ... ``work(count - 1)`` in threads at once; what they raised."""
+    raised: list[BaseException] = []
+
+    def guarded(n: int) -> None:
+        try:
+            work(n)
+        except BaseException as exc:  # handed to the test's own thread
+            raised.append(exc)
+
+    threads = [threading.Thread(target=guarded, args=(n,)) for n in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return raised
 
 
 def closed_port() -> int:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import json
-import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +21,7 @@ from aria_mem.api import ReindexPlan
 from aria_mem.config import Settings, load, with_overrides
 from aria_mem.domain.models import DropReason, MemoryType, Stage
 from aria_mem.errors import NotFoundError, UsageError, ValidationError
+from tests.conftest import at_once
 from tests.fakes.concepts import concept_embed
 from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
 
@@ -207,22 +207,12 @@ def test_status_sync_and_reindex(memory: AriaMem) -> None:
 
 
 def test_one_object_serves_many_threads(memory: AriaMem) -> None:
-    errors: list[BaseException] = []
-
     def work(n: int) -> None:
-        try:
-            for i in range(5):
-                memory.remember(f"The user's friend number {n}-{i} plays chess.")
-                memory.search("who plays chess?")
-        except BaseException as exc:  # handed to the test's own thread
-            errors.append(exc)
+        for i in range(5):
+            memory.remember(f"The user's friend number {n}-{i} plays chess.")
+            memory.search("who plays chess?")
 
-    threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    assert at_once(work, 4) == []
     assert len(memory.list()) == 20
     assert memory.status().counts is not None
 

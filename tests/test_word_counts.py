@@ -4,7 +4,6 @@ writes, by any path, from any number of writers. Real PostgreSQL."""
 
 from __future__ import annotations
 
-import threading
 import uuid
 from typing import Any
 
@@ -17,7 +16,7 @@ from aria_mem.adapters.postgres.store import PostgresStore
 from aria_mem.adapters.postgres.text_search import TextSearch
 from aria_mem.domain.models import MemoryStatus, NewMemory
 from aria_mem.domain.records import MemoryChanges
-from tests.conftest import PgServer
+from tests.conftest import PgServer, at_once
 from tests.factories import make_memory
 
 _RECOUNT = (
@@ -134,23 +133,14 @@ def test_a_word_no_active_memory_has_any_more_leaves_no_row(store: PostgresStore
 def test_writers_of_one_pair_at_once_neither_deadlock_nor_miscount(store: PostgresStore) -> None:
     """Each writer edits its own memories (words out, words in) and adds new ones: every
     statement takes the pair's '' row first, so they queue instead of deadlocking."""
-    failures: list[BaseException] = []
 
     def write(n: int) -> None:
-        try:
-            for i in range(15):
-                text = f"The user likes tea, cats and word{n}x{i} with word{(n + i) % 5}."
-                made = store.memories.save(NewMemory("u1", "aria", text)).memory
-                store.memories.edit(made.id, MemoryChanges(text=f"{text} Also word{i % 3}."))
-        except BaseException as exc:  # reported below
-            failures.append(exc)
+        for i in range(15):
+            text = f"The user likes tea, cats and word{n}x{i} with word{(n + i) % 5}."
+            made = store.memories.save(NewMemory("u1", "aria", text)).memory
+            store.memories.edit(made.id, MemoryChanges(text=f"{text} Also word{i % 3}."))
 
-    threads = [threading.Thread(target=write, args=(n,)) for n in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert failures == []
+    assert at_once(write, 4) == []
     assert counted(store.db.dsn) == recounted(store.db.dsn)
     assert ("u1", "aria", "", 60) in counted(store.db.dsn)
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 
-from psycopg.rows import tuple_row
-
 from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database
 from aria_mem.adapters.postgres.text_search import TextSearch, lexical_hits
@@ -48,18 +46,15 @@ class PgRetrievalReads:
     ) -> tuple[Stage, list[Memory]]:
         """The relationship stage and the profile candidates, in one round trip."""
         with self._db.bounded(timeout) as conn:
-            found = (
-                conn.cursor(row_factory=tuple_row)
-                .execute(
-                    _CONTEXT_SQL,
-                    {
-                        "u": user_id,
-                        "c": companion_id,
-                        "min": MIN_PROFILE_IMPORTANCE,
-                        "n": MAX_PROFILE_FACTS,
-                    },
-                )
-                .fetchall()
+            found = rows.tuples(
+                conn,
+                _CONTEXT_SQL,
+                {
+                    "u": user_id,
+                    "c": companion_id,
+                    "min": MIN_PROFILE_IMPORTANCE,
+                    "n": MAX_PROFILE_FACTS,
+                },
             )
         stage = found[0][0] if found else None  # pair_stage, then the memory's columns
         profile = [rows.memory_at(r, 1) for r in found if r[1] is not None]
@@ -89,15 +84,11 @@ class PgRetrievalReads:
         if not memory_ids:
             return {}
         with self._db.bounded(timeout) as conn:
-            found = (
-                conn.cursor(row_factory=tuple_row)
-                .execute(
-                    f"SELECT {rows.MEMORY_M}, ({rows.USABLE}) AS usable"
-                    f" FROM memories m {rows.JOIN_RELATIONSHIP}"
-                    " WHERE m.id = ANY(%s)",
-                    (list(memory_ids),),
-                )
-                .fetchall()
+            found = rows.tuples(
+                conn,
+                f"SELECT {rows.MEMORY_M}, ({rows.USABLE}) AS usable"
+                f" FROM memories m {rows.JOIN_RELATIONSHIP} WHERE m.id = ANY(%s)",
+                (list(memory_ids),),
             )
         return {r[0]: (rows.memory_at(r), bool(r[-1])) for r in found}
 

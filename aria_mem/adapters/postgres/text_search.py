@@ -20,7 +20,6 @@ from typing import Any
 
 import psycopg
 from psycopg import sql
-from psycopg.rows import tuple_row
 
 from aria_mem.adapters.postgres import rows
 from aria_mem.domain.fusion import LexicalHit
@@ -174,21 +173,18 @@ def lexical_hits(
     text: str,
     limit: int,
 ) -> list[LexicalHit]:
-    found = (
-        conn.cursor(row_factory=tuple_row)
-        .execute(
-            LEXICAL_SQL,
-            {
-                "min": COMMON_MINIMUM,
-                "share": COMMON_SHARE,
-                "norm": _RANK_NORMALISATION,
-                "lang": language,
-                "text": text,
-                "u": user_id,
-                "c": companion_id,
-                "n": limit,
-            },
-        )
-        .fetchall()
+    found = rows.tuples(
+        conn,
+        LEXICAL_SQL,
+        {
+            "min": COMMON_MINIMUM,
+            "share": COMMON_SHARE,
+            "norm": _RANK_NORMALISATION,
+            "lang": language,
+            "text": text,
+            "u": user_id,
+            "c": companion_id,
+            "n": limit,
+        },
     )
     return [LexicalHit(r[0], float(r[-1]), rows.memory_at(r)) for r in found]  # then score
