@@ -81,7 +81,8 @@ def _from_edge(payload: dict[str, Any] | None) -> dict[str, object]:
 
 
 def _point_id(value: object) -> uuid.UUID:
-    """Edge hands back our ids as UUIDs already; parsing them again cost a search 30 UUIDs."""
+    """Edge hands back our ids as UUIDs already: printing and parsing each again cost ~2 us,
+    30 times a search."""
     return value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))
 
 
