@@ -139,7 +139,8 @@ def command(arguments: Sequence[str] = ()) -> typer.core.TyperGroup:
     for one), and a run uses one. Anything else (no command, an option first, a typo, shell
     completion) gets the whole tree, so help, suggestions and completion see every command."""
     completing = "_ARIA_MEM_COMPLETE" in os.environ  # click's shell completion
-    root = typer.main.get_command(app if completing else _only(arguments[:1]))
+    first = arguments[0] if arguments else None
+    root = typer.main.get_command(app if completing else _only(first))
     flags = typer.main.get_command(_after_subcommand).params
 
     def add_to(group: object) -> None:
@@ -153,15 +154,15 @@ def command(arguments: Sequence[str] = ()) -> typer.core.TyperGroup:
     return root
 
 
-def _only(first: Sequence[str]) -> typer.Typer:
-    """``app`` with only the command or group named ``first`` (all of it when none is)."""
+def _only(name: str | None) -> typer.Typer:
+    """``app`` with only the command or group called ``name`` (all of it when none is)."""
     commands = [
         c
         for c in app.registered_commands
         if c.callback is not None
-        and [c.name or typer.main.get_command_name(c.callback.__name__)] == list(first)
+        and (c.name or typer.main.get_command_name(c.callback.__name__)) == name
     ]
-    groups = [g for g in app.registered_groups if [g.name] == list(first)]
+    groups = [g for g in app.registered_groups if g.name == name]
     if not commands and not groups:
         return app
     lean = copy.copy(app)
