@@ -16,6 +16,13 @@ CREATE TABLE pair_words (
     PRIMARY KEY (user_id, companion_id, word)
 );
 
+-- The words a memory counts under: '' (the memory itself, for the pair's total) and each
+-- distinct word of its search words. A plain SQL function, so the planner inlines it.
+CREATE FUNCTION pair_words_of(words tsvector) RETURNS SETOF text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT '' UNION ALL SELECT unnest(tsvector_to_array(words))
+$$;
+
 -- Adds the changes (+1 for each word of a memory that became active or gained it, -1 for one
 -- that stopped being active or lost it), then drops the words that reached zero.
 CREATE FUNCTION pair_words_change(users text[], companions text[], words text[], deltas integer[])
@@ -63,9 +70,7 @@ BEGIN
         -- Only additions (an import's batches come here): one statement, nothing to empty.
         INSERT INTO pair_words AS p (user_id, companion_id, word, memories)
         SELECT n.user_id, n.companion_id, each.w, count(*)
-        FROM new_rows n CROSS JOIN LATERAL (
-            SELECT '' UNION ALL SELECT unnest(tsvector_to_array(n.search_words))
-        ) AS each(w)
+        FROM new_rows n CROSS JOIN LATERAL pair_words_of(n.search_words) AS each(w)
         WHERE n.status = 'active'
         GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
         ON CONFLICT (user_id, companion_id, word)
@@ -103,9 +108,7 @@ BEGIN
             SELECT z.u, z.c, each.w, sum(z.d)::integer AS n
             FROM unnest(moved_users, moved_companions, moved_words, moved_deltas)
                 AS z(u, c, words, d)
-            CROSS JOIN LATERAL (
-                SELECT '' UNION ALL SELECT unnest(tsvector_to_array(z.words))
-            ) AS each(w)
+            CROSS JOIN LATERAL pair_words_of(z.words) AS each(w)
             GROUP BY 1, 2, 3 HAVING sum(z.d) <> 0 OR each.w = ''
         ) summed;
     PERFORM pair_words_change(users, companions, words, deltas);
@@ -132,8 +135,6 @@ CREATE TRIGGER pair_words_truncate AFTER TRUNCATE ON memories
 
 INSERT INTO pair_words (user_id, companion_id, word, memories)
 SELECT m.user_id, m.companion_id, w.word, count(*)
-FROM memories m CROSS JOIN LATERAL (
-    SELECT '' UNION ALL SELECT unnest(tsvector_to_array(m.search_words))
-) AS w(word)
+FROM memories m CROSS JOIN LATERAL pair_words_of(m.search_words) AS w(word)
 WHERE m.status = 'active'
 GROUP BY 1, 2, 3;
