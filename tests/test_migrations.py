@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import threading
-
 import psycopg
 
 from aria_mem.adapters.postgres import migrations
 from aria_mem.adapters.postgres.store import PostgresStore
-from tests.conftest import PgServer
+from tests.conftest import PgServer, at_once
 
 
 def test_migrations_apply_from_blank_and_are_recorded(pg: PgServer) -> None:
@@ -32,16 +30,12 @@ def test_concurrent_migrations_apply_once(pg: PgServer) -> None:
     results: list[list[str]] = []
     try:
 
-        def run() -> None:
+        def run(_: int) -> None:
             s = PostgresStore(dsn)
             results.append(s.migrate())
             s.close()
 
-        threads = [threading.Thread(target=run) for _ in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        assert at_once(run, 4) == []
         assert sorted(len(r) for r in results) == [0, 0, 0, len(migrations.available())]
     finally:
         pg.drop_database(dsn)
