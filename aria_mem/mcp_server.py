@@ -4,7 +4,10 @@ SDK over the public API.
 
 Every tool is a thin call of ``AriaMem``. The user and companion are fixed when the server
 starts (the config's identity, or ``--user`` / ``--companion``): no tool takes them, and a tool
-given the id of a memory of anyone else answers as if it did not exist. Memory failures stay
+given the id of a memory of anyone else (whole or its first characters) answers exactly as for
+an id that does not exist. Over HTTP every request must carry the bearer token (see
+``mcp_guard``). ``learn`` reads web pages only, never local files: the client may be a model
+steered by text it has read, and the person learns files with the CLI. Memory failures stay
 polite: with the embedding model or the index down, ``search_memory`` still answers, with the
 profile, and says it is degraded. Bad arguments are refused by the SDK's schema validation,
 naming the field; an aria-mem error comes back as a tool error with its one-line message.
@@ -15,6 +18,7 @@ protocol loop.
 from __future__ import annotations
 
 import ipaddress
+import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -27,7 +31,9 @@ from pydantic import BaseModel, Field
 
 from aria_mem import __version__
 from aria_mem.api import AriaMem, Memory, MemoryStatus, MemoryType, SearchResult, WriteResult
+from aria_mem.domain.validation import id_prefix
 from aria_mem.errors import AriaMemError, NotFoundError, UsageError
+from aria_mem.mcp_guard import BearerGate, load_token, web_page
 
 T = TypeVar("T")
 
@@ -163,11 +169,30 @@ def build_server(memory: AriaMem, *, user: str, companion: str) -> MCPServer:
             raise ToolError(str(exc)) from exc
 
     def mine(memory_id: str) -> Memory:
-        """The memory, if it is this user's with this companion; else 'no such memory'."""
-        found = memory.get(memory_id)
-        if (found.user_id, found.companion_id) != (user, companion):
-            raise NotFoundError(f"No memory with id {memory_id} — list_memories shows them")
-        return found
+        """The memory, if it is this user's with this companion. Unknown, another user's
+        (whole id or prefix) and a prefix also shared by another user's memory all answer
+        the same: ids are only ever matched among this user's memories, so no answer
+        depends on what anyone else has stored."""
+        missing = NotFoundError(
+            f"No memory with id {memory_id} for this user — list_memories shows them"
+        )
+        try:
+            whole = uuid.UUID(memory_id.strip())
+        except ValueError:
+            pass
+        else:
+            try:
+                return memory.get(whole, user=user, companion=companion)
+            except NotFoundError:
+                raise missing from None
+        prefix = id_prefix(memory_id, "a memory id", "list_memories")
+        own = memory.list(user=user, companion=companion)
+        matches = [m for m in own if str(m.id).startswith(prefix)]
+        if len(matches) > 1:
+            raise NotFoundError(f"More than one memory id starts with {prefix!r} — give more of it")
+        if not matches:
+            raise missing
+        return matches[0]
 
     @server.tool(description="Remember a lasting fact about the user (one sentence, third person).")
     async def remember(
@@ -225,7 +250,7 @@ def build_server(memory: AriaMem, *, user: str, companion: str) -> MCPServer:
     @server.tool(description="Forget one of the user's memories for good (by its id).")
     async def forget_memory(memory_id: Annotated[str, Field(min_length=4, max_length=64)]) -> str:
         target = await call(mine, memory_id)
-        await call(memory.forget, target.id)
+        await call(memory.forget, target.id, user=user, companion=companion)
         return f"Forgot {target.id}: {target.text}"
 
     @server.tool(description="The user said it again: refresh a memory's recency (by its id).")
@@ -233,17 +258,23 @@ def build_server(memory: AriaMem, *, user: str, companion: str) -> MCPServer:
         memory_id: Annotated[str, Field(min_length=4, max_length=64)],
     ) -> Remembered:
         target = await call(mine, memory_id)
-        return _remembered(await call(memory.confirm, target.id))
+        return _remembered(await call(memory.confirm, target.id, user=user, companion=companion))
 
     @server.tool(
-        description="Read a text, Markdown or HTML file or an http(s) page into the "
-        "companion's knowledge (outside data, never facts about the user)."
+        description="Read a web page (an http:// or https:// URL only) into the companion's "
+        "knowledge (outside data, never facts about the user). Local files and other schemes "
+        "are refused: a model may be steered by text it has read, and must not make aria-mem "
+        "read the person's files; the person learns a file with `aria-mem learn PATH`."
     )
     async def learn(
         location: Annotated[str, Field(min_length=1, max_length=4096)],
         title: Annotated[str | None, Field(max_length=200)] = None,
     ) -> Learned:
-        done = await call(memory.learn, location, title=title, companion=companion)
+        try:
+            page = web_page(location)
+        except UsageError as exc:
+            raise ToolError(str(exc)) from None
+        done = await call(memory.learn, page, title=title, companion=companion)
         return Learned(
             source_id=done.source_id,
             title=done.title,
@@ -316,12 +347,25 @@ def _is_loopback(host: str) -> bool:
 
 
 def serve(
-    memory: AriaMem, *, user: str, companion: str, http: tuple[str, int] | None = None
+    memory: AriaMem,
+    *,
+    user: str,
+    companion: str,
+    http: tuple[str, int] | None = None,
+    token: str | None = None,
 ) -> None:
-    """Serve until the client goes (stdio) or the process is stopped (HTTP)."""
+    """Serve until the client goes (stdio) or the process is stopped (HTTP). Over HTTP the
+    SDK's app (with its Host/Origin checks) sits behind the bearer gate; ``token`` defaults
+    to the stored one, read now, so a rotated token takes effect at the next start."""
     server = build_server(memory, user=user, companion=companion)
     if http is None:
         server.run("stdio")
-    else:
-        host, port = http
-        server.run("streamable-http", host=host, port=port)
+        return
+    import uvicorn
+
+    host, port = http
+    gate = BearerGate(server.streamable_http_app(host=host), token or load_token())
+    settings = uvicorn.Config(
+        gate, host=host, port=port, log_level=server.settings.log_level.lower()
+    )
+    anyio.run(uvicorn.Server(settings).serve)

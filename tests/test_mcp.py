@@ -4,24 +4,34 @@ back; another user's never appear; failures stay polite; bad arguments name the 
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import socket
+import stat
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx
+import httpx2
 import pytest
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
 from mcp_types import TextContent, TextResourceContents
 
 from aria_mem import AriaMem
 from aria_mem.config import load, with_overrides
+from aria_mem.mcp_server import build_server
 from tests.conftest import ROOT, CliResult, closed_port
 from tests.fakes.concepts import concept_embed
 from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
@@ -148,7 +158,9 @@ def test_a_client_uses_the_memories_over_stdio(env: dict[str, str], bobs_secret:
     with AriaMem(
         with_overrides(load(environ=env), postgres={"dsn": env["ARIA_MEM_POSTGRES_DSN"]})
     ) as m:
-        assert [x.id for x in m.list(user="bob")] and m.get(bobs_secret).text.endswith("4921.")
+        assert [x.id for x in m.list(user="bob")] and m.get(bobs_secret, user="bob").text.endswith(
+            "4921."
+        )
 
 
 def test_with_the_embedder_down_search_answers_with_the_profile(env: dict[str, str]) -> None:
@@ -195,20 +207,119 @@ def _wait_for_port(port: int, proc: subprocess.Popen[str]) -> None:
         time.sleep(0.1)
 
 
-def test_a_client_uses_the_memories_over_http_on_loopback(
-    env: dict[str, str], bobs_secret: str
-) -> None:
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "aria_mem", "mcp", "--http", f"127.0.0.1:{port}", "--user", "alice"],
+def _entry(env: dict[str, str], address: str, *more: str) -> dict[str, Any]:
+    """`aria-mem mcp --print-config` for ``address``: its stdout must be the JSON alone."""
+    done = subprocess.run(
+        [sys.executable, "-m", "aria_mem", "mcp", "--print-config", "--http", address, *more],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    entry: dict[str, Any] = json.loads(done.stdout)["mcpServers"]["aria-mem"]
+    return entry
+
+
+def _start(env: dict[str, str], *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "aria_mem", *args],
         env=env,
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def _stop(proc: subprocess.Popen[str]) -> int:
+    proc.terminate()
+    return proc.wait(timeout=30)
+
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "0"},
+    },
+}
+LIST_MEMORIES = {
+    "jsonrpc": "2.0",
+    "id": 2,
+    "method": "tools/call",
+    "params": {"name": "list_memories", "arguments": {}},
+}
+
+
+def _post(url: str, message: dict[str, Any], **headers: str) -> httpx.Response:
+    """A plain JSON-RPC POST, as any local process could send one."""
+    wanted = {"Accept": "application/json, text/event-stream", **headers}
+    return httpx.post(url, json=message, headers=wanted, timeout=30)
+
+
+def _open_session(url: str, bearer: str) -> dict[str, str]:
+    """The headers of a live MCP session opened with the token (initialize, initialized)."""
+    opened = _post(url, INITIALIZE, Authorization=bearer)
+    assert opened.status_code == 200, opened.text
+    session = {
+        "mcp-session-id": opened.headers["mcp-session-id"],
+        "mcp-protocol-version": INITIALIZE["params"]["protocolVersion"],  # type: ignore[index]
+    }
+    ready = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert _post(url, ready, Authorization=bearer, **session).status_code == 202
+    return session
+
+
+def _assert_refused(response: httpx.Response, *secrets: str) -> None:
+    assert response.status_code == 401, response.text
+    assert response.headers["www-authenticate"].startswith("Bearer")
+    assert "--print-config" in response.json()["message"]
+    assert not any(secret in response.text for secret in secrets)
+
+
+def _with_headers(url: str, headers: dict[str, str]) -> Any:
+    """The SDK's streamable HTTP transport, through an HTTP client that sends ``headers``."""
+
+    @asynccontextmanager
+    async def transport() -> AsyncIterator[Any]:
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300)) as http,
+            streamable_http_client(url, http_client=http) as streams,
+        ):
+            yield streams
+
+    return transport()
+
+
+def test_a_client_uses_the_memories_over_http_with_the_token(
+    env: dict[str, str], bobs_secret: str
+) -> None:
+    port = _free_port()
+    entry = _entry(env, f"127.0.0.1:{port}")
+    url = f"http://127.0.0.1:{port}/mcp"
+    assert entry["url"] == url
+    bearer = entry["headers"]["Authorization"]
+    token = bearer.removeprefix("Bearer ")
+    assert bearer.startswith("Bearer ") and len(token) >= 32
+    token_file = Path(env["ARIA_MEM_HOME"]) / "mcp-token"
+    assert token_file.read_text().strip() == token
+    assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+    proc = _start(env, "mcp", "--http", f"127.0.0.1:{port}", "--user", "alice")
     try:
         _wait_for_port(port, proc)
+        _assert_refused(_post(url, INITIALIZE), token)
+        _assert_refused(_post(url, INITIALIZE, Authorization=f"Bearer {token[:-1]}x"), token)
+        _assert_refused(_post(url, INITIALIZE, Authorization=token), token)  # no scheme
+        assert _post(url, INITIALIZE, Authorization=bearer).status_code == 200
+        # The SDK's own Host/Origin checks still stand behind the token.
+        assert _post(url, INITIALIZE, Authorization=bearer, Host="evil.test").status_code == 421
+        evil = _post(url, INITIALIZE, Authorization=bearer, Origin="http://evil.test")
+        assert evil.status_code == 403
 
         async def session(client: Client) -> None:
             assert {t.name for t in (await client.list_tools()).tools} == TOOLS
@@ -220,10 +331,64 @@ def test_a_client_uses_the_memories_over_http_on_loopback(
             stolen = await client.call_tool("forget_memory", {"memory_id": bobs_secret})
             assert stolen.is_error
 
-        _run(session, f"http://127.0.0.1:{port}/mcp")
+        _run(session, _with_headers(url, {"Authorization": bearer}))
+
+        # A live session's id is no key: without the token its calls are refused too.
+        live = _open_session(url, bearer)
+        _assert_refused(_post(url, LIST_MEMORIES, **live), "pottery")
+        _assert_refused(_post(url, LIST_MEMORIES, Authorization="Bearer guess", **live), "pottery")
+        listed = _post(url, LIST_MEMORIES, Authorization=bearer, **live)
+        assert listed.status_code == 200 and "pottery" in listed.text
     finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+        _stop(proc)
+    assert token not in (proc.stderr.read() if proc.stderr else "")
+
+
+def test_a_rotated_token_replaces_the_old_one(env: dict[str, str]) -> None:
+    port = _free_port()
+    address = f"127.0.0.1:{port}"
+    url = f"http://{address}/mcp"
+    old = _entry(env, address)["headers"]["Authorization"]
+    rotated = subprocess.run(
+        [sys.executable, "-m", "aria_mem", "mcp", "--rotate-token"],
+        env={**env, "COLUMNS": "500"},
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    token_file = Path(env["ARIA_MEM_HOME"]) / "mcp-token"
+    assert rotated.returncode == 0, rotated.stderr
+    assert str(token_file) in rotated.stdout and "Restart" in rotated.stdout
+    assert token_file.read_text().strip() not in rotated.stdout + rotated.stderr
+    assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+    new = _entry(env, address)["headers"]["Authorization"]
+    assert new != old and new == f"Bearer {token_file.read_text().strip()}"
+    proc = _start(env, "mcp", "--http", address)
+    try:
+        _wait_for_port(port, proc)
+        _assert_refused(_post(url, INITIALIZE, Authorization=old))
+        assert _post(url, INITIALIZE, Authorization=new).status_code == 200
+    finally:
+        _stop(proc)
+
+
+def test_print_config_says_nothing_but_the_entry(env: dict[str, str]) -> None:
+    both = subprocess.run(
+        [sys.executable, "-m", "aria_mem", "mcp", "--rotate-token", "--print-config",
+         "--http", "[::1]:9000"],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )  # fmt: skip
+    assert both.returncode == 0, both.stderr
+    entry = json.loads(both.stdout)["mcpServers"]["aria-mem"]
+    assert entry["url"] == "http://[::1]:9000/mcp"
+    assert "new MCP token" in both.stderr  # the notice went to stderr, the JSON alone to stdout
+    default = _entry(env, "127.0.0.1:8765")
+    assert default["headers"] == entry["headers"]
 
 
 def test_http_refuses_to_listen_beyond_loopback_unless_told(
@@ -241,17 +406,13 @@ def test_http_refuses_to_listen_beyond_loopback_unless_told(
 
 def test_the_daemon_can_host_the_http_server(env: dict[str, str]) -> None:
     port = _free_port()
-    daemon = subprocess.Popen(
-        [sys.executable, "-m", "aria_mem", "daemon", "--interval", "0.5",
-         "--mcp-http", f"127.0.0.1:{port}"],
-        env=env,
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}/mcp"
+    bearer = _entry(env, f"127.0.0.1:{port}")["headers"]["Authorization"]
+    daemon = _start(env, "daemon", "--interval", "0.5", "--mcp-http", f"127.0.0.1:{port}")
     try:
         _wait_for_port(port, daemon)
+        _assert_refused(_post(url, INITIALIZE))
+        _assert_refused(_post(url, INITIALIZE, Authorization=f"{bearer[:-1]}x"))
 
         async def session(client: Client) -> None:
             made = _structured(
@@ -261,7 +422,111 @@ def test_the_daemon_can_host_the_http_server(env: dict[str, str]) -> None:
             state = _structured(await client.call_tool("status", {}))
             assert {c["name"] for c in state["checks"]} >= {"postgres", "index", "daemon"}
 
-        _run(session, f"http://127.0.0.1:{port}/mcp")
+        _run(session, _with_headers(url, {"Authorization": bearer}))
     finally:
-        daemon.terminate()
-        assert daemon.wait(timeout=30) == 0
+        assert _stop(daemon) == 0
+
+
+@pytest.fixture
+def memory(env: dict[str, str]) -> Iterator[AriaMem]:
+    """The API the in-process server works over (the same database as the env's)."""
+    settings = with_overrides(load(environ=env), postgres={"dsn": env["ARIA_MEM_POSTGRES_DSN"]})
+    with AriaMem(settings) as opened:
+        yield opened
+
+
+@pytest.fixture
+def page() -> Iterator[str]:
+    """A web page on loopback (a local wiki is a page the person may teach, too)."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            return
+
+        def do_GET(self) -> None:
+            body = b"<html><head><title>Kilns</title></head><body><p>Kilns fire clay.</p></body>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    site = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=site.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{site.server_address[1]}/kilns"
+    site.shutdown()
+    site.server_close()
+
+
+def test_learn_over_mcp_reads_web_pages_never_local_files(
+    memory: AriaMem, page: str, tmp_path: Path
+) -> None:
+    diary = tmp_path / "diary.md"
+    diary.write_text("# Diary\n\nThe safe's code is 4921.\n")
+    refused = {
+        str(diary): "is a local path",
+        f"file://{diary}": "is a file:// URL",
+        f"FILE:{diary}": "is a file:// URL",
+        "~/diary.md": "is a local path",
+        "ftp://example.com/diary.md": "is a ftp:// address",
+        "http://[::1": "is not a valid web address",
+        "http://localhost:99999/diary.md": "is not a valid web address",
+        "http:///etc/passwd": "names no host",
+    }
+    errors: dict[str, str] = {}
+
+    async def session(client: Client) -> None:
+        description = next(t for t in (await client.list_tools()).tools if t.name == "learn")
+        assert "Local files" in (description.description or "")
+        for location in refused:
+            errors[location] = _error(
+                await client.call_tool("learn", {"location": location, "title": "x"})
+            )
+        learned = _structured(await client.call_tool("learn", {"location": page}))
+        assert learned["title"] == "Kilns" and learned["passages"] == 1
+
+    _run(session, build_server(memory, user="alice", companion="aria"))
+    for location, problem in refused.items():
+        assert problem in errors[location], errors[location]
+        assert errors[location] != "Error executing tool learn"  # the SDK's word for a crash
+        assert "4921" not in errors[location]
+    assert "aria-mem learn PATH" in errors[str(diary)]
+    assert [s.source for s in memory.knowledge(companion="aria")] == [page]
+
+
+def test_another_users_memory_answers_exactly_as_no_memory(memory: AriaMem) -> None:
+    mine = memory.remember("The user plays the cello.", user="alice").memory
+    bobs = memory.remember("Bob's bank PIN is 4921.", user="bob").memory
+    # A memory of Bob's whose id starts as Alice's does: her prefix must still find hers.
+    twin = uuid.UUID(str(mine.id)[:9] + str(uuid.uuid4())[9:])
+    stream = io.StringIO()
+    memory.export(stream, user="alice")
+    record = json.loads(stream.getvalue())
+    record.update(id=str(twin), user_id="bob", text="Bob's locker code is 7730.")
+    memory.import_file(io.BytesIO((json.dumps(record) + "\n").encode()))
+    taken = [str(m.id) for m in memory.list(everyone=True)]
+    unknown_prefix = next(p for p in (f"{n:08x}" for n in range(1000)) if not any(
+        t.startswith(p) for t in taken
+    ))  # fmt: skip
+    answers: dict[str, str] = {}
+
+    async def session(client: Client) -> None:
+        for given in (str(bobs.id), str(uuid.uuid4()), str(bobs.id)[:8], unknown_prefix):
+            for tool in ("forget_memory", "confirm_memory"):
+                failed = _error(await client.call_tool(tool, {"memory_id": given}))
+                said = failed.removeprefix(f"Error executing tool {tool}: ")
+                answers[f"{tool} {given}"] = said.replace(given, "<id>")
+        confirmed = _structured(
+            await client.call_tool("confirm_memory", {"memory_id": str(mine.id)[:8]})
+        )
+        assert confirmed["id"] == str(mine.id)
+        forgot = await client.call_tool("forget_memory", {"memory_id": str(mine.id)[:8]})
+        assert not forgot.is_error and str(mine.id) in str(forgot.content[0])
+
+    _run(session, build_server(memory, user="alice", companion="aria"))
+    assert set(answers.values()) == {
+        "No memory with id <id> for this user — list_memories shows them"
+    }, answers
+    assert memory.get(twin, user="bob").text == "Bob's locker code is 7730."
+    assert memory.get(bobs.id, user="bob").text == "Bob's bank PIN is 4921."
+    assert memory.list(user="alice") == []

@@ -3,10 +3,11 @@
 The suite runs aria-mem on the embedded defaults as this account (with umask 000, the least
 private setting there is), then plays a second local account that tries every door: the files
 aria-mem writes, the embedded PostgreSQL's socket (with and without a long data path, which
-used to move it to a shared /tmp folder), and the index socket. Where a layer would stop the
-intruder early (a 0700 folder), the deeper layers are proven too by deliberately opening the
-folder: PostgreSQL still wants the generated password, and each end of the index socket still
-checks the other's account (SO_PEERCRED) before sending anything.
+used to move it to a shared /tmp folder), the index socket, and the HTTP MCP server on
+loopback. Where a layer would stop the intruder early (a 0700 folder), the deeper layers are
+proven too by deliberately opening the folder: PostgreSQL still wants the generated password,
+each end of the index socket still checks the other's account (SO_PEERCRED) before sending
+anything, and the MCP token file is still 0600.
 
 Creating the second account needs root; elsewhere the suite is skipped, with the reason.
 """
@@ -23,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -401,3 +403,135 @@ def test_an_index_socket_listens_only_for_its_account(tmp_path: Path) -> None:
     finally:
         left.close()
         right.close()
+
+
+_TRY_MCP = """
+    import json, sys, urllib.error, urllib.request
+    url, session, token_file = sys.argv[1:4]
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                  "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                             "clientInfo": {"name": "intruder", "version": "0"}}}
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "list_memories", "arguments": {}}}
+    live = {"mcp-session-id": session, "mcp-protocol-version": "2025-06-18"}
+    answers = []
+    for auth in (None, "Bearer guess", "Bearer " + "A" * 43):
+        for message, extra in ((initialize, {}), (call, live)):
+            headers = {"Content-Type": "application/json",
+                       "Accept": "application/json, text/event-stream", **extra}
+            if auth:
+                headers["Authorization"] = auth
+            request = urllib.request.Request(url, json.dumps(message).encode(), headers)
+            try:
+                with urllib.request.urlopen(request, timeout=10) as response:
+                    status, body = response.status, response.read()
+                    challenge = response.headers.get("WWW-Authenticate")
+            except urllib.error.HTTPError as exc:
+                status, body = exc.code, exc.read()
+                challenge = exc.headers.get("WWW-Authenticate")
+            answers.append({"status": status, "body": body.decode(errors="replace"),
+                            "challenge": challenge})
+    try:
+        with open(token_file) as handle:
+            handle.read()
+        token_read = True
+    except OSError:
+        token_read = False
+    print(json.dumps({"answers": answers, "token_read": token_read}))
+"""
+"""A second account speaks plain JSON-RPC to the owner's HTTP MCP server (standard library
+only): initialize and a tools/call, without a token, with guessed ones, and inside the owner's
+live session (as if it had learned the session id); then it tries to read the token file."""
+
+
+_INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "owner", "version": "0"},
+    },
+}
+_LIST = {
+    "jsonrpc": "2.0",
+    "id": 2,
+    "method": "tools/call",
+    "params": {"name": "list_memories", "arguments": {}},
+}
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+def test_a_second_account_gets_nothing_from_the_http_mcp_server(
+    intruder: Intruder, open_base: Path, fake_ollama: FakeOllama, embedded_dsn: str
+) -> None:
+    import httpx
+
+    home = open_base / "home"
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith("ARIA_MEM_") and key != "XDG_RUNTIME_DIR"
+    }
+    env.update(
+        ARIA_MEM_HOME=str(home),
+        ARIA_MEM_POSTGRES_DSN=embedded_dsn,
+        ARIA_MEM_EMBEDDER_HOST=fake_ollama.url,
+        NO_COLOR="1",
+    )
+    remembered = subprocess.run(
+        [sys.executable, "-m", "aria_mem", "remember", "The user's bank PIN is 4921."],
+        env=env, cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert remembered.returncode == 0, remembered.stderr
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    url = f"http://127.0.0.1:{port}/mcp"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "aria_mem", "mcp", "--http", f"127.0.0.1:{port}"],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=lambda: os.umask(0),
+    )
+    try:
+        while not _listening(port):
+            assert server.poll() is None, "the MCP server stopped before it listened"
+            time.sleep(0.1)
+        token_file = home / "mcp-token"
+        assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+        assert stat.S_IMODE(home.stat().st_mode) == 0o700
+        owner = {
+            "Accept": "application/json, text/event-stream",
+            "Authorization": f"Bearer {token_file.read_text().strip()}",
+        }
+        opened = httpx.post(url, json=_INITIALIZE, headers=owner, timeout=30)
+        assert opened.status_code == 200, opened.text
+        live = {
+            "mcp-session-id": opened.headers["mcp-session-id"],
+            "mcp-protocol-version": "2025-06-18",
+        }
+        ready = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        httpx.post(url, json=ready, headers={**owner, **live}, timeout=30)
+        listed = httpx.post(url, json=_LIST, headers={**owner, **live}, timeout=30)
+        assert "4921" in listed.text  # the same call with the token does read the memories
+
+        home.chmod(0o755)  # opened by mistake: the token file itself must still refuse
+        tried = intruder.run(_TRY_MCP, url, live["mcp-session-id"], str(token_file))
+        answers = tried["answers"]
+        assert isinstance(answers, list) and len(answers) == 6
+        for answer in answers:
+            assert answer["status"] == 401, answer
+            assert str(answer["challenge"]).startswith("Bearer")
+            assert "4921" not in answer["body"] and "PIN" not in answer["body"]
+        assert tried["token_read"] is False
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

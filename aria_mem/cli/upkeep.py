@@ -45,7 +45,8 @@ def daemon(
             "--mcp-http",
             metavar="HOST:PORT",
             help="Also serve MCP over streamable HTTP on this loopback address (see "
-            "`aria-mem mcp`), from the process that owns the index.",
+            "`aria-mem mcp`), from the process that owns the index; clients need the bearer "
+            "token (`aria-mem mcp --print-config`).",
         ),
     ] = None,
     allow_remote: Annotated[
@@ -57,7 +58,9 @@ def daemon(
 
     Logs to stderr: a line per pass that did something (idle passes only with -vv), with
     journald priorities under systemd. SIGTERM or Ctrl-C stops it between batches.
-    With --mcp-http it also serves MCP clients (the config's user and companion).
+    With --mcp-http it also serves MCP clients (the config's user and companion), each
+    request with the bearer token that `aria-mem mcp --print-config` puts in their entry; the
+    token is read at start, so restart the daemon after `aria-mem mcp --rotate-token`.
 
     Example: aria-mem daemon --interval 30 --mcp-http 127.0.0.1:8765
     """
@@ -98,7 +101,10 @@ def _serve_mcp_beside(settings: config.Settings, address: str, allow_remote: boo
         raise UsageError(
             f"--mcp-http needs the MCP SDK ({exc.name} is missing) — pip install 'aria-mem[mcp]'"
         ) from exc
+    from aria_mem.mcp_guard import load_token, token_path
+
     host, port = mcp_server.parse_address(address, allow_remote=allow_remote)
+    token = load_token()  # read here: a bad token file stops the daemon with its message
     identity = settings.identity
     threading.Thread(
         target=mcp_server.serve,
@@ -107,11 +113,17 @@ def _serve_mcp_beside(settings: config.Settings, address: str, allow_remote: boo
             "user": identity.user,
             "companion": identity.companion,
             "http": (host, port),
+            "token": token,
         },
         name="aria-mem-mcp",
         daemon=True,
     ).start()
-    logging.getLogger("aria_mem.daemon").info("serving MCP on http://%s:%d/mcp", host, port)
+    logging.getLogger("aria_mem.daemon").info(
+        "serving MCP on http://%s:%d/mcp to clients with the bearer token in %s",
+        host,
+        port,
+        token_path(),
+    )
 
 
 def reindex(

@@ -1,0 +1,233 @@
+"""What keeps the MCP server to its owner: the bearer token HTTP clients must show, the ASGI
+gate that asks for it, and the rule that the ``learn`` tool reads web pages only.
+
+Loopback is not private: every account on the machine can connect to 127.0.0.1. The SDK's
+Host/Origin checks stop a web page (DNS rebinding), not a second local account speaking plain
+JSON-RPC, so the streamable-HTTP server wants ``Authorization: Bearer <token>`` on every
+request. The token is made on first use (``secrets.token_urlsafe(32)``) and kept in
+``mcp-token`` in aria-mem's own config folder (``$ARIA_MEM_HOME``, else the platform's, e.g.
+``~/.config/aria-mem``), whatever ``--config`` says, so the daemon and the person's shell find
+the same one. The file is the owner's alone (0600 in a 0700 folder); one that is a symbolic
+link or belongs to another account is refused, since whoever controls it would know the
+token. A running server reads it once, at start: rotating it means restarting the servers.
+stdio needs none of this (the client starts the server as the person).
+
+Standard library only, so ``--print-config`` and ``--rotate-token`` work without the SDK.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import json
+import logging
+import os
+import secrets
+import stat
+from collections.abc import Awaitable, Callable, MutableMapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import platformdirs
+
+from aria_mem import config
+from aria_mem.errors import ConfigError, UsageError
+from aria_mem.private import FILE_MODE, private_dir, write_private
+
+log = logging.getLogger(__name__)
+
+TOKEN_FILE = "mcp-token"
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+_MIN_TOKEN, _MAX_TOKEN = 32, 512
+_ROTATE = "aria-mem mcp --rotate-token"
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+def token_path() -> Path:
+    """Where the token lives: aria-mem's own config folder (the one ``save_keys`` treats as
+    ours), not the folder of a ``--config`` file that may be shared."""
+    home = config.home_dir()
+    folder = home if home is not None else Path(platformdirs.user_config_dir(config.APP_NAME))
+    return folder / TOKEN_FILE
+
+
+def load_token(path: Path | None = None) -> str:
+    """The token, made and stored on first use."""
+    path = path or token_path()
+    found = _read(path)
+    if found is not None:
+        return found
+    _folder(path)
+    fresh = path.with_name(f".{path.name}.{os.getpid()}.new")
+    try:
+        write_private(fresh, secrets.token_urlsafe(32) + "\n")
+        # link() never replaces: if another process made one meanwhile, both use theirs.
+        with contextlib.suppress(FileExistsError):
+            os.link(fresh, path)
+    except OSError as exc:
+        raise ConfigError(f"Cannot create the MCP token {path}: {exc.strerror or exc}") from exc
+    finally:
+        with contextlib.suppress(OSError):
+            fresh.unlink()
+    made = _read(path)
+    if made is None:
+        raise ConfigError(f"The MCP token {path} vanished as it was made — run {_ROTATE}")
+    return made
+
+
+def rotate_token(path: Path | None = None) -> Path:
+    """Replace the token with a new one (also replacing a link or a file that is not ours:
+    the rename swaps the name in our own folder, never writes through it); returns where."""
+    path = path or token_path()
+    _folder(path)
+    try:
+        write_private(path, secrets.token_urlsafe(32) + "\n")
+    except OSError as exc:
+        raise ConfigError(f"Cannot write the MCP token {path}: {exc.strerror or exc}") from exc
+    return path
+
+
+def _folder(path: Path) -> None:
+    private_dir(path.parent, what="config folder")
+
+
+def _read(path: Path) -> str | None:
+    """The stored token; None if there is none. Refuses a link, a non-file, a file of another
+    account or one that does not hold a token; narrows a file of ours that others could read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if path.is_symlink():
+            raise ConfigError(
+                f"The MCP token {path} is a symbolic link; aria-mem keeps it in a file of its "
+                f"own — run {_ROTATE} to replace it"
+            ) from exc
+        raise ConfigError(f"Cannot read the MCP token {path}: {exc.strerror or exc}") from exc
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ConfigError(f"The MCP token {path} is not a file — run {_ROTATE}")
+        if info.st_uid != os.geteuid():
+            raise ConfigError(
+                f"The MCP token {path} belongs to another account, who would know it — "
+                f"run {_ROTATE} to replace it"
+            )
+        if stat.S_IMODE(info.st_mode) != FILE_MODE:
+            os.fchmod(fd, FILE_MODE)
+            log.warning(
+                "the MCP token %s was open to other accounts (mode %o); it is now 0600 — "
+                "run `%s` if anyone else may have read it",
+                path,
+                stat.S_IMODE(info.st_mode),
+                _ROTATE,
+            )
+        raw = handle.read(_MAX_TOKEN + 2)
+    token = raw.decode("ascii", "replace").strip()
+    if not _MIN_TOKEN <= len(token) <= _MAX_TOKEN or not set(token) <= _TOKEN_CHARS:
+        raise ConfigError(f"The MCP token {path} does not hold a token — run {_ROTATE}")
+    return token
+
+
+class BearerGate:
+    """Pure ASGI middleware: an HTTP request without ``Authorization: Bearer <token>`` (or
+    with a wrong one) gets 401 and never reaches the app; the app's own checks (the SDK's
+    Host/Origin protections) still run for the requests that pass. Lifespan events pass
+    through, so the SDK's session manager starts and stops as before."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self._app = app
+        self._expected = f"Bearer {token}".encode("ascii")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket") or self._allowed(scope):
+            await self._app(scope, receive, send)
+        elif scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008})
+        else:
+            await _refuse(send)
+
+    def _allowed(self, scope: Scope) -> bool:
+        given = [v for k, v in scope.get("headers", ()) if k.lower() == b"authorization"]
+        if len(given) != 1:
+            return False
+        scheme, _, token = bytes(given[0]).strip().partition(b" ")
+        presented = b"Bearer " + token.strip()
+        return scheme.lower() == b"bearer" and hmac.compare_digest(presented, self._expected)
+
+
+_REFUSAL = json.dumps(
+    {
+        "error": "unauthorized",
+        "message": "aria-mem's MCP server wants Authorization: Bearer <token> — "
+        "`aria-mem mcp --print-config` prints a client entry with it",
+    }
+).encode()
+
+
+async def _refuse(send: Send) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 401,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(_REFUSAL)).encode()),
+                (b"www-authenticate", b'Bearer realm="aria-mem"'),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": _REFUSAL})
+
+
+def web_page(location: str) -> str:
+    """``location`` if it is an http(s) URL with a host, else a UsageError naming what it is
+    instead. The MCP ``learn`` tool reads nothing else: its caller may be a model steered by
+    text it has read, which must not make aria-mem read the person's files (the person
+    learns those with ``aria-mem learn PATH``). What passes is fetched by the document
+    reader, never opened as a file."""
+    text = location.strip()
+    shown = repr(text if len(text) <= 200 else text[:200] + "...")
+    try:
+        parts = urlsplit(text)
+        _ = parts.port  # a malformed port raises here, not later in the fetch
+    except ValueError as exc:
+        raise UsageError(
+            f"{shown} is not a valid web address ({exc}) — learn takes an http:// or https:// URL"
+        ) from None
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https"):
+        if scheme == "file":
+            what = "a file:// URL"
+        elif scheme and "://" in text:
+            what = f"a {scheme}:// address"
+        else:
+            what = "a local path"
+        raise UsageError(
+            f"learn over MCP reads web pages only (http:// or https://), and {shown} is "
+            f"{what} — to learn a file, the person runs `aria-mem learn PATH` themselves"
+        )
+    if not parts.hostname:
+        raise UsageError(f"{shown} names no host — learn takes a URL like https://example.com/page")
+    return text
+
+
+def client_entry(host: str, port: int, token: str) -> dict[str, object]:
+    """The ``mcp.json`` entry (LM Studio, Cursor and others) for the HTTP server at
+    ``host``:``port``, with the bearer header it wants."""
+    shown = f"[{host}]" if ":" in host else host
+    return {
+        "mcpServers": {
+            "aria-mem": {
+                "url": f"http://{shown}:{port}/mcp",
+                "headers": {"Authorization": f"Bearer {token}"},
+            }
+        }
+    }
