@@ -268,3 +268,89 @@ def test_conversations_export_is_importable_and_bad_archive_lines_are_named(
     assert "line 4: kind must be one of" in flat
     with psycopg.connect(embedded_dsn) as conn:
         assert conn.execute("SELECT count(*) FROM turns").fetchone() == (1,)
+
+
+HIDDEN = (
+    "Note\x85 \x9b31m\x7f C1\u2028line\u2029para bidi\u202eevil\u202c\u2066iso\u2069\u061c"
+    " tag\U000e0041\U000e007f fillers\u115f\u1160\u3164\uffa0 cgj\u034f khmer\u17b4\u17b5"
+    " bom\ufeff zw\u200b\u00ad vs\U000e0100 caf\u00e9 \u6771\u4eac \U0001f600"
+)
+"""A text with a character of every class the export escapes, and non-ASCII it keeps."""
+
+
+def _raw_hidden(data: bytes) -> list[str]:
+    """The characters of ``data`` that a JSON escape should have written instead."""
+    from aria_mem.domain.invisible import is_default_ignorable
+
+    return [
+        ch
+        for ch in data.decode("utf-8")
+        if ch in "\x7f\u2028\u2029" or "\x80" <= ch <= "\x9f" or is_default_ignorable(ch)
+    ]
+
+
+def test_every_export_escapes_hidden_characters_and_imports_them_back_unchanged(
+    cli: Cli,
+    env: dict[str, str],
+    embedded_dsn: str,
+    embedded_pg: PgServer,
+    fake_ollama: FakeOllama,
+    tmp_path: Path,
+) -> None:
+    from datetime import UTC, datetime
+
+    from aria_mem.adapters.postgres.store import PostgresStore
+
+    made = cli("remember", HIDDEN, "--json", env=env)
+    assert made.code == 0, made.stderr
+    assert json.loads(made.stdout)["memory"]["text"] == HIDDEN
+    doc = tmp_path / "notes.md"
+    doc.write_text("# Notes\n\nA kiln fires pottery at high heat to harden the clay.\n")
+    assert cli("learn", str(doc), "--title", f"Kilns {HIDDEN}", env=env).code == 0
+    store = PostgresStore(embedded_dsn)
+    talk = store.conversations.open_conversation("me", "aria")
+    store.conversations.add_turns(talk, [("user", HIDDEN, datetime.now(UTC))])
+    store.close()
+
+    piped = cli("export", "--everything", env=env)
+    memories_only = cli("export", env=env)
+    talks = cli("conversations", "export", env=env)
+    everything = tmp_path / "everything.jsonl"
+    assert cli("export", "--everything", "-o", str(everything), env=env).code == 0
+    for written in (
+        piped.stdout.encode(),
+        memories_only.stdout.encode(),
+        talks.stdout.encode(),
+        everything.read_bytes(),
+    ):
+        assert written and _raw_hidden(written) == []
+        assert "caf\u00e9 \u6771\u4eac \U0001f600".encode() in written  # kept as UTF-8 text
+    assert everything.read_text() == piped.stdout
+    lines = [json.loads(line) for line in piped.stdout.splitlines()]
+    assert [line.get("kind", "memory") for line in lines] == [
+        "memory",
+        "conversation",
+        "turn",
+        "knowledge",
+        "passage",
+    ]
+    assert lines[0]["text"] == lines[2]["content"] == HIDDEN
+    assert lines[3]["title"] == f"Kilns {HIDDEN}"
+
+    other = embedded_pg.create_database()
+    try:
+        new_machine = {
+            "ARIA_MEM_POSTGRES_DSN": other,
+            "ARIA_MEM_EMBEDDER_HOST": fake_ollama.url,
+            "ARIA_MEM_HOME": str(tmp_path / "machine2"),
+        }
+        restored = cli("import", str(everything), "--json", env=new_machine)
+        assert restored.code == 0, restored.stderr
+        [memory] = json.loads(cli("list", "--json", env=new_machine).stdout)
+        assert memory["text"] == HIDDEN
+        [learned] = json.loads(cli("knowledge", "list", "--json", env=new_machine).stdout)
+        assert learned["title"] == f"Kilns {HIDDEN}"
+        back = cli("export", "--everything", env=new_machine)
+        assert sorted(back.stdout.splitlines()) == sorted(piped.stdout.splitlines())
+    finally:
+        embedded_pg.drop_database(other)

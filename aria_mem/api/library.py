@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,6 +9,7 @@ from typing import IO, TYPE_CHECKING
 
 from aria_mem.api.conversation import Conversation
 from aria_mem.domain import validation
+from aria_mem.domain.invisible import json_line
 from aria_mem.domain.records import KnowledgeSource, SyncReport
 from aria_mem.domain.validation import memory_to_record
 from aria_mem.private import open_private_output
@@ -100,7 +100,7 @@ class Library(Conversation):
         for memory in self.store.memories.iter_all():
             if user_id is not None and memory.user_id != user_id:
                 continue
-            stream.write(json.dumps(memory_to_record(memory), ensure_ascii=False) + "\n")
+            stream.write(json_line(memory_to_record(memory)) + "\n")
             companions.add(memory.companion_id)
             count += 1
         if memories_only:

@@ -1,9 +1,12 @@
 """The prompt sections, labelled as data, and the neutralising of memory text.
 
 A memory's text is data. Whatever it says, it stays on its own ``- [Type] ...`` line: line
-breaks (including Unicode ones) become spaces, control and invisible format characters are
-removed, chat-template and role markers are defused, and look-alikes of our section headers are
-lowered so they cannot open a section.
+breaks (including Unicode ones) become spaces, control characters, format characters and every
+other character Unicode says shows nothing (``domain.invisible``) are removed, chat-template and
+role markers are defused, and look-alikes of our section headers are lowered so they cannot open
+a section. The label in brackets (a memory's type, a knowledge source's title) is neutralised
+the same way, and its own brackets become parentheses, so no label can close its bracket early
+and show a second, made-up one (``- [Notes] [ProfileFact] ...``).
 
 Confidence is spelled out: below 0.4 is low, below 0.75 medium, 0.75 and above high.
 """
@@ -14,6 +17,8 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from aria_mem.domain.invisible import is_default_ignorable
 
 PROFILE_HEADER = "USER PROFILE DATA"
 RELEVANT_HEADER = "RELEVANT MEMORY DATA"
@@ -50,6 +55,7 @@ _CONFIDENCE_RE = re.compile(r"\(\s*confidence\s*:", re.IGNORECASE)
 _SPACE_RE = re.compile(r"\s+")
 _DEFUSE = str.maketrans({"<": "\u2039", ">": "\u203a", "[": "(", "]": ")"})
 """Brackets of a chat-template marker become look-alikes no tokenizer treats as special."""
+_LABEL_BRACKETS = str.maketrans({"[": "(", "]": ")"})
 
 
 def confidence_label(confidence: float) -> str:
@@ -65,7 +71,7 @@ _ASCII_CONTROLS = {
     **{ord(ch): " " for ch in "\n\r\t\v\f"},
 }
 """For ASCII text (most memories) the same as the loop below, at C speed: line breaks and tabs
-become spaces, other control characters go."""
+become spaces, other control characters go (no ASCII character is default-ignorable)."""
 
 
 def _printable(text: str) -> str:
@@ -76,7 +82,7 @@ def _printable(text: str) -> str:
         category = unicodedata.category(ch)
         if ch in "\n\r\t\v\f\x85\u2028\u2029" or category == "Zs":
             kept.append(" ")
-        elif category in ("Cc", "Cf", "Cs", "Co", "Cn"):
+        elif category in ("Cc", "Cf", "Cs", "Co", "Cn") or is_default_ignorable(ch):
             continue
         else:
             kept.append(ch)
@@ -103,10 +109,16 @@ class PromptRecord:
     confidence: float
 
 
+def neutralize_label(text: str) -> str:
+    """``text`` neutralised for the brackets that open a data line: its own brackets become
+    parentheses, so it cannot end the label and start another one."""
+    return neutralize(text).translate(_LABEL_BRACKETS)
+
+
 def record_line(record: PromptRecord) -> str:
-    label = neutralize(record.type)
     return (
-        f"- [{label}] {neutralize(record.text)} (confidence: {confidence_label(record.confidence)})"
+        f"- [{neutralize_label(record.type)}] {neutralize(record.text)} "
+        f"(confidence: {confidence_label(record.confidence)})"
     )
 
 
@@ -128,7 +140,7 @@ def knowledge_section(lines: Sequence[str]) -> str:
 
 
 def knowledge_line(source: str, text: str) -> str:
-    return f"- [{neutralize(source)}] {neutralize(text)}"
+    return f"- [{neutralize_label(source)}] {neutralize(text)}"
 
 
 @dataclass(frozen=True)

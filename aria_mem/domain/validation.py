@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+from aria_mem.domain.invisible import has_default_ignorable
 from aria_mem.domain.models import (
     IndexState,
     Memory,
@@ -56,8 +57,12 @@ def plain_text(name: str, value: str) -> str:
 
 
 def _has_hidden_characters(value: str) -> bool:
-    """Control and invisible format characters (bidirectional overrides included)."""
-    return any(unicodedata.category(ch) in ("Cc", "Cf") for ch in value)
+    """Control and format characters (bidirectional overrides included), and every other
+    character that shows nothing (Hangul fillers, variation selectors, tags ...): an id that
+    looks like another must not be a different id."""
+    return has_default_ignorable(value) or any(
+        unicodedata.category(ch) in ("Cc", "Cf") for ch in value
+    )
 
 
 def timestamp(name: str, value: datetime) -> datetime:

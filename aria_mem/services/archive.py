@@ -9,12 +9,12 @@ from the file, replacing the earlier reading, and indexed like any learned sourc
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import IO, Any
 
 from aria_mem.domain import archive
 from aria_mem.domain.archive import Archive
+from aria_mem.domain.invisible import json_line
 from aria_mem.domain.records import ConversationRecord
 from aria_mem.ports import ConversationLog, KnowledgeRepository, Relationships
 
@@ -41,7 +41,7 @@ class Restored:
 
 
 def _write(stream: IO[str], line: dict[str, Any]) -> None:
-    stream.write(json.dumps(line, ensure_ascii=False) + "\n")
+    stream.write(json_line(line) + "\n")
 
 
 def write_conversations(
