@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -256,6 +257,15 @@ def _check(settings: Settings, sources: dict[tuple[str, str], str]) -> None:
     for key in ("user", "companion"):
         if not getattr(settings.identity, key).strip():
             fail("identity", key, "must not be empty")
+    for section in ("embedder", "chat"):
+        host = getattr(settings, section).host
+        if host and not providers.is_server_address(host):
+            fail(
+                section,
+                "host",
+                f"must be empty (the provider's default), HOST:PORT or http(s)://HOST:PORT, "
+                f"got {host!r}",
+            )
 
 
 def _refuse_unknown_variables(env: dict[str, str]) -> None:
@@ -271,6 +281,28 @@ def _refuse_unknown_variables(env: dict[str, str]) -> None:
         )
 
 
+MAX_CONFIG_BYTES = 1_000_000
+"""A config file is a few hundred bytes: `--config /dev/zero` must not fill the memory."""
+
+
+def _config_text(path: Path) -> str:
+    """The text of a regular file (opened without blocking: a FIFO cannot hold us)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ConfigError(
+                f"The config file {path} is not a regular file — give a TOML file "
+                "(config.example.toml shows one)"
+            )
+        data = handle.read(MAX_CONFIG_BYTES + 1)
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(
+            f"The config file {path} is larger than {MAX_CONFIG_BYTES:,} bytes — is it the "
+            "right file? config.example.toml shows one"
+        )
+    return data.decode("utf-8")
+
+
 def load(config_path: Path | None = None, *, environ: dict[str, str] | None = None) -> Settings:
     """Read the file (if any) and the environment into one validated Settings."""
     env = dict(os.environ if environ is None else environ)
@@ -278,7 +310,7 @@ def load(config_path: Path | None = None, *, environ: dict[str, str] | None = No
     data: dict[str, Any] = {}
     if path.exists():
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            data = tomllib.loads(_config_text(path))
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"Cannot read the config file {path}: {exc}") from exc
         except tomllib.TOMLDecodeError as exc:
@@ -346,8 +378,8 @@ def save_keys(path: Path, updates: dict[str, dict[str, Any]]) -> None:
     data: dict[str, Any] = {}
     if path.exists():
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError) as exc:
+            data = tomllib.loads(_config_text(path))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             raise ConfigError(f"Cannot update the config file {path}: {exc}") from exc
     for section, body in updates.items():
         data.setdefault(section, {}).update(body)

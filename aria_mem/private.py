@@ -11,6 +11,9 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import IO
 
@@ -61,15 +64,31 @@ def _has_acl(path: Path) -> bool:
 
 
 def write_private(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text``, atomically, mode 0600."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, FILE_MODE)
+    """Replace ``path`` with ``text``, atomically, mode 0600 (for aria-mem's own files: a
+    link at ``path`` is replaced, never written through)."""
+    with _replaced(path) as stream:
+        stream.write(text)
+
+
+@contextmanager
+def _replaced(path: Path, check: Callable[[Path], None] | None = None) -> Iterator[IO[str]]:
+    """A stream into a new 0600 file beside ``path`` that replaces ``path`` once the block
+    ends without an error, so a reader never sees half of it. The temporary file's name is
+    random and created exclusively (``mkstemp``), so nothing planted in the folder can be
+    opened in its place. ``check`` runs on the target before writing and again just before
+    the rename."""
+    if check is not None:
+        check(path)
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    tmp = Path(tmp_name)
     try:
         os.fchmod(fd, FILE_MODE)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
+        with os.fdopen(fd, "w", encoding="utf-8") as stream:
+            yield stream
+            stream.flush()
+            os.fsync(stream.fileno())
+        if check is not None:
+            check(path)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -77,30 +96,52 @@ def write_private(path: Path, text: str) -> None:
         raise
 
 
-def open_private(path: Path) -> IO[str]:
-    """Open ``path`` for writing text, created 0600 (an existing file of ours is narrowed to
-    0600 before anything is written; one that belongs to another account is refused)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT, FILE_MODE)
+def _refuse_unsafe_target(path: Path) -> None:
+    """A file a person named may be in a folder others can write (/tmp): whatever sits at that
+    name must be a regular file of ours, never a link (it could point at any file), a FIFO
+    (another account would read the export), a device or a socket."""
     try:
-        info = os.fstat(fd)
-        if stat.S_ISREG(info.st_mode):
-            if info.st_uid != os.geteuid():
-                raise PermissionError(
-                    f"{path} belongs to another account — write somewhere of your own"
-                )
-            os.fchmod(fd, FILE_MODE)
-            os.ftruncate(fd, 0)
-        return os.fdopen(fd, "w", encoding="utf-8")
-    except BaseException:
-        os.close(fd)
-        raise
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    kind = _KINDS.get(stat.S_IFMT(info.st_mode))
+    if kind is not None:
+        raise UnsafeTargetError(
+            f"it is {kind}; aria-mem writes only regular files (stdout: -o -) — "
+            "name a file of your own"
+        )
+    if info.st_uid != os.geteuid():
+        raise UnsafeTargetError("it belongs to another account — write somewhere of your own")
 
 
-def open_private_output(path: str | Path) -> IO[str]:
+class UnsafeTargetError(PermissionError):
+    """What sits at a named output path must not be written (its message says why)."""
+
+
+_KINDS = {
+    stat.S_IFLNK: "a symbolic link",
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFCHR: "a device",
+    stat.S_IFBLK: "a device",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFDIR: "a folder",
+}
+
+
+def open_private(path: Path) -> AbstractContextManager[IO[str]]:
+    """Write ``path`` readable by its owner only (0600), through a temporary file renamed into
+    place; what is already at ``path`` must be a regular file of ours (no link, FIFO, device,
+    socket or another account's file), and is left untouched if writing fails."""
+    return _replaced(path, _refuse_unsafe_target)
+
+
+@contextmanager
+def open_private_output(path: str | Path) -> Iterator[IO[str]]:
     """``open_private`` for a file a person named (an export): what stops it is said as a
     UsageError."""
     try:
-        return open_private(Path(path))
+        with open_private(Path(path)) as stream:
+            yield stream
     except OSError as exc:
         raise UsageError(f"Cannot write {path}: {exc.strerror or exc}") from exc
 

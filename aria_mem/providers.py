@@ -9,6 +9,7 @@ each class answers to its provider's name.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 
 @dataclass(frozen=True)
@@ -45,3 +46,23 @@ IN_PROCESS = Provider(
 EMBEDDING: dict[str, Provider] = {p.name: p for p in (OLLAMA, LMSTUDIO, IN_PROCESS)}
 """In the order `init` tries them: model servers first, the in-process model last."""
 CHAT: dict[str, Provider] = {p.name: p for p in EMBEDDING.values() if p.chat}
+
+
+def is_server_address(value: str) -> bool:
+    """A model server's address as Ollama's and LM Studio's clients take it: HOST[:PORT],
+    with or without http(s)://."""
+    text = value.strip()
+    if any(ch.isspace() for ch in text):
+        return False
+    try:
+        parts = urlsplit(text if "://" in text else f"http://{text}")
+        port = parts.port
+    except ValueError:
+        return False
+    return (
+        parts.scheme in ("http", "https")
+        and bool(parts.hostname)
+        and (port is None or 0 < port < 65536)
+        and not parts.query
+        and not parts.fragment
+    )

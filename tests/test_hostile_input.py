@@ -187,8 +187,8 @@ GOOD = _line(text="The user keeps bees.")
 TWIN = str(uuid.uuid4())
 
 BAD_LINES = {
-    "poison-expiry": (_line(expires_at="0001-01-01T00:00:00+14:00"), "outside the years"),
-    "poison-created": (_line(created_at="9999-12-31T23:59:59-12:00"), "outside the years"),
+    "poison-expiry": (_line(expires_at="0001-01-01T00:00:00+14:00"), "outside what can be stored"),
+    "poison-created": (_line(created_at="9999-12-31T23:59:59-12:00"), "outside what can be stored"),
     "nul-in-text": (_line(text="bees\u0000honey"), "NUL"),
     "nul-in-user": (_line(user_id="m\u0000e"), "NUL"),
     "nul-in-companion": (_line(companion_id="ar\u0000ia"), "NUL"),

@@ -18,7 +18,7 @@ import socket
 import threading
 import time
 from pathlib import Path
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import SplitResult, urljoin, urlsplit
 
 import httpx
 
@@ -47,8 +47,10 @@ class DocumentFetcher:
 
 def read(location: str, *, deadline: float = DEADLINE_S) -> tuple[str, str, str]:
     """(source, title, text) of a path or an http(s) URL."""
-    scheme = urlsplit(location).scheme.lower() if "://" in location else ""
+    scheme = address(location).scheme.lower() if "://" in location else ""
     if scheme in SCHEMES:
+        if not address(location).hostname:
+            raise UsageError(f"{location!r} names no host — give an address like https://host/")
         return _fetch_within(location, deadline)
     if scheme:
         raise UsageError(
@@ -56,6 +58,19 @@ def read(location: str, *, deadline: float = DEADLINE_S) -> tuple[str, str, str]
             "download it and give the file's path instead"
         )
     return _read_file(Path(location).expanduser())
+
+
+def address(url: str) -> SplitResult:
+    """``url`` split into its parts; an address Python cannot parse (an unclosed IPv6
+    bracket, a port that is not a number) is refused as such."""
+    try:
+        parts = urlsplit(url)
+        _ = parts.port
+    except ValueError as exc:
+        raise UsageError(
+            f"{url!r} is not a valid address ({exc}) — check it and try again"
+        ) from exc
+    return parts
 
 
 def _read_file(path: Path) -> tuple[str, str, str]:
@@ -140,8 +155,7 @@ def _fetch(url: str, deadline: float) -> tuple[str, str, str]:
             try:
                 with client.stream("GET", current) as response:
                     if response.is_redirect:
-                        target = urljoin(current, response.headers.get("location", ""))
-                        parts = urlsplit(target)
+                        target, parts = _redirect_target(current, response)
                         if not redirect_allowed(
                             origin_public, is_public(parts.hostname or ""), parts.scheme.lower()
                         ):
@@ -170,6 +184,15 @@ def _fetch(url: str, deadline: float) -> tuple[str, str, str]:
                 return current, current, text
             raise UsageError(f"{current} is {kind}, not text, HTML or PDF")
     raise UsageError(f"{url} redirects more than {MAX_REDIRECTS} times")
+
+
+def _redirect_target(current: str, response: httpx.Response) -> tuple[str, SplitResult]:
+    location = response.headers.get("location", "")
+    try:
+        target = urljoin(current, location)
+    except ValueError as exc:
+        raise ServiceError(f"{current} redirects to an address that is not valid: {exc}") from exc
+    return target, address(target)
 
 
 def _read_body(response: httpx.Response, url: str, deadline: float) -> bytes:

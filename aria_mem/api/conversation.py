@@ -66,7 +66,11 @@ class Conversation(Memories):
         """Why one memory was, or was not, in ``result``."""
         from aria_mem.domain import fate
 
-        memory_id = memory if isinstance(memory, uuid.UUID) else self._resolve(memory).id
+        memory_id = (
+            memory
+            if isinstance(memory, uuid.UUID)
+            else self._resolve(memory, result.user_id, result.companion_id).id
+        )
         seen = fate.in_result(result, memory_id)
         if seen is not None:
             return seen

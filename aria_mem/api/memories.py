@@ -12,7 +12,7 @@ from aria_mem.api.core import Core
 from aria_mem.domain import validation
 from aria_mem.domain.models import Memory, MemoryStatus, MemoryType, NewMemory, Stage
 from aria_mem.domain.records import ErasedUser, MemoryChanges
-from aria_mem.errors import ServiceError
+from aria_mem.errors import ServiceError, ValidationError
 from aria_mem.services.writer import WriteResult
 
 MemoryRef = uuid.UUID | str
@@ -66,14 +66,17 @@ class Memories(Core):
         )
         return self.writer.remember(new)
 
-    def get(self, memory: MemoryRef) -> Memory:
-        """One memory, by id or by the first characters of its id."""
-        return self._resolve(memory)
+    def get(
+        self, memory: MemoryRef, *, user: str | None = None, companion: str | None = None
+    ) -> Memory:
+        """One memory of the user and companion (the config's unless given), by id or by the
+        first characters of its id. Another's memory is not found, exactly as one that does
+        not exist."""
+        return self._resolve(memory, user, companion)
 
-    def _resolve(self, memory: MemoryRef) -> Memory:
-        if isinstance(memory, uuid.UUID):
-            return self.store.memories.get(memory)
-        return self.store.memories.find_prefix(memory)
+    def _resolve(self, memory: MemoryRef, user: str | None, companion: str | None) -> Memory:
+        owner = self._scope(user, companion)
+        return self.store.memories.find_prefix(str(memory), owner)
 
     def edit(
         self,
@@ -86,8 +89,12 @@ class Memories(Core):
         reason: str | None = None,
         expires: datetime | None = None,
         clear_expiry: bool = False,
+        user: str | None = None,
+        companion: str | None = None,
     ) -> WriteResult:
-        """Change a memory; it is re-embedded."""
+        """Change a memory of the user and companion; it is re-embedded."""
+        if clear_expiry and expires is not None:
+            raise ValidationError("Give a new expiry or clear it, not both")
         changes = MemoryChanges(
             text=text,
             importance=importance,
@@ -97,29 +104,43 @@ class Memories(Core):
             expires_at=expires,
             clear_expiry=clear_expiry,
         )
-        return self.writer.edit(self._resolve(memory).id, changes)
+        return self.writer.edit(self._resolve(memory, user, companion).id, changes)
 
-    def pin(self, memory: MemoryRef) -> WriteResult:
+    def pin(
+        self, memory: MemoryRef, *, user: str | None = None, companion: str | None = None
+    ) -> WriteResult:
         """Pinned memories are always in the profile."""
-        return self.writer.set_pinned(self._resolve(memory).id, True)
+        return self.writer.set_pinned(self._resolve(memory, user, companion).id, True)
 
-    def unpin(self, memory: MemoryRef) -> WriteResult:
-        return self.writer.set_pinned(self._resolve(memory).id, False)
+    def unpin(
+        self, memory: MemoryRef, *, user: str | None = None, companion: str | None = None
+    ) -> WriteResult:
+        return self.writer.set_pinned(self._resolve(memory, user, companion).id, False)
 
-    def archive(self, memory: MemoryRef) -> WriteResult:
+    def archive(
+        self, memory: MemoryRef, *, user: str | None = None, companion: str | None = None
+    ) -> WriteResult:
         """Keep it, but never bring it into a prompt (its vector is removed)."""
-        return self.writer.set_status(self._resolve(memory).id, MemoryStatus.ARCHIVED)
+        found = self._resolve(memory, user, companion)
+        return self.writer.set_status(found.id, MemoryStatus.ARCHIVED)
 
-    def unarchive(self, memory: MemoryRef) -> WriteResult:
-        return self.writer.set_status(self._resolve(memory).id, MemoryStatus.ACTIVE)
+    def unarchive(
+        self, memory: MemoryRef, *, user: str | None = None, companion: str | None = None
+    ) -> WriteResult:
+        found = self._resolve(memory, user, companion)
+        return self.writer.set_status(found.id, MemoryStatus.ACTIVE)
 
-    def confirm(self, memory: MemoryRef) -> WriteResult:
+    def confirm(
+        self, memory: MemoryRef, *, user: str | None = None, companion: str | None = None
+    ) -> WriteResult:
         """The user said it again: its recency is refreshed."""
-        return self.writer.confirm(self._resolve(memory).id)
+        return self.writer.confirm(self._resolve(memory, user, companion).id)
 
-    def forget(self, memory: MemoryRef) -> WriteResult:
+    def forget(
+        self, memory: MemoryRef, *, user: str | None = None, companion: str | None = None
+    ) -> WriteResult:
         """Delete it for good; its vector's removal is queued durably if the index is down."""
-        return self.writer.forget(self._resolve(memory).id)
+        return self.writer.forget(self._resolve(memory, user, companion).id)
 
     def forget_everything(self, user: str) -> ForgottenUser:
         """Forget a person: every memory of ``user`` with every companion, their
@@ -159,7 +180,7 @@ class Memories(Core):
             user_id=None if everyone else user_id,
             companion_id=None if everyone else companion_id,
             status=status,
-            limit=limit,
+            limit=validation.limit(limit),
             type=None if type is None else validation.memory_type(type),
             contains=contains,
             newest_first=newest_first,

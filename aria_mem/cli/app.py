@@ -18,7 +18,9 @@ from aria_mem.cli import (
     admin,
     chat,
     conversations,
+    forgetting,
     knowledge,
+    logs,
     mcp,
     memories,
     search,
@@ -74,11 +76,7 @@ def _root(
     verbose: Annotated[int, typer.Option("--verbose", "-v", count=True, help=VERBOSE_HELP)] = 0,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help=QUIET_HELP)] = False,
 ) -> None:
-    logging.basicConfig(
-        level=_log_level(verbose),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
+    logs.configure_command_logging(_log_level(verbose))
     ctx.obj = State(config_path)
     ctx.obj.verbose = verbose
     ctx.call_on_close(ctx.obj.close)
@@ -98,7 +96,7 @@ def _more_verbose(ctx: typer.Context, count: int) -> None:
     if count:
         root = ctx.find_root().obj
         before = root.verbose if isinstance(root, State) else 0
-        logging.getLogger().setLevel(_log_level(before + count))
+        logs.set_command_level(_log_level(before + count))
 
 
 def _quieter(wanted: bool) -> None:
@@ -172,6 +170,7 @@ def _only(name: str | None) -> typer.Typer:
 
 
 memories.register(app)
+forgetting.register(app)
 transfer.register(app)
 search.register(app)
 upkeep.register(app)
@@ -203,7 +202,9 @@ def main() -> None:
     except AriaMemError as exc:
         err_console.quiet = False
         err_console.print(
-            f"[red]error:[/red] {markup_safe(str(exc), keep_lines=True)}", highlight=False
+            f"[red]error:[/red] {markup_safe(str(exc), keep_lines=True)}",
+            highlight=False,
+            soft_wrap=True,
         )
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:

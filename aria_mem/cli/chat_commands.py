@@ -98,8 +98,8 @@ def _forget(rest: str, session: ChatSession, mem: AriaMem, persona: str) -> None
     if not (choice.isdigit() and 1 <= int(choice) <= len(used)):
         return
     chosen = used[int(choice) - 1]
-    render.write_line("Forgotten", mem.forget(chosen.id))
     scope = {"user": session.user_id, "companion": session.companion_id}
+    render.write_line("Forgotten", mem.forget(chosen.id, **scope))
     found = mem.turns_mentioning(chosen.text, **scope)
     if not found:
         return

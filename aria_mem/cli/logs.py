@@ -41,6 +41,26 @@ def to_journal() -> bool:
     return bool(os.environ.get("JOURNAL_STREAM"))
 
 
+def configure_command_logging(level: int) -> None:
+    """A command logs errors only, unless -v asks for more. The level is set on the handler
+    as well as the root: libraries that set their own logger's level (psycopg sets WARNING
+    when imported, so its pool's retry warnings would otherwise print ahead of the one-line
+    error) are held to it too."""
+    root = logging.getLogger()
+    if not root.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        root.addHandler(handler)
+    set_command_level(level)
+
+
+def set_command_level(level: int) -> None:
+    root = logging.getLogger()
+    root.setLevel(level)
+    for handler in root.handlers:
+        handler.setLevel(level)
+
+
 def configure_daemon_logging(level: int) -> None:
     root = logging.getLogger()
     for handler in list(root.handlers):
@@ -51,6 +71,6 @@ def configure_daemon_logging(level: int) -> None:
     else:
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root.addHandler(handler)
-    root.setLevel(level)
+    set_command_level(level)
     for name in QUIET_LIBRARIES:
         logging.getLogger(name).setLevel(logging.WARNING)

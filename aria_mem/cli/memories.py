@@ -9,13 +9,12 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from aria_mem.api import MemoryStatus, MemoryType
-from aria_mem.cli import mentions, render, tsv
+from aria_mem.cli import render, tsv
 from aria_mem.cli.context import emit_json, memory, parse_when, read_stdin_text
-from aria_mem.cli.mentions import TurnsChoice
-from aria_mem.domain.validation import memory_to_record
+from aria_mem.domain.validation import MAX_LIMIT, memory_to_record
 
 if TYPE_CHECKING:
-    from aria_mem.api import AriaMem, WriteResult
+    from aria_mem.api import WriteResult
 
 UserOpt = Annotated[
     str | None,
@@ -38,7 +37,7 @@ IdArg = Annotated[str, typer.Argument(help="Memory id, or its first characters a
 TYPES = ", ".join(t.value for t in MemoryType)
 
 
-def _result_json(result: WriteResult, action: str) -> dict[str, object]:
+def result_json(result: WriteResult, action: str) -> dict[str, object]:
     return {
         "action": action,
         "memory": memory_to_record(result.memory),
@@ -82,6 +81,9 @@ def remember(
     is unreachable the memory is still saved (pending) and indexed later; the exit code is 0.
     Remembering a fact that is already known confirms it instead of adding a duplicate.
 
+    While a command runs, its arguments can be read by any local account (/proc/PID/cmdline):
+    give a private fact as "-" and pipe it in, as in the second example.
+
     Example: aria-mem remember "The user is allergic to peanuts." -t ProfileFact -i 0.9
 
     Example: echo "The user has a cat called Miso." | aria-mem remember -
@@ -101,46 +103,9 @@ def remember(
     )
     action = "created" if result.created else "confirmed"
     if as_json:
-        emit_json(_result_json(result, action))
+        emit_json(result_json(result, action))
     else:
         render.write_line("Remembered" if result.created else "Already known — confirmed", result)
-
-
-def _forget_everything(
-    mem: AriaMem, memory_id: str | None, user: str | None, yes: bool, as_json: bool
-) -> None:
-    if memory_id is not None or not user:
-        raise typer.BadParameter(
-            "--everything takes --user U (whose) and no memory id", param_hint="--everything"
-        )
-    count = len(mem.list(user=user, everyone=False)) if not yes else 0
-    question = (
-        f"Forget everything about {render.safe(user)!r} (memories with every companion — "
-        f"{count} with this one — conversations and stages)? This cannot be undone"
-    )
-    if not yes and not typer.confirm(question):
-        raise typer.Exit(1)
-    done = mem.forget_everything(user)
-    erased = done.erased
-    if as_json:
-        emit_json(
-            {
-                "user": done.user,
-                "memories": erased.memories,
-                "conversations": erased.conversations,
-                "turns": erased.turns,
-                "relationships": erased.relationships,
-                "vectors_removed": done.vectors_removed,
-                "problem": done.problem,
-            }
-        )
-        return
-    render.console.print(
-        f"Forgot {erased.memories} memories, {erased.conversations} conversations "
-        f"({erased.turns} turns) and {erased.relationships} relationship stages of "
-        f"{render.markup_safe(done.user)}"
-        + ("" if done.vectors_removed else f"; {render.markup_safe(done.problem or '')}")
-    )
 
 
 def list_(
@@ -149,7 +114,9 @@ def list_(
     companion: CompanionOpt = None,
     all_: Annotated[bool, typer.Option("--all", help="Every user and companion.")] = False,
     status: Annotated[str, typer.Option(help="active, archived or any.")] = "any",
-    limit: Annotated[int | None, typer.Option(min=1, help="At most this many.")] = None,
+    limit: Annotated[
+        int | None, typer.Option(min=1, max=MAX_LIMIT, help="At most this many.")
+    ] = None,
     newest: Annotated[bool, typer.Option("--newest", help="Newest first.")] = False,
     type_: Annotated[
         str | None, typer.Option("--type", "-t", help=f"Only this type: {TYPES}.")
@@ -197,12 +164,20 @@ def list_(
         render.console.print(render.memory_table(memories))
 
 
-def show(ctx: typer.Context, memory_id: IdArg, as_json: JsonOpt = False) -> None:
-    """Show everything stored about one memory.
+def show(
+    ctx: typer.Context,
+    memory_id: IdArg,
+    user: UserOpt = None,
+    companion: CompanionOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Show everything stored about one memory of the user and companion.
 
     Example: aria-mem show 3f2a91c0
+
+    Example: aria-mem show 3f2a91c0 --user sam
     """
-    found = memory(ctx).get(memory_id)
+    found = memory(ctx).get(memory_id, user=user, companion=companion)
     if as_json:
         emit_json(
             memory_to_record(found)
@@ -227,12 +202,19 @@ def edit(
     reason: Annotated[str | None, typer.Option()] = None,
     expires: Annotated[str | None, typer.Option(help="ISO date/time or a span (30d).")] = None,
     no_expiry: Annotated[bool, typer.Option("--no-expiry", help="Remove the expiry.")] = False,
+    user: UserOpt = None,
+    companion: CompanionOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Change a memory. It is marked pending so its vector is recomputed.
+    """Change a memory of the user and companion (the config's, or --user / --companion).
+    It is marked pending so its vector is recomputed.
 
     Example: aria-mem edit 3f2a9c1e --text "The user's sister loves ceramics."
     """
+    if expires is not None and no_expiry:
+        raise typer.BadParameter(
+            "give --expires or --no-expiry, not both", param_hint="--expires / --no-expiry"
+        )
     result = memory(ctx).edit(
         memory_id,
         text=text,
@@ -242,24 +224,34 @@ def edit(
         reason=reason,
         expires=parse_when(expires),
         clear_expiry=no_expiry,
+        user=user,
+        companion=companion,
     )
     _report(result, "edited", "Edited", as_json)
 
 
 def _report(result: WriteResult, action: str, verb: str, as_json: bool) -> None:
     if as_json:
-        emit_json(_result_json(result, action))
+        emit_json(result_json(result, action))
     else:
         render.write_line(verb, result)
 
 
 def _flag_command(
     name: str, action: str, verb: str, doc: str
-) -> Callable[[typer.Context, str, bool], None]:
-    """`pin`, `unpin`, `archive`, `unarchive`, `confirm`: the API method ``name``."""
+) -> Callable[[typer.Context, str, str | None, str | None, bool], None]:
+    """`pin`, `unpin`, `archive`, `unarchive`, `confirm`: the API method ``name``, on a memory
+    of the user and companion (the config's, or --user / --companion)."""
 
-    def command(ctx: typer.Context, memory_id: IdArg, as_json: JsonOpt = False) -> None:
-        _report(getattr(memory(ctx), name)(memory_id), action, verb, as_json)
+    def command(
+        ctx: typer.Context,
+        memory_id: IdArg,
+        user: UserOpt = None,
+        companion: CompanionOpt = None,
+        as_json: JsonOpt = False,
+    ) -> None:
+        method = getattr(memory(ctx), name)
+        _report(method(memory_id, user=user, companion=companion), action, verb, as_json)
 
     command.__doc__ = doc
     return command
@@ -296,62 +288,6 @@ confirm = _flag_command(
 )
 
 
-def forget(
-    ctx: typer.Context,
-    memory_id: Annotated[
-        str | None,
-        typer.Argument(help="Memory id, or its first characters as `list` shows."),
-    ] = None,
-    everything: Annotated[
-        bool,
-        typer.Option(
-            "--everything",
-            help="Forget a person: every memory of --user with every companion, their "
-            "conversations and relationship stages, and the vectors.",
-        ),
-    ] = False,
-    user: Annotated[
-        str | None, typer.Option("--user", "-u", help="With --everything: whose.")
-    ] = None,
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask.")] = False,
-    turns: Annotated[
-        TurnsChoice,
-        typer.Option(
-            "--turns",
-            help="Stored chat turns that mention the memory: ask (at a terminal; otherwise "
-            "kept, with the command that removes them), forget, or keep.",
-            case_sensitive=False,
-        ),
-    ] = TurnsChoice.ASK,
-    as_json: JsonOpt = False,
-) -> None:
-    """Forget a memory for good: its text is deleted from PostgreSQL and its vector removed
-    (queued durably if the index is down). This cannot be undone. Chat turns that mention it
-    (and would be replayed as history) are offered for forgetting too.
-
-    Example: aria-mem forget 3f2a91c0 --yes --turns forget
-
-    Example: aria-mem forget --everything --user sam
-    """
-    mem = memory(ctx)
-    if everything:
-        _forget_everything(mem, memory_id, user, yes, as_json)
-        return
-    if memory_id is None:
-        raise typer.BadParameter("give a memory id, or --everything --user U", param_hint="ID")
-    found = mem.get(memory_id)
-    if not yes and not typer.confirm(f"Forget for good: {render.safe(found.text)!r}?"):
-        raise typer.Exit(1)
-    result = mem.forget(found.id)
-    gone, kept = mentions.offer(mem, found, turns, may_ask=not (as_json or yes))
-    if as_json:
-        emit_json(_result_json(result, "forgotten") | {"turns_forgotten": gone, "turns_kept": kept})
-        return
-    render.write_line("Forgotten", result)
-    if gone:
-        render.console.print(f"Forgot {gone} chat turn{'s' if gone != 1 else ''} that mentioned it")
-
-
 def register(app: typer.Typer) -> None:
     app.command()(remember)
     app.command("list")(list_)
@@ -365,4 +301,3 @@ def register(app: typer.Typer) -> None:
         ("confirm", confirm),
     ):
         app.command(name)(fn)
-    app.command()(forget)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-import unicodedata
 import uuid
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -13,11 +12,11 @@ from typing import TYPE_CHECKING
 
 from rich import box
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from aria_mem.domain.invisible import has_default_ignorable, is_default_ignorable
+from aria_mem.cli.terminal_text import markup_safe as markup_safe  # the commands' one import
+from aria_mem.cli.terminal_text import safe as safe
 
 if TYPE_CHECKING:
     from aria_mem.api import DaemonCheck, Fate, Memory, SearchResult, StatusReport, WriteResult
@@ -37,43 +36,6 @@ def _console(*, stderr: bool) -> Console:
 
 console = _console(stderr=False)
 err_console = _console(stderr=True)
-
-_SHOWN_AS = {"\n": "↵", "\r": "↵", "\t": " ", "\u2028": "↵", "\u2029": "↵"}
-_KEPT = frozenset("\u200c\u200d\ufe0e\ufe0f")
-"""The invisible characters shown as they are, because text needs them and none can reorder
-or hide anything: the zero-width non-joiner and joiner (Persian and Indic words are spelled
-with them; the joiner builds emoji sequences, such as woman + ZWJ + laptop for one
-technologist emoji) and variation selectors 15 and 16 (a heart drawn as text or as emoji).
-Every other default-ignorable character is escaped."""
-
-
-def safe(text: str, *, keep_lines: bool = False) -> str:
-    """Text from memories, documents, models or arguments, made safe for a terminal: escape
-    sequences, other control characters, format characters (bidirectional overrides
-    included) and every other character Unicode says shows nothing (Hangul fillers, tags,
-    the combining grapheme joiner ...; ``domain.invisible``) are shown as visible escapes
-    (``\\x1b``, ``\\u202e``, ``\\u3164``), so no stored text can clear the screen, set the
-    window title, reorder what is shown or hide part of itself."""
-    if text.isprintable() and not has_default_ignorable(text):
-        return text
-    shown = []
-    for ch in text:
-        if keep_lines and ch == "\n":
-            shown.append(ch)
-        elif ch in _SHOWN_AS:
-            shown.append(_SHOWN_AS[ch])
-        elif ch in _KEPT:
-            shown.append(ch)
-        elif unicodedata.category(ch) in ("Cc", "Cf", "Cs") or is_default_ignorable(ch):
-            shown.append(ch.encode("unicode_escape", "backslashreplace").decode("ascii"))
-        else:
-            shown.append(ch)
-    return "".join(shown)
-
-
-def markup_safe(text: str, *, keep_lines: bool = False) -> str:
-    """``safe`` text for a Rich markup string (its brackets escaped too)."""
-    return escape(safe(text, keep_lines=keep_lines))
 
 
 def _when(value: datetime | None) -> str:
@@ -135,14 +97,17 @@ def memory_detail(m: Memory) -> Table:
 
 
 def write_line(verb: str, result: WriteResult) -> None:
-    short = str(result.memory.id)[:8]
+    """One line per write, naming the memory's type as stored (``--type profilefact`` is
+    taken in any case; the line shows ProfileFact)."""
+    memory = result.memory
+    short = f"[cyan]{str(memory.id)[:8]}[/cyan] ({memory.type.value})"
     if result.problem and not result.indexed:
         console.print(
-            f"{verb} [cyan]{short}[/cyan] — saved in PostgreSQL; "
+            f"{verb} {short} — saved in PostgreSQL; "
             f"[yellow]index update pending[/yellow]: {markup_safe(result.problem)}"
         )
     else:
-        console.print(f"{verb} [cyan]{short}[/cyan]")
+        console.print(f"{verb} {short}")
 
 
 def _daemon_detail(check: DaemonCheck) -> str:

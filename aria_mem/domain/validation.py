@@ -36,6 +36,10 @@ MAX_ID_CHARS = 200
 MAX_USE_COUNT = 2**31 - 1
 """PostgreSQL's integer."""
 
+MAX_LIMIT = 2**31 - 1
+"""The most rows a listing may be asked for: far beyond any store, well inside PostgreSQL's
+bigint."""
+
 EARLIEST = datetime(1, 1, 2, tzinfo=UTC)
 LATEST = datetime(9999, 12, 30, tzinfo=UTC)
 """Timestamps both PostgreSQL and Python can hold in any time zone: a day inside Python's
@@ -71,7 +75,9 @@ def timestamp(name: str, value: datetime) -> datetime:
         raise ValidationError(f"{name} needs a time zone (e.g. +00:00): {value.isoformat()}")
     if not EARLIEST <= value <= LATEST:
         raise ValidationError(
-            f"{name} {value.isoformat()} is outside the years 0001-9999 that can be stored"
+            f"{name} {value.isoformat()} is outside what can be stored: from "
+            f"{EARLIEST.date().isoformat()} to {LATEST.date().isoformat()} (UTC) — give a date "
+            "in that range"
         )
     return value
 
@@ -132,6 +138,18 @@ def identifier(name: str, value: Any) -> str:
     return value.strip()
 
 
+def limit(value: int | None) -> int | None:
+    """How many rows a listing may return: none (all), or 1..MAX_LIMIT."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_LIMIT:
+        raise ValidationError(
+            f"limit must be a whole number from 1 to {MAX_LIMIT}, got {value!r} — or none "
+            "for every row"
+        )
+    return value
+
+
 def reason(value: Any) -> str:
     if not isinstance(value, str):
         raise ValidationError(f"reason must be a string, got {value!r}")
@@ -153,6 +171,20 @@ def use_count(value: Any) -> int:
 
 MIN_ID_PREFIX = 4
 _HEX_ID = frozenset("0123456789abcdef-")
+
+
+def parse_full_id(text: str) -> uuid.UUID | None:
+    """The id, when ``text`` is a whole one (not the first characters of one)."""
+    try:
+        return uuid.UUID(text.strip())
+    except ValueError:
+        return None
+
+
+def no_memory(memory_id: uuid.UUID | str) -> NotFoundError:
+    """The one answer for a memory that does not exist and for one of somebody else, so a
+    caller cannot tell them apart."""
+    return NotFoundError(f"No memory with id {memory_id} — `aria-mem list` shows them")
 
 
 def only_match(found: Sequence[T], prefix: str, noun: str, where: str) -> T:

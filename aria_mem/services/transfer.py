@@ -32,6 +32,8 @@ from aria_mem.ports import MemoryRepository
 MAX_LINE_BYTES = 1024 * 1024
 """Room for the longest chat turn an export holds (``archive.MAX_TURN_CHARS``)."""
 MAX_PROBLEMS_SHOWN = 20
+MAX_SKIPPED_BYTES = 64 * MAX_LINE_BYTES
+"""How far `--skip-invalid` reads to find the end of an over-long line."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,12 @@ MAX_PROBLEMS_READ = 1000
 
 
 def _refuse(path: str, problems: Sequence[str]) -> ValidationError:
+    """One bad line is said on one line; several are listed, one per line."""
+    if len(problems) == 1:
+        return ValidationError(
+            f"{path} {problems[0]}; nothing was imported — fix the line, or pass "
+            "--skip-invalid to import the valid lines only"
+        )
     shown = "\n  ".join(problems[:MAX_PROBLEMS_SHOWN])
     extra = len(problems) - MAX_PROBLEMS_SHOWN
     more = f"\n  … and {extra} more" if extra > 0 else ""
@@ -120,12 +128,13 @@ def read_stream(handle: IO[bytes], name: str, *, skip_invalid: bool) -> ParsedFi
     while raw := handle.readline(MAX_LINE_BYTES + 1):
         number += 1
         if len(raw) > MAX_LINE_BYTES:
-            while raw and not raw.endswith(b"\n"):
-                raw = handle.readline(MAX_LINE_BYTES + 1)
             parsed.problems.append(
                 f"line {number}: longer than {MAX_LINE_BYTES // 1024:,} KB — a memory "
                 "takes a few hundred bytes, a chat turn a few KB"
             )
+            if not skip_invalid:
+                break  # nothing will be imported: do not read the rest of an endless line
+            _skip_to_line_end(handle, raw, name, number)
             continue
         if not raw.strip():
             continue
@@ -154,6 +163,21 @@ def read_stream(handle: IO[bytes], name: str, *, skip_invalid: bool) -> ParsedFi
     if parsed.problems and not skip_invalid:
         raise _refuse(name, parsed.problems)
     return parsed
+
+
+def _skip_to_line_end(handle: IO[bytes], raw: bytes, name: str, number: int) -> None:
+    """Read past the rest of an over-long line, but not forever (stdin from /dev/zero has no
+    line end): past MAX_SKIPPED_BYTES the input is not JSON Lines and reading stops."""
+    skipped = len(raw)
+    while raw and not raw.endswith(b"\n"):
+        if skipped > MAX_SKIPPED_BYTES:
+            raise ValidationError(
+                f"{name}: line {number} runs on past {MAX_SKIPPED_BYTES // 1024 // 1024} MB "
+                "without a line end; nothing was imported — give a JSON Lines file as "
+                "`aria-mem export` writes it"
+            )
+        raw = handle.readline(MAX_LINE_BYTES + 1)
+        skipped += len(raw)
 
 
 def import_lines(

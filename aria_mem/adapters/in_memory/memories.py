@@ -28,8 +28,15 @@ from aria_mem.domain.records import (
     SaveOutcome,
 )
 from aria_mem.domain.usability import is_usable
-from aria_mem.domain.validation import EXPORT_FIELDS, id_prefix, normalize_text, only_match
-from aria_mem.errors import NotFoundError, StoreError
+from aria_mem.domain.validation import (
+    EXPORT_FIELDS,
+    id_prefix,
+    no_memory,
+    normalize_text,
+    only_match,
+    parse_full_id,
+)
+from aria_mem.errors import StoreError
 
 
 def now() -> datetime:
@@ -75,7 +82,7 @@ class State:
     def memory(self, memory_id: uuid.UUID) -> Memory:
         found = self.memories.get(memory_id)
         if found is None:
-            raise NotFoundError(f"No memory with id {memory_id} — `aria-mem list` shows them")
+            raise no_memory(memory_id)
         return found
 
     def fact_owner(self, user_id: str, companion_id: str, text: str) -> Memory | None:
@@ -197,15 +204,22 @@ class MemMemories:
         with self._s.lock:
             return self._s.memory(memory_id)
 
-    def find_prefix(self, prefix: str) -> Memory:
-        try:
-            return self.get(uuid.UUID(prefix.strip()))
-        except ValueError:
-            pass
+    def find_prefix(self, prefix: str, owner: tuple[str, str] | None = None) -> Memory:
+        full = parse_full_id(prefix)
+        if full is not None:
+            found = self.get(full)
+            if owner is not None and (found.user_id, found.companion_id) != owner:
+                raise no_memory(full)
+            return found
         clean = id_prefix(prefix, "a memory id", "`aria-mem list`")
         with self._s.lock:
-            found = [m for m in self._s.memories.values() if str(m.id).startswith(clean)]
-        return only_match(found, prefix, "memory", "`aria-mem list`")
+            found_all = [
+                m
+                for m in self._s.memories.values()
+                if str(m.id).startswith(clean)
+                and (owner is None or (m.user_id, m.companion_id) == owner)
+            ]
+        return only_match(found_all, prefix, "memory", "`aria-mem list`")
 
     def list_memories(
         self,

@@ -22,8 +22,10 @@ from aria_mem.domain.validation import (
     EARLIEST,
     EXPORT_FIELDS,
     LATEST,
+    no_memory,
     normalize_text,
     only_match,
+    parse_full_id,
 )
 from aria_mem.errors import StoreError, ValidationError
 
@@ -73,7 +75,7 @@ class PgMemories:
         with self._db.connection() as conn:
             row = conn.execute(sql, (*params, memory_id)).fetchone()
         if row is None:
-            raise rows.no_memory(memory_id)
+            raise no_memory(memory_id)
         return rows.memory(row)
 
     def edit(self, memory_id: uuid.UUID, changes: MemoryChanges) -> Memory:
@@ -137,7 +139,7 @@ class PgMemories:
                 f"DELETE FROM memories WHERE id = %s RETURNING {rows.MEMORY}", (memory_id,)
             ).fetchone()
             if row is None:
-                raise rows.no_memory(memory_id)
+                raise no_memory(memory_id)
             conn.execute(
                 "INSERT INTO vector_deletions (collection, point_id) VALUES (%s, %s)",
                 (MEMORIES_COLLECTION, memory_id),
@@ -152,21 +154,27 @@ class PgMemories:
                 f"SELECT {rows.MEMORY} FROM memories WHERE id = %s", (memory_id,)
             ).fetchone()
         if row is None:
-            raise rows.no_memory(memory_id)
+            raise no_memory(memory_id)
         return rows.memory(row)
 
-    def find_prefix(self, prefix: str) -> Memory:
-        """The memory whose id starts with ``prefix`` (as `list` shows ids shortened)."""
-        try:
-            return self.get(uuid.UUID(prefix.strip()))
-        except ValueError:
-            pass
+    def find_prefix(self, prefix: str, owner: tuple[str, str] | None = None) -> Memory:
+        """The memory whose id starts with ``prefix`` (as `list` shows ids shortened); with
+        ``owner`` (user, companion), only among theirs: another's memory is not found."""
+        full = parse_full_id(prefix)
+        if full is not None:
+            found = self.get(full)
+            if owner is not None and (found.user_id, found.companion_id) != owner:
+                raise no_memory(full)
+            return found
         pattern = rows.prefix_pattern(prefix, "a memory id", "`aria-mem list`")
+        sql = f"SELECT {rows.MEMORY} FROM memories WHERE id::text LIKE %s"
+        params: tuple[str, ...] = (pattern,)
+        if owner is not None:
+            sql += " AND user_id = %s AND companion_id = %s"
+            params += owner
         with self._db.connection() as conn:
-            found = conn.execute(
-                f"SELECT {rows.MEMORY} FROM memories WHERE id::text LIKE %s LIMIT 2", (pattern,)
-            ).fetchall()
-        return rows.memory(only_match(found, prefix, "memory", "`aria-mem list`"))
+            found_rows = conn.execute(sql + " LIMIT 2", params).fetchall()
+        return rows.memory(only_match(found_rows, prefix, "memory", "`aria-mem list`"))
 
     def list_memories(
         self,

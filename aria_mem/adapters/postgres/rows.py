@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -21,7 +20,6 @@ from aria_mem.domain.models import (
 )
 from aria_mem.domain.usability import usable_sql
 from aria_mem.domain.validation import EARLIEST, LATEST, id_prefix
-from aria_mem.errors import NotFoundError
 
 JOIN_RELATIONSHIP = (
     "LEFT JOIN relationships r ON r.user_id = m.user_id AND r.companion_id = m.companion_id"
@@ -175,10 +173,6 @@ def knowledge_item(row: Row) -> KnowledgeItem:
         row["text"],
         row["updated_at"],
     )
-
-
-def no_memory(memory_id: uuid.UUID | str) -> NotFoundError:
-    return NotFoundError(f"No memory with id {memory_id} — `aria-mem list` shows them")
 
 
 def prefix_pattern(prefix: str, what: str, where: str) -> str:
