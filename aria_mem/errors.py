@@ -10,7 +10,8 @@ Every failure the CLI expects is one of these; anything else is a bug and gets a
     └── ServiceError                a service we depend on failed (exit 1)
         ├── StoreError              PostgreSQL
         ├── VectorIndexError        Qdrant (Edge, local or server)
-        │   └── DimensionMismatchError  collection size differs from the model's vectors
+        │   ├── DimensionMismatchError  collection size differs from the model's vectors
+        │   └── IndexClosedError    this process let go of the index (its owner changes)
         ├── EmbedderError           Ollama, LM Studio or the in-process model
         └── ChatModelError          the chat model (Ollama or LM Studio)
             └── ChatModelMissingError   the server answers but has no such model
@@ -64,6 +65,10 @@ class DimensionMismatchError(VectorIndexError):
         self.collection_size = collection_size
         self.model = model
         self.model_size = model_size
+
+
+class IndexClosedError(VectorIndexError):
+    """The embedded index was closed in this process: a call must go to its next owner."""
 
 
 class EmbedderError(ServiceError):

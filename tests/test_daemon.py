@@ -461,3 +461,67 @@ def test_the_systemd_unit_is_hardened_and_writes_only_aria_mems_folders() -> Non
         relative = Path(folder).relative_to(home)
         assert f"-%h/{relative}" in writable, (relative, writable)
     assert "loginctl enable-linger" in text
+
+
+_CLIENT = """
+import sys
+from aria_mem import AriaMem
+with AriaMem.open() as memory:
+    for line in sys.stdin:
+        result = memory.remember(line.strip())
+        print(result.indexed, result.problem, flush=True)
+"""
+"""A long-lived process on the index (as a chat is): one memory per line it reads."""
+
+
+def test_a_config_edit_while_a_client_runs_leaves_the_index_whole(
+    cli: Cli, env: dict[str, str], isolated_env: Path
+) -> None:
+    """The daemon reloads its config by letting go of the index and taking it again. A client
+    connected to it (a chat) must not end up writing to shards the daemon still holds, nor the
+    daemon open a shard twice: every later write, from the client, a new process or the
+    daemon, is indexed, and `sync` finds nothing broken."""
+    assert cli("init", "--provider", "ollama", env=env).code == 0
+    daemon = DaemonProcess(env)
+    daemon.wait_for("sweep:")  # the daemon owns the index; the client below is its client
+    client = subprocess.Popen(
+        [sys.executable, "-c", _CLIENT],
+        cwd=ROOT,
+        env={**os.environ, **env},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert client.stdin is not None and client.stdout is not None
+    try:
+
+        def remember_in_client(text: str) -> str:
+            assert client.stdin is not None and client.stdout is not None
+            client.stdin.write(text + "\n")
+            client.stdin.flush()
+            return client.stdout.readline().strip()
+
+        assert remember_in_client("The user likes tea.") == "True None"
+        config = isolated_env / "config.toml"
+        mark = len(daemon.lines)
+        time.sleep(1.1)  # a new modification time, whatever the file system's resolution
+        config.write_text(config.read_text() + "\n")
+        daemon.wait_for("config changed; reloading", after=mark)
+        daemon.wait_for("pass:", after=mark)  # the daemon works on the index again
+        assert remember_in_client("The user likes coffee.") == "True None"
+        fresh = cli("remember", "The user likes cocoa.", "--json", env=env)
+        assert fresh.code == 0 and json.loads(fresh.stdout)["indexed"], fresh.stdout
+        client.stdin.close()
+        assert client.wait(timeout=60) == 0, client.stderr.read() if client.stderr else ""
+        after = cli("remember", "The user likes juice.", "--json", env=env)
+        assert after.code == 0 and json.loads(after.stdout)["indexed"], after.stdout
+        assert cli("sync", env=env).code == 0
+        listed = json.loads(cli("list", "--json", env=env).stdout)
+        assert [m["index_state"] for m in listed] == ["indexed"] * 4
+        assert cli("status", env=env).code == 0
+    finally:
+        if client.poll() is None:
+            client.kill()
+        assert daemon.stop() == 0
+    assert not [line for line in daemon.lines if "shorter than expected" in line]

@@ -7,12 +7,14 @@ from __future__ import annotations
 import array
 import base64
 import binascii
+import contextlib
 import json
 import logging
 import os
 import socket
 import socketserver
 import struct
+import threading
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -21,7 +23,12 @@ from typing import Any, Protocol
 
 from aria_mem.adapters.qdrant_edge import EdgeIndex
 from aria_mem.domain.models import IndexPoint, SearchScope
-from aria_mem.errors import DimensionMismatchError, EmbedderError, VectorIndexError
+from aria_mem.errors import (
+    DimensionMismatchError,
+    EmbedderError,
+    IndexClosedError,
+    VectorIndexError,
+)
 
 log = logging.getLogger(__name__)
 
@@ -177,6 +184,10 @@ class _Handler(socketserver.StreamRequestHandler):
         if uid != os.geteuid():
             log.warning("refused an index connection from another account (uid %d)", uid)
             return
+        with self.server.connected(self.request):
+            self._serve()
+
+    def _serve(self) -> None:
         while line := self.rfile.readline(MAX_MESSAGE_BYTES + 1):
             if len(line) > MAX_MESSAGE_BYTES:
                 log.warning("refused an index request over %d bytes", MAX_MESSAGE_BYTES)
@@ -186,6 +197,8 @@ class _Handler(socketserver.StreamRequestHandler):
                 result: dict[str, Any] = {
                     "ok": _dispatch(self.server.index, self.server.model, request)
                 }
+            except IndexClosedError:
+                return  # this process let go of the index: the client asks its next owner
             except OwnerHasNoModel as exc:
                 result = {"error": str(exc), "kind": "no_model"}
             except EmbedderError as exc:
@@ -200,8 +213,11 @@ class _Handler(socketserver.StreamRequestHandler):
                 result = {"error": str(exc), "kind": "index"}
             except (KeyError, ValueError, TypeError, RecursionError) as exc:
                 result = {"error": f"bad index request: {exc}", "kind": "index"}
-            self.wfile.write(json.dumps(result).encode() + b"\n")
-            self.wfile.flush()
+            try:
+                self.wfile.write(json.dumps(result).encode() + b"\n")
+                self.wfile.flush()
+            except OSError:
+                return  # hung up (see Server.hang_up): the client retries with the next owner
 
 
 class Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
@@ -210,5 +226,27 @@ class Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     def __init__(self, path: Path, index: EdgeIndex, model: LocalModel | None) -> None:
         self.index = index
         self.model = model
+        self._clients: set[socket.socket] = set()
+        self._clients_lock = threading.Lock()
         with socket_address(path) as address:
             super().__init__(address, _Handler)
+
+    @contextmanager
+    def connected(self, client: socket.socket) -> Iterator[None]:
+        with self._clients_lock:
+            self._clients.add(client)
+        try:
+            yield
+        finally:
+            with self._clients_lock:
+                self._clients.discard(client)
+
+    def hang_up(self) -> None:
+        """End every client's connection (after ``shutdown``, before the index is closed), so
+        each notices at once that this process no longer owns the index and elects again,
+        instead of sending its next call to a handler whose index is gone."""
+        with self._clients_lock:
+            clients = list(self._clients)
+        for client in clients:
+            with contextlib.suppress(OSError):
+                client.shutdown(socket.SHUT_RDWR)

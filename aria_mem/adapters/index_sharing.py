@@ -298,6 +298,7 @@ class SharedEdgeIndex:
             if self._server is not None:
                 self._server.shutdown()
                 self._server.server_close()
+                self._server.hang_up()
                 self._server = None
                 self._socket_path.unlink(missing_ok=True)
             if self._owned is not None:

@@ -33,7 +33,7 @@ from aria_mem.domain.payload import (
     payload_scope_key,
     scope_key,
 )
-from aria_mem.errors import VectorIndexError
+from aria_mem.errors import IndexClosedError, VectorIndexError
 from aria_mem.private import private_dir, write_private
 
 log = logging.getLogger(__name__)
@@ -141,6 +141,14 @@ class EdgeIndex:
         self._sizes: dict[str, int] | None = None
         """The size register as last read or written (only the owner of the shards writes
         it), so a search does not read and parse a file."""
+        self._closed = False
+        """Once closed, nothing opens a shard here again: a late call (a client of the
+        process that owned the index, still connected while it reloads or stops) must not
+        take a shard's write-ahead log from the process that owns the index next."""
+
+    def _refuse_if_closed(self) -> None:
+        if self._closed:
+            raise IndexClosedError(f"The index in {self._root} was closed here; ask its owner")
 
     # -- collections --------------------------------------------------------------------
 
@@ -170,6 +178,7 @@ class EdgeIndex:
 
     def ensure_collection(self, collection: str, size: int) -> None:
         with self._lock:
+            self._refuse_if_closed()
             if not dimension.check_collection(collection, self.collection_size(collection), size):
                 return
             path = self._root / collection
@@ -199,6 +208,7 @@ class EdgeIndex:
 
     def drop_collection(self, collection: str) -> None:
         with self._lock:
+            self._refuse_if_closed()
             shard = self._shards.pop(collection, None)
             if shard is not None:
                 shard.close()
@@ -211,6 +221,7 @@ class EdgeIndex:
         shard = self._shards.get(collection)
         if shard is not None:
             return shard
+        self._refuse_if_closed()
         path = self._root / collection
         if not path.exists() or self.collection_size(collection) is None:
             raise VectorIndexError(f"The index has no '{collection}' collection yet")
@@ -310,6 +321,7 @@ class EdgeIndex:
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True
             for shard in self._shards.values():
                 try:
                     shard.flush()
