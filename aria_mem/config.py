@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 import os
-import stat
 import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -25,7 +24,7 @@ import tomli_w
 from aria_mem import providers
 from aria_mem.domain.fusion import CandidateSource
 from aria_mem.errors import ConfigError
-from aria_mem.private import private_dir, write_private
+from aria_mem.private import NotARegularFileError, open_regular, private_dir, write_private
 
 APP_NAME = "aria-mem"
 PROVIDERS = tuple(providers.EMBEDDING)
@@ -263,8 +262,8 @@ def _check(settings: Settings, sources: dict[tuple[str, str], str]) -> None:
             fail(
                 section,
                 "host",
-                f"must be empty (the provider's default), HOST:PORT or http(s)://HOST:PORT, "
-                f"got {host!r}",
+                f"must be empty (the provider's default), HOST:PORT or a URL like "
+                f"http://HOST:PORT, got {host!r}",
             )
 
 
@@ -287,13 +286,14 @@ MAX_CONFIG_BYTES = 1_000_000
 
 def _config_text(path: Path) -> str:
     """The text of a regular file (opened without blocking: a FIFO cannot hold us)."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ConfigError(
-                f"The config file {path} is not a regular file — give a TOML file "
-                "(config.example.toml shows one)"
-            )
+    try:
+        handle = open_regular(path)
+    except NotARegularFileError as exc:
+        raise ConfigError(
+            f"The config file {path} is not a regular file — give a TOML file "
+            "(config.example.toml shows one)"
+        ) from exc
+    with handle:
         data = handle.read(MAX_CONFIG_BYTES + 1)
     if len(data) > MAX_CONFIG_BYTES:
         raise ConfigError(

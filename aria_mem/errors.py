@@ -7,6 +7,7 @@ Every failure the CLI expects is one of these; anything else is a bug and gets a
     │   ├── ConfigError             a config key, file or environment variable is wrong
     │   └── ValidationError         a memory field or an import line is wrong
     ├── NotFoundError               no memory with that id (exit 1)
+    │   └── AmbiguousIdError        more than one id starts with what was given
     └── ServiceError                a service we depend on failed (exit 1)
         ├── StoreError              PostgreSQL
         ├── VectorIndexError        Qdrant (Edge, local or server)
@@ -39,6 +40,10 @@ class ValidationError(UsageError):
 
 
 class NotFoundError(AriaMemError):
+    pass
+
+
+class AmbiguousIdError(NotFoundError):
     pass
 
 

@@ -12,15 +12,15 @@ link or belongs to another account is refused, since whoever controls it would k
 token. A running server reads it once, at start: rotating it means restarting the servers.
 stdio needs none of this (the client starts the server as the person).
 
-Standard library only, so ``--print-config`` and ``--rotate-token`` work without the SDK.
+It does not import the MCP SDK.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hmac
+import ipaddress
 import json
-import logging
 import os
 import secrets
 import stat
@@ -33,9 +33,13 @@ import platformdirs
 
 from aria_mem import config
 from aria_mem.errors import ConfigError, UsageError
-from aria_mem.private import FILE_MODE, private_dir, write_private
-
-log = logging.getLogger(__name__)
+from aria_mem.private import (
+    FILE_MODE,
+    NotARegularFileError,
+    open_regular,
+    private_dir,
+    write_private,
+)
 
 TOKEN_FILE = "mcp-token"
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
@@ -99,11 +103,13 @@ def _folder(path: Path) -> None:
 
 def _read(path: Path) -> str | None:
     """The stored token; None if there is none. Refuses a link, a non-file, a file of another
-    account or one that does not hold a token; narrows a file of ours that others could read."""
+    account, one others could read (a token that may be known) or one that holds no token."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        handle = open_regular(path, follow_links=False)
     except FileNotFoundError:
         return None
+    except NotARegularFileError as exc:
+        raise ConfigError(f"The MCP token {path} is not a file — run {_ROTATE}") from exc
     except OSError as exc:
         if path.is_symlink():
             raise ConfigError(
@@ -111,24 +117,23 @@ def _read(path: Path) -> str | None:
                 f"own — run {_ROTATE} to replace it"
             ) from exc
         raise ConfigError(f"Cannot read the MCP token {path}: {exc.strerror or exc}") from exc
-    with os.fdopen(fd, "rb") as handle:
+    with handle:
+        fd = handle.fileno()
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise ConfigError(f"The MCP token {path} is not a file — run {_ROTATE}")
         if info.st_uid != os.geteuid():
             raise ConfigError(
                 f"The MCP token {path} belongs to another account, who would know it — "
                 f"run {_ROTATE} to replace it"
             )
-        if stat.S_IMODE(info.st_mode) != FILE_MODE:
+        mode = stat.S_IMODE(info.st_mode)
+        if mode & 0o077:
             os.fchmod(fd, FILE_MODE)
-            log.warning(
-                "the MCP token %s was open to other accounts (mode %o); it is now 0600 — "
-                "run `%s` if anyone else may have read it",
-                path,
-                stat.S_IMODE(info.st_mode),
-                _ROTATE,
+            raise ConfigError(
+                f"The MCP token {path} was open to other accounts (mode {mode:o}), so it may "
+                f"be known; it is now 0600 — run {_ROTATE} to make a new one"
             )
+        if mode != FILE_MODE:
+            os.fchmod(fd, FILE_MODE)
         raw = handle.read(_MAX_TOKEN + 2)
     token = raw.decode("ascii", "replace").strip()
     if not _MIN_TOKEN <= len(token) <= _MAX_TOKEN or not set(token) <= _TOKEN_CHARS:
@@ -231,3 +236,26 @@ def client_entry(host: str, port: int, token: str) -> dict[str, object]:
             }
         }
     }
+
+
+def parse_address(address: str, *, allow_remote: bool) -> tuple[str, int]:
+    """HOST:PORT for the HTTP transport; anything but loopback needs ``allow_remote``."""
+    host, sep, port_text = address.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        raise UsageError(f"--http takes HOST:PORT, e.g. 127.0.0.1:8765; got {address!r}")
+    if not allow_remote and not _is_loopback(host):
+        raise UsageError(
+            f"--http {address} would listen beyond this machine; aria-mem serves MCP on "
+            "loopback only (127.0.0.1, ::1, localhost) unless you add --allow-remote"
+        )
+    return host, int(port_text)
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

@@ -17,8 +17,6 @@ protocol loop.
 
 from __future__ import annotations
 
-import ipaddress
-import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -31,8 +29,7 @@ from pydantic import BaseModel, Field
 
 from aria_mem import __version__
 from aria_mem.api import AriaMem, Memory, MemoryStatus, MemoryType, SearchResult, WriteResult
-from aria_mem.domain.validation import id_prefix
-from aria_mem.errors import AriaMemError, NotFoundError, UsageError
+from aria_mem.errors import AmbiguousIdError, AriaMemError, NotFoundError, UsageError
 from aria_mem.mcp_guard import BearerGate, load_token, web_page
 
 T = TypeVar("T")
@@ -169,30 +166,17 @@ def build_server(memory: AriaMem, *, user: str, companion: str) -> MCPServer:
             raise ToolError(str(exc)) from exc
 
     def mine(memory_id: str) -> Memory:
-        """The memory, if it is this user's with this companion. Unknown, another user's
-        (whole id or prefix) and a prefix also shared by another user's memory all answer
-        the same: ids are only ever matched among this user's memories, so no answer
-        depends on what anyone else has stored."""
-        missing = NotFoundError(
-            f"No memory with id {memory_id} for this user — list_memories shows them"
-        )
+        """The memory, if it is this user's with this companion. Ids and prefixes are only
+        ever matched among this user's memories (the API scopes them), and every miss gets
+        one answer, so none depends on what anyone else has stored."""
         try:
-            whole = uuid.UUID(memory_id.strip())
-        except ValueError:
-            pass
-        else:
-            try:
-                return memory.get(whole, user=user, companion=companion)
-            except NotFoundError:
-                raise missing from None
-        prefix = id_prefix(memory_id, "a memory id", "list_memories")
-        own = memory.list(user=user, companion=companion)
-        matches = [m for m in own if str(m.id).startswith(prefix)]
-        if len(matches) > 1:
-            raise NotFoundError(f"More than one memory id starts with {prefix!r} — give more of it")
-        if not matches:
-            raise missing
-        return matches[0]
+            return memory.get(memory_id, user=user, companion=companion)
+        except AmbiguousIdError:
+            raise  # among this user's own memories: says nothing of anyone else's
+        except NotFoundError:
+            raise NotFoundError(
+                f"No memory with id {memory_id} for this user — list_memories shows them"
+            ) from None
 
     @server.tool(description="Remember a lasting fact about the user (one sentence, third person).")
     async def remember(
@@ -321,29 +305,6 @@ def build_server(memory: AriaMem, *, user: str, companion: str) -> MCPServer:
         return f"{data}\n\nThe user's message:\n{message}"
 
     return server
-
-
-def parse_address(address: str, *, allow_remote: bool) -> tuple[str, int]:
-    """HOST:PORT for the HTTP transport; anything but loopback needs ``allow_remote``."""
-    host, sep, port_text = address.rpartition(":")
-    host = host.strip("[]")
-    if not sep or not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
-        raise UsageError(f"--http takes HOST:PORT, e.g. 127.0.0.1:8765; got {address!r}")
-    if not allow_remote and not _is_loopback(host):
-        raise UsageError(
-            f"--http {address} would listen beyond this machine; aria-mem serves MCP on "
-            "loopback only (127.0.0.1, ::1, localhost) unless you add --allow-remote"
-        )
-    return host, int(port_text)
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def serve(

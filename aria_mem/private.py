@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, BinaryIO
 
 from aria_mem.errors import ConfigError, UsageError
 
@@ -144,6 +144,22 @@ def open_private_output(path: str | Path) -> Iterator[IO[str]]:
             yield stream
     except OSError as exc:
         raise UsageError(f"Cannot write {path}: {exc.strerror or exc}") from exc
+
+
+class NotARegularFileError(OSError):
+    """What was named is a FIFO, a device, a folder or a socket, not a file to read."""
+
+
+def open_regular(path: Path, *, follow_links: bool = True) -> BinaryIO:
+    """``path`` opened for reading, if it is a regular file. It is opened without blocking, so
+    a FIFO named in its place cannot hold the caller, and made blocking once checked."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | (0 if follow_links else os.O_NOFOLLOW)
+    fd = os.open(path, flags)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise NotARegularFileError(f"{path} is not a regular file")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
 
 
 def private_file(path: Path) -> Path:

@@ -50,7 +50,7 @@ CHAT: dict[str, Provider] = {p.name: p for p in EMBEDDING.values() if p.chat}
 
 def is_server_address(value: str) -> bool:
     """A model server's address as Ollama's and LM Studio's clients take it: HOST[:PORT],
-    with or without http(s)://."""
+    with or without http(s):// (or ws(s)://, which LM Studio's adapter also takes)."""
     text = value.strip()
     if any(ch.isspace() for ch in text):
         return False
@@ -60,7 +60,7 @@ def is_server_address(value: str) -> bool:
     except ValueError:
         return False
     return (
-        parts.scheme in ("http", "https")
+        parts.scheme in ("http", "https", "ws", "wss")
         and bool(parts.hostname)
         and (port is None or 0 < port < 65536)
         and not parts.query

@@ -23,7 +23,7 @@ from aria_mem.adapters.postgres.store import PostgresStore
 from aria_mem.adapters.qdrant_edge import EdgeIndex
 from aria_mem.domain.models import MEMORIES_COLLECTION, NewMemory
 from aria_mem.domain.records import DaemonState
-from tests.conftest import ROOT, CliResult
+from tests.conftest import ROOT, CliResult, closed_port
 from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
 
 Cli = Callable[..., CliResult]
@@ -370,6 +370,48 @@ def test_status_index_check_fails_when_the_index_folder_was_deleted(
     assert status.code == 1
     check = json.loads(status.stdout)["checks"]["index"]
     assert check["ok"] is False and "aria-mem reindex" in check["error"]
+
+
+def test_status_writes_to_the_index_and_fails_when_writes_fail(
+    cli: Cli, env: dict[str, str], tmp_path: Path
+) -> None:
+    """An index that opens and answers reads can still refuse every write: `status` is ok
+    only after a test write (and its removal) went through, and says why when it did not.
+    The index here is qdrant-client's local mode, whose points file is made immutable
+    (chattr +i: refused even to root) while the folder stays writable."""
+    local = {**env, "ARIA_MEM_INDEX_URL": f"local:{tmp_path / 'qdrant'}"}
+    assert cli("remember", "The user swims.", env=local).code == 0
+    healthy = cli("status", "--json", env=local)
+    assert healthy.code == 0, healthy.stdout
+    index = json.loads(healthy.stdout)["checks"]["index"]
+    assert index["ok"] and index["collections"][MEMORIES_COLLECTION]["points"] == 1
+    storage = [str(p) for p in (tmp_path / "qdrant").rglob("*.sqlite")]
+    assert storage
+    frozen = subprocess.run(["chattr", "+i", *storage], capture_output=True, check=False)
+    if frozen.returncode != 0:
+        pytest.skip(f"chattr +i is not available here: {frozen.stderr.decode().strip()}")
+    try:
+        broken = cli("status", "--json", env=local)
+    finally:
+        subprocess.run(["chattr", "-i", *storage], check=True)
+    assert broken.code == 1
+    index = json.loads(broken.stdout)["checks"]["index"]
+    assert index["ok"] is False and "test write failed" in index["error"]
+    assert "readonly" in index["error"]
+    assert index["collections"][MEMORIES_COLLECTION]["points"] == 1  # reads still worked
+
+
+def test_status_names_why_pending_memories_wait(cli: Cli, env: dict[str, str]) -> None:
+    down = {**env, "ARIA_MEM_EMBEDDER_HOST": f"http://127.0.0.1:{closed_port()}"}
+    assert cli("remember", "The user swims.", env=down).code == 0
+    shown = cli("status", env=down)
+    assert "last error: No embedding model answered" in " ".join(shown.stdout.split())
+    memories = json.loads(cli("status", "--json", env=down).stdout)["memories"]
+    assert memories["pending"] == 1
+    assert "No embedding model answered" in memories["last_index_error"]
+    assert cli("sync", env=env).code == 0
+    memories = json.loads(cli("status", "--json", env=env).stdout)["memories"]
+    assert memories["pending"] == 0 and memories["last_index_error"] is None
 
 
 def test_stop_ends_the_index_owner_and_the_embedded_postgres(

@@ -159,7 +159,8 @@ def test_forgetting_a_memory_offers_the_turns_that_mention_it(
     kept = cli("forget", memory_id, "--yes", env=env)  # no one to ask: kept, and said so
     assert kept.code == 0, kept.stderr
     assert "1 stored chat turn still mentions it" in " ".join(kept.stderr.split())
-    assert "conversations forget --mentioning" in kept.stderr
+    assert "conversations forget --mentioning -" in kept.stderr
+    assert "called Maya" not in kept.stderr  # the hint puts no memory text on a command line
     assert len(_stored_turns(cli, env)) == 3
 
     made = cli("remember", "The user's sister is called Maya.", "--json", env=env)
@@ -184,7 +185,8 @@ def test_turns_that_mention_something_can_be_forgotten_directly(
     peanuts = ("conversations", "forget", "--mentioning", "allergic to peanuts")
     asked = cli(*peanuts, env=env, input="n\n")
     assert asked.code == 1 and "I'm allergic to peanuts" in asked.stdout
-    gone = cli(*peanuts, "-y", "--json", env=env)
+    from_stdin = ("conversations", "forget", "--mentioning", "-", "-y", "--json")
+    gone = cli(*from_stdin, env=env, input="allergic to peanuts\n")
     assert json.loads(gone.stdout) == {"turns": 1}
     assert _stored_turns(cli, env) == ["peanut butter? no thanks"]
     huge = cli("conversations", "forget", "--mentioning", "peanuts " * 400, env=env)

@@ -32,7 +32,11 @@ def test_the_token_is_made_once_and_kept_private_whatever_the_umask(tmp_path: Pa
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
     assert [p.name for p in path.parent.iterdir()] == ["mcp-token"]  # no temporary left
 
-    path.chmod(0o644)  # widened by mistake: narrowed, same token
+    path.chmod(0o644)  # widened by mistake: narrowed, and refused until rotated
+    with pytest.raises(ConfigError, match="was open to other accounts.*--rotate-token"):
+        load_token(path)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    path.chmod(0o400)  # narrower than needed: fine, and made 0600
     assert load_token(path) == token
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
 

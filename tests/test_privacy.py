@@ -39,6 +39,7 @@ from aria_mem.errors import VectorIndexError
 from tests.conftest import ROOT
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.vectors import embed
+from tests.test_mcp import INITIALIZE, LIST_MEMORIES
 
 INTRUDER = "aria_intruder"
 SCOPE = SearchScope("me", "aria", "ollama/fake")
@@ -444,24 +445,6 @@ only): initialize and a tools/call, without a token, with guessed ones, and insi
 live session (as if it had learned the session id); then it tries to read the token file."""
 
 
-_INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "owner", "version": "0"},
-    },
-}
-_LIST = {
-    "jsonrpc": "2.0",
-    "id": 2,
-    "method": "tools/call",
-    "params": {"name": "list_memories", "arguments": {}},
-}
-
-
 def _listening(port: int) -> bool:
     with socket.socket() as probe:
         return probe.connect_ex(("127.0.0.1", port)) == 0
@@ -502,8 +485,10 @@ def test_a_second_account_gets_nothing_from_the_http_mcp_server(
         preexec_fn=lambda: os.umask(0),
     )
     try:
+        deadline = time.monotonic() + 60
         while not _listening(port):
             assert server.poll() is None, "the MCP server stopped before it listened"
+            assert time.monotonic() < deadline, "the MCP server did not listen within 60 s"
             time.sleep(0.1)
         token_file = home / "mcp-token"
         assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
@@ -512,7 +497,7 @@ def test_a_second_account_gets_nothing_from_the_http_mcp_server(
             "Accept": "application/json, text/event-stream",
             "Authorization": f"Bearer {token_file.read_text().strip()}",
         }
-        opened = httpx.post(url, json=_INITIALIZE, headers=owner, timeout=30)
+        opened = httpx.post(url, json=INITIALIZE, headers=owner, timeout=30)
         assert opened.status_code == 200, opened.text
         live = {
             "mcp-session-id": opened.headers["mcp-session-id"],
@@ -520,7 +505,7 @@ def test_a_second_account_gets_nothing_from_the_http_mcp_server(
         }
         ready = {"jsonrpc": "2.0", "method": "notifications/initialized"}
         httpx.post(url, json=ready, headers={**owner, **live}, timeout=30)
-        listed = httpx.post(url, json=_LIST, headers={**owner, **live}, timeout=30)
+        listed = httpx.post(url, json=LIST_MEMORIES, headers={**owner, **live}, timeout=30)
         assert "4921" in listed.text  # the same call with the token does read the memories
 
         home.chmod(0o755)  # opened by mistake: the token file itself must still refuse

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import uuid
 from collections.abc import Sequence
 from typing import Any
@@ -16,7 +17,14 @@ from aria_mem.domain.payload import INDEXED_BOOLEANS, INDEXED_KEYWORDS, scope_fi
 from aria_mem.errors import VectorIndexError
 
 VECTOR = "dense"
-_FAILURES = (UnexpectedResponse, ResponseHandlingException, OSError, ValueError, RuntimeError)
+_FAILURES = (
+    UnexpectedResponse,
+    ResponseHandlingException,
+    OSError,
+    ValueError,
+    RuntimeError,
+    sqlite3.Error,  # local mode keeps its points in SQLite
+)
 
 
 class QdrantServerIndex:

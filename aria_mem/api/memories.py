@@ -94,7 +94,9 @@ class Memories(Core):
     ) -> WriteResult:
         """Change a memory of the user and companion; it is re-embedded."""
         if clear_expiry and expires is not None:
-            raise ValidationError("Give a new expiry or clear it, not both")
+            raise ValidationError(
+                "An edit either sets a new expiry or clears it, not both — drop one of them"
+            )
         changes = MemoryChanges(
             text=text,
             importance=importance,

@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 
 from aria_mem.cli import mentions, render
-from aria_mem.cli.context import emit_json, memory
+from aria_mem.cli.context import emit_json, memory, read_stdin_text
 from aria_mem.cli.memories import CompanionOpt, JsonOpt, UserOpt
 from aria_mem.cli.render import markup_safe, safe
 from aria_mem.errors import UsageError
@@ -97,7 +97,8 @@ def forget(
         typer.Option(
             "--mentioning",
             help="Instead of a whole conversation: every turn of the user and companion that "
-            "mentions this (most of its words), e.g. a fact you had forgotten.",
+            'mentions this (most of its words), e.g. a fact you had forgotten; "-" reads it '
+            "from stdin (arguments are visible to other local accounts).",
         ),
     ] = None,
     user: UserOpt = None,
@@ -114,7 +115,8 @@ def forget(
     """
     mem = memory(ctx)
     if mentioning is not None:
-        _forget_mentions(mem, mentioning, user, companion, yes, as_json)
+        text = read_stdin_text() if mentioning == "-" else mentioning
+        _forget_mentions(mem, text, user, companion, yes, as_json)
         return
     if conversation_id is None:
         raise typer.BadParameter("give a conversation id, or --mentioning TEXT", param_hint="ID")

@@ -79,17 +79,10 @@ def mcp(
 
     Example: aria-mem mcp --rotate-token
     """
-    try:
-        from aria_mem import mcp_server
-    except ImportError as exc:
-        raise UsageError(
-            f"`aria-mem mcp` needs the MCP SDK ({exc.name} is missing) — "
-            "pip install 'aria-mem[mcp]'"
-        ) from exc
     from aria_mem import mcp_guard
 
     if print_config or rotate_token:
-        host, port = mcp_server.parse_address(http or DEFAULT_ADDRESS, allow_remote=allow_remote)
+        host, port = mcp_guard.parse_address(http or DEFAULT_ADDRESS, allow_remote=allow_remote)
         if rotate_token:
             path = mcp_guard.rotate_token()
             # With --print-config, stdout carries the JSON alone.
@@ -103,7 +96,14 @@ def mcp(
             entry = mcp_guard.client_entry(host, port, mcp_guard.load_token())
             sys.stdout.write(json.dumps(entry, indent=2) + "\n")
         return
-    address = mcp_server.parse_address(http, allow_remote=allow_remote) if http else None
+    try:
+        from aria_mem import mcp_server
+    except ImportError as exc:
+        raise UsageError(
+            f"`aria-mem mcp` needs the MCP SDK ({exc.name} is missing) — "
+            "pip install 'aria-mem[mcp]'"
+        ) from exc
+    address = mcp_guard.parse_address(http, allow_remote=allow_remote) if http else None
     token = mcp_guard.load_token() if address else None
     mem = memory(ctx)
     identity = mem.settings.identity

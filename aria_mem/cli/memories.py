@@ -11,7 +11,7 @@ import typer
 from aria_mem.api import MemoryStatus, MemoryType
 from aria_mem.cli import render, tsv
 from aria_mem.cli.context import emit_json, memory, parse_when, read_stdin_text
-from aria_mem.domain.validation import MAX_LIMIT, memory_to_record
+from aria_mem.domain.validation import memory_to_record
 
 if TYPE_CHECKING:
     from aria_mem.api import WriteResult
@@ -114,9 +114,7 @@ def list_(
     companion: CompanionOpt = None,
     all_: Annotated[bool, typer.Option("--all", help="Every user and companion.")] = False,
     status: Annotated[str, typer.Option(help="active, archived or any.")] = "any",
-    limit: Annotated[
-        int | None, typer.Option(min=1, max=MAX_LIMIT, help="At most this many.")
-    ] = None,
+    limit: Annotated[int | None, typer.Option(help="At most this many.")] = None,
     newest: Annotated[bool, typer.Option("--newest", help="Newest first.")] = False,
     type_: Annotated[
         str | None, typer.Option("--type", "-t", help=f"Only this type: {TYPES}.")
@@ -211,10 +209,6 @@ def edit(
 
     Example: aria-mem edit 3f2a9c1e --text "The user's sister loves ceramics."
     """
-    if expires is not None and no_expiry:
-        raise typer.BadParameter(
-            "give --expires or --no-expiry, not both", param_hint="--expires / --no-expiry"
-        )
     result = memory(ctx).edit(
         memory_id,
         text=text,

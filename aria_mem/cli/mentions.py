@@ -40,9 +40,9 @@ def offer(
             verb = "mentions" if len(found) == 1 else "mention"
             render.err_console.print(
                 f"[yellow]{_these(found)} still {verb} it[/yellow] — `aria-mem conversations "
-                f"forget --mentioning {_quoted(forgotten.text)} --user "
-                f"{_quoted(forgotten.user_id)} --companion {_quoted(forgotten.companion_id)}` "
-                "removes them"
+                f"forget --mentioning - --yes --user {_quoted(forgotten.user_id)} --companion "
+                f"{_quoted(forgotten.companion_id)}`, with the memory's text on stdin, removes "
+                "them"
             )
         return 0, len(found)
     gone = mem.forget_turns(found, user=forgotten.user_id, companion=forgotten.companion_id)

@@ -173,6 +173,11 @@ def status_report(report: StatusReport) -> None:
             f"{c.pending} pending, {c.queued_deletions} vector removals queued; "
             f"knowledge: {c.knowledge_passages} passages ({c.knowledge_pending} pending)"
         )
+        if c.pending and c.last_index_error:
+            console.print(
+                f"[yellow]pending memories wait for the index[/yellow] — last error: "
+                f"{markup_safe(c.last_index_error)}"
+            )
 
 
 def _f(value: float | None, digits: int = 2) -> str:

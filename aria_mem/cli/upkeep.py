@@ -101,9 +101,9 @@ def _serve_mcp_beside(settings: config.Settings, address: str, allow_remote: boo
         raise UsageError(
             f"--mcp-http needs the MCP SDK ({exc.name} is missing) — pip install 'aria-mem[mcp]'"
         ) from exc
-    from aria_mem.mcp_guard import load_token, token_path
+    from aria_mem.mcp_guard import load_token, parse_address, token_path
 
-    host, port = mcp_server.parse_address(address, allow_remote=allow_remote)
+    host, port = parse_address(address, allow_remote=allow_remote)
     token = load_token()  # read here: a bad token file stops the daemon with its message
     identity = settings.identity
     threading.Thread(

@@ -57,6 +57,8 @@ class MemoryCounts:
     queued_deletions: int = 0
     knowledge_passages: int = 0
     knowledge_pending: int = 0
+    last_index_error: str | None = None
+    """Why the most recently changed pending memory could not be indexed (None: none failed)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,7 @@ from aria_mem.domain.models import (
     NewMemory,
     Stage,
 )
-from aria_mem.errors import NotFoundError, ValidationError
+from aria_mem.errors import AmbiguousIdError, NotFoundError, ValidationError
 
 T = TypeVar("T")
 
@@ -187,13 +187,21 @@ def no_memory(memory_id: uuid.UUID | str) -> NotFoundError:
     return NotFoundError(f"No memory with id {memory_id} — `aria-mem list` shows them")
 
 
+def owned_by(memory: Memory, owner: tuple[str, str] | None) -> Memory:
+    """``memory``, when no owner is asked for or it is that (user, companion)'s; otherwise
+    the answer for a memory that does not exist."""
+    if owner is not None and (memory.user_id, memory.companion_id) != owner:
+        raise no_memory(memory.id)
+    return memory
+
+
 def only_match(found: Sequence[T], prefix: str, noun: str, where: str) -> T:
     """The one item whose id starts with ``prefix`` (``found`` holds at most two), or a
     refusal saying that none or several do."""
     if not found:
         raise NotFoundError(f"No {noun} with an id starting {prefix!r} — {where} shows them")
     if len(found) > 1:
-        raise NotFoundError(f"More than one {noun} id starts with {prefix!r} — give more of it")
+        raise AmbiguousIdError(f"More than one {noun} id starts with {prefix!r} — give more of it")
     return found[0]
 
 

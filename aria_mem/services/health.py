@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import socket
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -14,7 +15,7 @@ from typing import TypeVar
 
 from aria_mem.domain import dimension as dimension_rule
 from aria_mem.domain.liveness import DaemonSighting, is_running
-from aria_mem.domain.models import MEMORIES_COLLECTION, Kind
+from aria_mem.domain.models import MEMORIES_COLLECTION, IndexPoint, Kind
 from aria_mem.domain.records import DaemonState, DimensionCheck, MemoryCounts, ReindexRun
 from aria_mem.errors import AriaMemError, ServiceError
 from aria_mem.ports import Embedder, Store, VectorIndex
@@ -169,8 +170,36 @@ def _index(
         )
     except AriaMemError as exc:
         return IndexCheck("index", False, target, error=str(exc))
-    lost = _lost_vectors(counts, collections[0]) if counts is not None else None
-    return IndexCheck("index", lost is None, target, latency, lost, collections)
+    problem = _write_probe(i, sizes.get(MEMORIES_COLLECTION))
+    if problem is None and counts is not None:
+        problem = _lost_vectors(counts, collections[0])
+    return IndexCheck("index", problem is None, target, latency, problem, collections)
+
+
+PROBE_ID = uuid.UUID("00000000-a11a-4e0e-8000-000000000001")
+"""The one point `status` writes and removes again. Not active and of no user, companion or
+model, so no search can find it; a sweep removes it if a probe was cut short."""
+
+
+def _write_probe(index: VectorIndex, size: int | None) -> str | None:
+    """An index can open and answer reads yet refuse every write (a broken shard): only a
+    write tells. None when the probe point was written and removed again."""
+    if size is None:
+        return None  # no collection yet: the first memory creates it
+    probe = IndexPoint(
+        PROBE_ID,
+        [1.0] + [0.0] * (size - 1),
+        {"memory_id": str(PROBE_ID), "user_id": "", "companion_id": "", "active": False},
+    )
+    try:
+        index.upsert(MEMORIES_COLLECTION, [probe])
+        index.delete(MEMORIES_COLLECTION, [PROBE_ID])
+    except AriaMemError as exc:
+        return (
+            f"The index answers but a test write failed: {exc} — memories stay pending; "
+            "`aria-mem reindex` rebuilds the index from PostgreSQL"
+        )
+    return None
 
 
 def _embedder(embedder: Callable[[], Embedder], target: str) -> EmbedderCheck:

@@ -15,23 +15,27 @@ kind (stages, conversations, knowledge) are checked the same way and restored by
 from __future__ import annotations
 
 import json
-import os
-import stat
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, BinaryIO
 
 from aria_mem.domain.archive import Archive
 from aria_mem.domain.models import Memory
 from aria_mem.domain.validation import memory_from_record
 from aria_mem.errors import ValidationError
 from aria_mem.ports import MemoryRepository
+from aria_mem.private import NotARegularFileError, open_regular
 
 MAX_LINE_BYTES = 1024 * 1024
 """Room for the longest chat turn an export holds (``archive.MAX_TURN_CHARS``)."""
 MAX_PROBLEMS_SHOWN = 20
+MAX_LINES = 5_000_000
+"""Far more than an export holds (100,000 memories and every chat turn); an endless stream
+(`yes | aria-mem import -`) must end."""
+MAX_INVALID_LINES = 100_000
+"""With --skip-invalid, past this many bad lines the input is not an export at all."""
 MAX_SKIPPED_BYTES = 64 * MAX_LINE_BYTES
 """How far `--skip-invalid` reads to find the end of an over-long line."""
 
@@ -82,18 +86,15 @@ def _refuse(path: str, problems: Sequence[str]) -> ValidationError:
     )
 
 
-def _open_regular(path: Path) -> int:
+def _open_regular(path: Path) -> BinaryIO:
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError as exc:
-        raise ValidationError(f"Cannot read {path}: {exc.strerror}") from exc
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
+        return open_regular(path)
+    except NotARegularFileError as exc:
         raise ValidationError(
             f"{path} is not a regular file — give a JSON Lines file as `aria-mem export` writes it"
-        )
-    os.set_blocking(fd, True)
-    return fd
+        ) from exc
+    except OSError as exc:
+        raise ValidationError(f"Cannot read {path}: {exc.strerror}") from exc
 
 
 def _parse_line(raw: bytes, archive: Archive) -> Memory | None:
@@ -116,7 +117,7 @@ def _parse_line(raw: bytes, archive: Archive) -> Memory | None:
 
 def read_lines(path: Path, *, skip_invalid: bool) -> ParsedFile:
     """Validate every line; raise on the first problems unless ``skip_invalid``."""
-    with os.fdopen(_open_regular(path), "rb") as handle:
+    with _open_regular(path) as handle:
         return read_stream(handle, str(path), skip_invalid=skip_invalid)
 
 
@@ -127,6 +128,12 @@ def read_stream(handle: IO[bytes], name: str, *, skip_invalid: bool) -> ParsedFi
     number = 0
     while raw := handle.readline(MAX_LINE_BYTES + 1):
         number += 1
+        if number > MAX_LINES or len(parsed.problems) > MAX_INVALID_LINES:
+            raise ValidationError(
+                f"{name} has more than {MAX_LINES:,} lines or {MAX_INVALID_LINES:,} invalid "
+                "ones; nothing was imported — give a JSON Lines file as `aria-mem export` "
+                "writes it (split a larger one)"
+            )
         if len(raw) > MAX_LINE_BYTES:
             parsed.problems.append(
                 f"line {number}: longer than {MAX_LINE_BYTES // 1024:,} KB — a memory "

@@ -34,6 +34,7 @@ from aria_mem.domain.validation import (
     no_memory,
     normalize_text,
     only_match,
+    owned_by,
     parse_full_id,
 )
 from aria_mem.errors import StoreError
@@ -207,10 +208,7 @@ class MemMemories:
     def find_prefix(self, prefix: str, owner: tuple[str, str] | None = None) -> Memory:
         full = parse_full_id(prefix)
         if full is not None:
-            found = self.get(full)
-            if owner is not None and (found.user_id, found.companion_id) != owner:
-                raise no_memory(full)
-            return found
+            return owned_by(self.get(full), owner)
         clean = id_prefix(prefix, "a memory id", "`aria-mem list`")
         with self._s.lock:
             found_all = [
@@ -261,6 +259,10 @@ class MemMemories:
         def expired(m: Memory) -> bool:
             return m.expires_at is not None and m.expires_at <= at
 
+        failed = [
+            m for m in every if m.index_state is IndexState.PENDING and m.index_error is not None
+        ]
+
         return MemoryCounts(
             total=len(every),
             active=sum(m.status is MemoryStatus.ACTIVE for m in every),
@@ -280,6 +282,9 @@ class MemMemories:
             queued_deletions=queued,
             knowledge_passages=len(passages),
             knowledge_pending=sum(p.index_state is IndexState.PENDING for p in passages),
+            last_index_error=max(failed, key=lambda m: m.updated_at).index_error
+            if failed
+            else None,
         )
 
     def import_memories(self, memories: Sequence[Memory]) -> ImportResult:

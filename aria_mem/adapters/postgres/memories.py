@@ -25,6 +25,7 @@ from aria_mem.domain.validation import (
     no_memory,
     normalize_text,
     only_match,
+    owned_by,
     parse_full_id,
 )
 from aria_mem.errors import StoreError, ValidationError
@@ -162,10 +163,7 @@ class PgMemories:
         ``owner`` (user, companion), only among theirs: another's memory is not found."""
         full = parse_full_id(prefix)
         if full is not None:
-            found = self.get(full)
-            if owner is not None and (found.user_id, found.companion_id) != owner:
-                raise no_memory(full)
-            return found
+            return owned_by(self.get(full), owner)
         pattern = rows.prefix_pattern(prefix, "a memory id", "`aria-mem list`")
         sql = f"SELECT {rows.MEMORY} FROM memories WHERE id::text LIKE %s"
         params: tuple[str, ...] = (pattern,)
@@ -250,13 +248,17 @@ class PgMemories:
                     (SELECT count(*) FROM vector_deletions) AS queued_deletions,
                     (SELECT count(*) FROM knowledge_items) AS knowledge_passages,
                     (SELECT count(*) FROM knowledge_items WHERE index_state = 'pending')
-                        AS knowledge_pending
+                        AS knowledge_pending,
+                    (SELECT index_error FROM memories
+                     WHERE index_state = 'pending' AND index_error IS NOT NULL
+                     ORDER BY updated_at DESC LIMIT 1) AS last_index_error
                 FROM memories m {rows.JOIN_RELATIONSHIP}
                 """,
                 {"earliest": EARLIEST, "latest": LATEST},
             ).fetchone()
         assert row is not None
-        return MemoryCounts(**{k: int(v) for k, v in row.items()})
+        error = row.pop("last_index_error")
+        return MemoryCounts(**{k: int(v) for k, v in row.items()}, last_index_error=error)
 
     # -- bulk ---------------------------------------------------------------------------
 
