@@ -40,7 +40,7 @@ if TYPE_CHECKING:
         init_config,
     )
 
-__version__ = "0.1.0"
+from aria_mem.version import __version__
 
 _FROM_API = {
     "AriaMem",

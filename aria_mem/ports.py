@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from aria_mem.domain.fusion import LexicalHit
 from aria_mem.domain.models import (
@@ -33,6 +33,7 @@ from aria_mem.domain.records import (
     ErasedUser,
     ImportResult,
     IndexEntry,
+    IndexOwner,
     KnowledgeSource,
     LearnOutcome,
     MemoryChanges,
@@ -331,6 +332,13 @@ class VectorIndex(Protocol):
     def count(self, collection: str) -> int: ...
     def ids(self, collection: str) -> list[uuid.UUID]: ...
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class SharedIndex(Protocol):
+    """An index one process owns and serves to the others (the embedded Qdrant Edge)."""
+
+    def owner(self) -> IndexOwner: ...
 
 
 class Embedder(Protocol):

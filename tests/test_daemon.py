@@ -103,11 +103,21 @@ def test_daemon_indexes_what_is_written_behind_its_back_and_reports_to_status(
         check = report["checks"]["daemon"]
         assert check["running"] is True and check["pid"] == daemon.proc.pid
         assert report["memories"]["indexed"] == 1
+        owner = report["checks"]["index"]["owner"]
+        assert (owner["pid"], owner["command"], owner["this_process"]) == (
+            daemon.proc.pid,
+            "daemon",
+            False,
+        )
+        assert owner["protocol"] == 2 and owner["uptime_s"] > 0
         human = cli("status", env=env)
         assert "running, pid" in human.stdout
+        assert "served by" in human.stdout and "aria-mem daemon" in human.stdout
     finally:
         assert daemon.stop() == 0
     assert "stopping" in daemon.lines[-1]
+    alone = json.loads(cli("status", "--json", env=env).stdout)["checks"]["index"]["owner"]
+    assert (alone["command"], alone["this_process"]) == ("status", True)
 
 
 def test_only_one_daemon_reconciles_and_the_other_takes_over(

@@ -11,7 +11,6 @@ import sys
 import tempfile
 import uuid
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -21,14 +20,18 @@ from aria_mem.adapters import index_serving
 from aria_mem.adapters.index_sharing import SharedEdgeIndex, socket_path_for
 from aria_mem.adapters.qdrant_edge import EdgeIndex
 from aria_mem.domain.models import IndexPoint, SearchScope
+from aria_mem.errors import VectorIndexError
 from tests.conftest import ROOT
 from tests.fakes.vectors import embed
 
 
-def _child(root: Path, user: str, count: int, hold: bool = False) -> subprocess.Popen[str]:
+def _child(
+    root: Path, user: str, count: int, hold: bool = False, *more: str
+) -> subprocess.Popen[str]:
     args = [sys.executable, "-m", "tests.fakes.index_child", str(root), user, str(count)]
     if hold:
         args.append("hold")
+    args.extend(more)
     return subprocess.Popen(
         args,
         cwd=ROOT,
@@ -135,12 +138,7 @@ def test_a_long_root_keeps_its_socket_in_the_private_index_folder(tmp_path: Path
     assert not [name for name in new if name.startswith("aria-mem")]
 
 
-def test_vectors_cross_the_socket_packed_and_an_older_owner_still_understood(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A client and the owner can be different versions (a daemon started before an
-    upgrade): packed vectors give the same answers, and an owner that only reads JSON
-    numbers is sent those."""
+def test_vectors_cross_the_socket_packed_and_give_the_owners_answers(tmp_path: Path) -> None:
     owner = SharedEdgeIndex(tmp_path)
     client = SharedEdgeIndex(tmp_path)
     try:
@@ -153,18 +151,41 @@ def test_vectors_cross_the_socket_packed_and_an_older_owner_still_understood(
         direct = owner.search("memories", query, _scope("alice"), 5)
         assert [h.id for h in through] == [h.id for h in direct] and len(direct) == 5
         assert [round(h.score, 5) for h in through] == [round(h.score, 5) for h in direct]
-
-        def old_owner(request: dict[str, Any]) -> list[float]:
-            return list(request["vector"])
-
-        monkeypatch.setattr(index_serving, "request_vector", old_owner)
-        later = fake_point("alice fact 9", "alice")
-        client.upsert("memories", [later])
-        assert client.search("memories", later.vector, _scope("alice"), 1)[0].id == later.id
-        assert client._packed is False
     finally:
         client.close()
         owner.close()
+
+
+def test_an_owner_from_before_the_hello_is_restarted_and_replaced(tmp_path: Path) -> None:
+    """A daemon or chat started before an upgrade speaks the older protocol: the client says
+    hello, hears an unknown operation, stops that aria-mem process and owns the index.
+    (The folder's name puts "aria_mem" in the child's command line, as a real one has it.)"""
+    root = tmp_path / "aria_mem_index"
+    older = _child(root, "alice", 5, True, "older")
+    assert older.stdout is not None and older.stdout.readline().startswith("owner=True")
+    client = SharedEdgeIndex(root)
+    try:
+        assert client.count("memories") == 5
+        assert client.is_owner
+        assert older.wait(timeout=30) == -signal.SIGTERM
+    finally:
+        client.close()
+        if older.poll() is None:
+            older.kill()
+
+
+def test_an_owner_of_a_newer_protocol_is_named_and_left_alone(tmp_path: Path) -> None:
+    newer = _child(tmp_path, "alice", 5, True, "newer")
+    assert newer.stdout is not None and newer.stdout.readline().startswith("owner=True")
+    client = SharedEdgeIndex(tmp_path, wait_seconds=2)
+    try:
+        with pytest.raises(VectorIndexError, match=r"newer protocol \(3, this one 2\)"):
+            client.count("memories")
+        assert newer.poll() is None and not client.is_owner
+    finally:
+        client.close()
+        newer.communicate("", timeout=30)
+    assert newer.returncode == 0
 
 
 def test_a_packed_vector_is_float32_exactly_and_garbage_is_refused() -> None:

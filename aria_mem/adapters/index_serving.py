@@ -14,7 +14,9 @@ import os
 import socket
 import socketserver
 import struct
+import sys
 import threading
+import time
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -29,6 +31,7 @@ from aria_mem.errors import (
     IndexClosedError,
     VectorIndexError,
 )
+from aria_mem.version import __version__
 
 log = logging.getLogger(__name__)
 
@@ -85,10 +88,12 @@ def peer_uid(sock: socket.socket) -> int:
     return int(uid)
 
 
+PROTOCOL = 2
+"""The index socket's protocol. Every connection opens with ``hello``, which names the
+owner's protocol; 1 (before hello) sent vectors as JSON numbers, 2 packs them. A client and an
+owner of different protocols do not talk: an older owner is restarted, a newer one named."""
 PACKED = "vector_f32"
-"""The request key of a vector sent packed; an owner from before it answers
-``LEGACY_OWNER_ERROR`` and is sent JSON numbers under ``vector`` instead."""
-LEGACY_OWNER_ERROR = "bad index request: 'vector'"
+"""The request key of a vector sent packed."""
 
 
 def pack_vector(vector: Sequence[float]) -> str:
@@ -113,15 +118,11 @@ def unpack_vector(raw: object) -> list[float]:
 
 
 def request_vector(request: dict[str, Any]) -> list[float]:
-    return unpack_vector(request[PACKED] if PACKED in request else request["vector"])
+    return unpack_vector(request[PACKED])
 
 
-def encode_points(points: Sequence[IndexPoint], *, packed: bool = True) -> list[dict[str, Any]]:
-    if packed:
-        return [
-            {"id": str(p.id), PACKED: pack_vector(p.vector), "payload": p.payload} for p in points
-        ]
-    return [{"id": str(p.id), "vector": list(p.vector), "payload": p.payload} for p in points]
+def encode_points(points: Sequence[IndexPoint]) -> list[dict[str, Any]]:
+    return [{"id": str(p.id), PACKED: pack_vector(p.vector), "payload": p.payload} for p in points]
 
 
 def _decode_points(raw: list[dict[str, Any]]) -> list[IndexPoint]:
@@ -141,8 +142,11 @@ def _embed(model: LocalModel | None, request: dict[str, Any]) -> list[list[float
     return [pack_vector(v) for v in vectors] if request.get("packed") else vectors
 
 
-def _dispatch(index: EdgeIndex, model: LocalModel | None, request: dict[str, Any]) -> Any:
+def _dispatch(server: Server, request: dict[str, Any]) -> Any:
+    index, model = server.index, server.model
     op = request["op"]
+    if op == "hello":
+        return server.hello()
     if op == "embed":
         return _embed(model, request)
     c = request.get("collection", "")
@@ -194,9 +198,7 @@ class _Handler(socketserver.StreamRequestHandler):
                 return
             try:
                 request = json.loads(line)
-                result: dict[str, Any] = {
-                    "ok": _dispatch(self.server.index, self.server.model, request)
-                }
+                result: dict[str, Any] = {"ok": _dispatch(self.server, request)}
             except IndexClosedError:
                 return  # this process let go of the index: the client asks its next owner
             except OwnerHasNoModel as exc:
@@ -220,16 +222,35 @@ class _Handler(socketserver.StreamRequestHandler):
                 return  # hung up (see Server.hang_up): the client retries with the next owner
 
 
+def _command_name() -> str:
+    """The aria-mem command this process runs (its first word that is not an option): never
+    its arguments, which may hold a memory's text."""
+    words = [w for w in sys.argv[1:] if not w.startswith("-")]
+    return words[0] if words else "python"
+
+
 class Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
 
     def __init__(self, path: Path, index: EdgeIndex, model: LocalModel | None) -> None:
         self.index = index
         self.model = model
+        self._started_at = time.time()
         self._clients: set[socket.socket] = set()
         self._clients_lock = threading.Lock()
         with socket_address(path) as address:
             super().__init__(address, _Handler)
+
+    def hello(self) -> dict[str, Any]:
+        """Who owns the index: its protocol, aria-mem version, process, uptime, lent model."""
+        return {
+            "protocol": PROTOCOL,
+            "version": __version__,
+            "pid": os.getpid(),
+            "uptime_s": round(time.time() - self._started_at, 1),
+            "command": _command_name(),
+            "model": self.model.model_name if self.model is not None else None,
+        }
 
     @contextmanager
     def connected(self, client: socket.socket) -> Iterator[None]:

@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from aria_mem.adapters.index_serving import (
-    LEGACY_OWNER_ERROR,
     MAX_MESSAGE_BYTES,
     MAX_TEXTS_PER_CALL,
     PACKED,
+    PROTOCOL,
     LocalModel,
     OwnerHasNoModel,
     Server,
@@ -44,7 +44,8 @@ from aria_mem.adapters.index_serving import (
     unpack_vector,
 )
 from aria_mem.domain.models import Hit, IndexPoint, SearchScope
-from aria_mem.errors import DimensionMismatchError, EmbedderError, VectorIndexError
+from aria_mem.domain.records import IndexOwner
+from aria_mem.errors import DimensionMismatchError, EmbedderError, StoreError, VectorIndexError
 from aria_mem.private import FILE_MODE, private_dir
 
 if TYPE_CHECKING:
@@ -74,8 +75,8 @@ class SharedEdgeIndex:
         self._conn: socket.socket | None = None
         self._reader: IO[bytes] | None = None
         self._mutex = threading.Lock()
-        self._packed = True
-        """Vectors cross the socket packed, unless the owner is from before that."""
+        self._owner: dict[str, Any] | None = None
+        """What the owner said of itself when this process connected (``hello``)."""
 
     @property
     def is_owner(self) -> bool:
@@ -128,7 +129,43 @@ class SharedEdgeIndex:
             )
         self._conn = sock
         self._reader = sock.makefile("rb")
-        return True
+        try:
+            sock.sendall(json.dumps({"op": "hello", "protocol": PROTOCOL}).encode() + b"\n")
+            reply = json.loads(self._reader.readline(MAX_MESSAGE_BYTES + 1) or b"{}")
+        except (OSError, ValueError):
+            self._drop_connection()
+            return False  # the owner went away meanwhile: elect again
+        owner = reply.get("ok")
+        if isinstance(owner, dict) and owner.get("protocol") == PROTOCOL:
+            self._owner = owner
+            return True
+        self._drop_connection()
+        if isinstance(owner, dict):
+            raise VectorIndexError(
+                f"The index in {self._root} is served by aria-mem {owner.get('version')} "
+                f"(process {owner.get('pid')}), which speaks a newer protocol "
+                f"({owner.get('protocol')}, this one {PROTOCOL}) — upgrade this aria-mem, or "
+                "stop that process (`aria-mem stop`)"
+            )
+        self._restart_older_owner()
+        return False
+
+    def _restart_older_owner(self) -> None:
+        """An owner that does not know ``hello`` is aria-mem from before it (an upgrade while
+        a daemon or chat ran): it is asked to stop, and the next election starts afresh."""
+        from aria_mem.adapters.local_services import stop_index_owner
+
+        try:
+            pid = stop_index_owner(self._root, wait_seconds=self._wait)
+        except StoreError as exc:
+            raise VectorIndexError(str(exc)) from exc
+        if pid is None:
+            raise VectorIndexError(
+                f"The process serving the index in {self._root} does not speak aria-mem's "
+                f"index protocol ({PROTOCOL}) and is not an aria-mem process that can be "
+                f"stopped — stop it, or remove {self._socket_path} if none runs"
+            )
+        log.warning("stopped aria-mem process %d: it served the index with an older protocol", pid)
 
     def _elect(self) -> None:
         deadline = time.monotonic() + self._wait
@@ -204,27 +241,10 @@ class SharedEdgeIndex:
             {"op": "drop_collection", "collection": collection},
         )
 
-    def _call_with_vectors(
-        self, local: Callable[[EdgeIndex], Any], request: Callable[[bool], dict[str, Any]]
-    ) -> Any:
-        """``_call`` for a request that carries vectors (``request(packed)`` makes it):
-        packed, or as JSON numbers to an owner from before packing (then from now on)."""
-        try:
-            return self._call(local, request(self._packed))
-        except VectorIndexError as exc:
-            if not self._packed or str(exc) != LEGACY_OWNER_ERROR:
-                raise
-            self._packed = False
-            return self._call(local, request(False))
-
     def upsert(self, collection: str, points: Sequence[IndexPoint]) -> None:
-        self._call_with_vectors(
+        self._call(
             lambda i: i.upsert(collection, points),
-            lambda packed: {
-                "op": "upsert",
-                "collection": collection,
-                "points": encode_points(points, packed=packed),
-            },
+            {"op": "upsert", "collection": collection, "points": encode_points(points)},
         )
 
     def delete(self, collection: str, ids: Sequence[uuid.UUID]) -> None:
@@ -243,22 +263,20 @@ class SharedEdgeIndex:
         *,
         with_payload: bool = True,
     ) -> list[Hit]:
-        def request(packed: bool) -> dict[str, Any]:
-            return {
-                "op": "search",
-                "collection": collection,
-                **({PACKED: pack_vector(vector)} if packed else {"vector": list(vector)}),
-                "scope": {
-                    "user_id": scope.user_id,
-                    "companion_id": scope.companion_id,
-                    "embedding_model": scope.embedding_model,
-                },
-                "limit": limit,
-                "only": None if only is None else [str(x) for x in only],
-                "with_payload": with_payload,
-            }
-
-        result = self._call_with_vectors(
+        request = {
+            "op": "search",
+            "collection": collection,
+            PACKED: pack_vector(vector),
+            "scope": {
+                "user_id": scope.user_id,
+                "companion_id": scope.companion_id,
+                "embedding_model": scope.embedding_model,
+            },
+            "limit": limit,
+            "only": None if only is None else [str(x) for x in only],
+            "with_payload": with_payload,
+        }
+        result = self._call(
             lambda i: i.search(collection, vector, scope, limit, only, with_payload=with_payload),
             request,
         )
@@ -288,6 +306,22 @@ class SharedEdgeIndex:
         if result is None:
             return None
         return [unpack_vector(v) if isinstance(v, str) else list(map(float, v)) for v in result]
+
+    def owner(self) -> IndexOwner:
+        info = self._call(lambda _index: self._own_hello(), {"op": "hello"})
+        return IndexOwner(
+            pid=int(info["pid"]),
+            version=str(info["version"]),
+            protocol=int(info["protocol"]),
+            uptime_s=float(info["uptime_s"]),
+            command=str(info.get("command", "?")),
+            model=info.get("model"),
+            this_process=self.is_owner,
+        )
+
+    def _own_hello(self) -> dict[str, Any]:
+        assert self._server is not None  # called only while this process owns the index
+        return self._server.hello()
 
     def owner_pid(self) -> int:
         return int(self._call(lambda i: os.getpid(), {"op": "ping"}))

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from aria_mem.domain.records import (
         ConversationSummary,
         DaemonState,
+        IndexOwner,
         KnowledgeSource,
         PassReport,
         StoredTurn,
@@ -72,6 +73,7 @@ _WHERE = {
     "ForgottenUser": "aria_mem.api.memories",
     "ImportReport": "aria_mem.api.library",
     "IndexCheck": "aria_mem.services.health",
+    "IndexOwner": "aria_mem.domain.records",
     "Initialised": "aria_mem.api.facade",
     "KnowledgeSource": "aria_mem.domain.records",
     "Learned": "aria_mem.services.knowledge",
@@ -130,6 +132,7 @@ __all__ = [
     "ForgottenUser",
     "ImportReport",
     "IndexCheck",
+    "IndexOwner",
     "Initialised",
     "KnowledgeSource",
     "Learned",

@@ -19,7 +19,15 @@ from aria_mem.cli.terminal_text import markup_safe as markup_safe  # the command
 from aria_mem.cli.terminal_text import safe as safe
 
 if TYPE_CHECKING:
-    from aria_mem.api import DaemonCheck, Fate, Memory, SearchResult, StatusReport, WriteResult
+    from aria_mem.api import (
+        DaemonCheck,
+        Fate,
+        IndexOwner,
+        Memory,
+        SearchResult,
+        StatusReport,
+        WriteResult,
+    )
 
 
 PIPE_WIDTH = 4096
@@ -143,12 +151,23 @@ def _detail(report: StatusReport, name: str) -> str:
             else f"{c.name}: not created yet"
             for c in report.index.collections
         ]
-        return " — " + ", ".join(parts)
+        return " — " + ", ".join(parts) + _owner_detail(report.index.owner)
     if name == "daemon" and report.daemon is not None:
         return " — " + _daemon_detail(report.daemon)
     if name == "dimension" and report.dimension.ok and not report.dimension.checked:
         return " — not checked (a service is down)"
     return ""
+
+
+def _owner_detail(owner: IndexOwner | None) -> str:
+    if owner is None:
+        return ""
+    who = "this command" if owner.this_process else f"`aria-mem {owner.command}`"
+    lends = f", lends {owner.model}" if owner.model else ""
+    return (
+        f"; served by {markup_safe(who)} (pid {owner.pid}, aria-mem {owner.version}, up "
+        f"{owner.uptime_s:.0f} s{markup_safe(lends)})"
+    )
 
 
 def status_report(report: StatusReport) -> None:
@@ -332,6 +351,8 @@ def status_json(report: StatusReport) -> dict[str, object]:
     checks["index"]["collections"] = {
         c.name: {"vector_size": c.vector_size, "points": c.points} for c in report.index.collections
     }
+    owner = report.index.owner
+    checks["index"]["owner"] = asdict(owner) if owner is not None else None
     checks["embedder"].update(model=report.embedder.model, dimension=report.embedder.dimension)
     checks["dimension"].update(
         checked=report.dimension.checked, model_dimension=report.dimension.model_dimension

@@ -176,6 +176,21 @@ class DimensionCheck(_JsonRecord):
 
 
 @dataclass(frozen=True, slots=True)
+class IndexOwner:
+    """The process that holds the embedded index and serves it to the others."""
+
+    pid: int
+    version: str
+    protocol: int
+    uptime_s: float
+    command: str
+    """The aria-mem command it runs (daemon, chat, mcp, ...), never its arguments."""
+    model: str | None
+    """The in-process embedding model it lends to its clients, if any."""
+    this_process: bool
+
+
+@dataclass(frozen=True, slots=True)
 class DaemonState:
     pid: int | None = None
     host: str | None = None

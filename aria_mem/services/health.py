@@ -16,9 +16,15 @@ from typing import TypeVar
 from aria_mem.domain import dimension as dimension_rule
 from aria_mem.domain.liveness import DaemonSighting, is_running
 from aria_mem.domain.models import MEMORIES_COLLECTION, IndexPoint, Kind
-from aria_mem.domain.records import DaemonState, DimensionCheck, MemoryCounts, ReindexRun
+from aria_mem.domain.records import (
+    DaemonState,
+    DimensionCheck,
+    IndexOwner,
+    MemoryCounts,
+    ReindexRun,
+)
 from aria_mem.errors import AriaMemError, ServiceError
-from aria_mem.ports import Embedder, Store, VectorIndex
+from aria_mem.ports import Embedder, SharedIndex, Store, VectorIndex
 
 T = TypeVar("T")
 
@@ -52,6 +58,8 @@ class CollectionInfo:
 @dataclass(frozen=True)
 class IndexCheck(Check):
     collections: tuple[CollectionInfo, ...] = ()
+    owner: IndexOwner | None = None
+    """Who serves the embedded index (None for a Qdrant server)."""
 
 
 @dataclass(frozen=True)
@@ -173,7 +181,11 @@ def _index(
     problem = _write_probe(i, sizes.get(MEMORIES_COLLECTION))
     if problem is None and counts is not None:
         problem = _lost_vectors(counts, collections[0])
-    return IndexCheck("index", problem is None, target, latency, problem, collections)
+    try:
+        owner = i.owner() if isinstance(i, SharedIndex) else None
+    except AriaMemError:
+        owner = None  # it let go meanwhile; the checks above spoke to it
+    return IndexCheck("index", problem is None, target, latency, problem, collections, owner)
 
 
 PROBE_ID = uuid.UUID("00000000-a11a-4e0e-8000-000000000001")

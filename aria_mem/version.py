@@ -1,0 +1,4 @@
+"""aria-mem's version, in a module of its own so that any layer can name it without importing
+the package's public API."""
+
+__version__ = "0.1.0"
