@@ -75,8 +75,6 @@ class SharedEdgeIndex:
         self._conn: socket.socket | None = None
         self._reader: IO[bytes] | None = None
         self._mutex = threading.Lock()
-        self._owner: dict[str, Any] | None = None
-        """What the owner said of itself when this process connected (``hello``)."""
 
     @property
     def is_owner(self) -> bool:
@@ -131,13 +129,15 @@ class SharedEdgeIndex:
         self._reader = sock.makefile("rb")
         try:
             sock.sendall(json.dumps({"op": "hello", "protocol": PROTOCOL}).encode() + b"\n")
-            reply = json.loads(self._reader.readline(MAX_MESSAGE_BYTES + 1) or b"{}")
+            line = self._reader.readline(MAX_MESSAGE_BYTES + 1)
+            reply = json.loads(line) if line else None
         except (OSError, ValueError):
+            reply = None
+        if not isinstance(reply, dict):
             self._drop_connection()
-            return False  # the owner went away meanwhile: elect again
+            return False  # the owner went away meanwhile (or is letting go): elect again
         owner = reply.get("ok")
         if isinstance(owner, dict) and owner.get("protocol") == PROTOCOL:
-            self._owner = owner
             return True
         self._drop_connection()
         if isinstance(owner, dict):
