@@ -54,9 +54,7 @@ class MemoryRepository(Protocol):
 
     def save(self, new: NewMemory) -> SaveOutcome: ...
     def get(self, memory_id: uuid.UUID) -> Memory: ...
-    def find_prefix(self, prefix: str, owner: tuple[str, str] | None = None) -> Memory:
-        """With ``owner`` (user, companion), another's memory is not found."""
-        ...
+    def find_prefix(self, prefix: str, owner: tuple[str, str] | None = None) -> Memory: ...
 
     def list_memories(
         self,
@@ -195,8 +193,10 @@ class ConversationLog(Protocol):
         """The pair's conversations, most recent first."""
         ...
 
-    def find_conversation(self, prefix: str) -> ConversationSummary:
-        """By id or its first characters; NotFoundError when none or several match."""
+    def find_conversation(
+        self, prefix: str, owner: tuple[str, str] | None = None
+    ) -> ConversationSummary:
+        """By id or its first characters, among ``owner``'s; NotFoundError unless one."""
         ...
 
     def turns(self, conversation_id: uuid.UUID) -> list[tuple[str, str]]: ...

@@ -193,3 +193,24 @@ def test_turns_that_mention_something_can_be_forgotten_directly(
     assert huge.code == 2 and "at most 2,000" in " ".join(huge.stderr.split())
     none = cli("conversations", "forget", "--mentioning", "zebras", "--json", env=env)
     assert json.loads(none.stdout) == {"turns": 0}
+
+
+def test_a_conversation_of_another_user_is_not_found_by_its_id(
+    cli: Cli, env: dict[str, str], embedded_dsn: str
+) -> None:
+    store = PostgresStore(embedded_dsn)
+    bobs = store.conversations.open_conversation("bob", "aria")
+    store.conversations.add_turns(bobs, [("user", "my PIN is 4921", datetime.now(UTC))])
+    store.close()
+    unknown = next(p for p in ("0000", "ffff") if not str(bobs).startswith(p))
+    for command in (["show"], ["forget", "--yes"]):
+        for given in (str(bobs)[:8], str(bobs)):
+            stolen = cli("conversations", *command[:1], given, *command[1:], env=env)
+            nothing = cli("conversations", *command[:1], unknown, *command[1:], env=env)
+            assert stolen.code == nothing.code == 1, (command, stolen.stderr)
+            assert "4921" not in stolen.stdout + stolen.stderr
+            assert "No conversation with an id starting" in stolen.stderr
+    as_bob = cli("conversations", "show", str(bobs)[:8], "--user", "bob", "--json", env=env)
+    assert json.loads(as_bob.stdout)["messages"] == [{"role": "user", "content": "my PIN is 4921"}]
+    gone = cli("conversations", "forget", str(bobs)[:8], "--user", "bob", "--yes", env=env)
+    assert gone.code == 0, gone.stderr

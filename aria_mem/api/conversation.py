@@ -194,9 +194,13 @@ class Conversation(Memories):
         user_id, companion_id = self._scope(user, companion)
         return self.store.conversations.list_conversations(user_id, companion_id)
 
-    def conversation(self, conversation: str) -> tuple[ConversationSummary, list[tuple[str, str]]]:
-        """One conversation (by id or its first characters) and its turns, oldest first."""
-        found = self.store.conversations.find_conversation(conversation)
+    def conversation(
+        self, conversation: str, *, user: str | None = None, companion: str | None = None
+    ) -> tuple[ConversationSummary, list[tuple[str, str]]]:
+        """One conversation of the user and companion (by id or its first characters) and its
+        turns, oldest first; another's is not found."""
+        owner = self._scope(user, companion)
+        found = self.store.conversations.find_conversation(conversation, owner)
         return found, self.store.conversations.turns(found.id)
 
     def turns_mentioning(
@@ -226,7 +230,11 @@ class Conversation(Memories):
         ids = [t.id for t in turns]
         return self.store.conversations.forget_turns(user_id, companion_id, ids)
 
-    def forget_conversation(self, conversation: str) -> tuple[ConversationSummary, int]:
-        """Delete a conversation and its turns for good; how many turns went."""
-        found = self.store.conversations.find_conversation(conversation)
+    def forget_conversation(
+        self, conversation: str, *, user: str | None = None, companion: str | None = None
+    ) -> tuple[ConversationSummary, int]:
+        """Delete a conversation of the user and companion and its turns for good; how many
+        turns went."""
+        owner = self._scope(user, companion)
+        found = self.store.conversations.find_conversation(conversation, owner)
         return found, self.store.conversations.forget_conversation(found.id)

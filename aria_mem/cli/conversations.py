@@ -72,12 +72,18 @@ def list_(
 
 
 @conversations_app.command()
-def show(ctx: typer.Context, conversation_id: IdArg, as_json: JsonOpt = False) -> None:
-    """Every turn of one conversation, oldest first.
+def show(
+    ctx: typer.Context,
+    conversation_id: IdArg,
+    user: UserOpt = None,
+    companion: CompanionOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Every turn of one conversation of the user and companion, oldest first.
 
     Example: aria-mem conversations show 5c1d2e3f
     """
-    found, turns = memory(ctx).conversation(conversation_id)
+    found, turns = memory(ctx).conversation(conversation_id, user=user, companion=companion)
     if as_json:
         emit_json(_json(found) | {"messages": [{"role": r, "content": c} for r, c in turns]})
         return
@@ -120,11 +126,13 @@ def forget(
         return
     if conversation_id is None:
         raise typer.BadParameter("give a conversation id, or --mentioning TEXT", param_hint="ID")
-    found, _turns = mem.conversation(conversation_id)
+    found, _turns = mem.conversation(conversation_id, user=user, companion=companion)
     first = safe(found.first_message[:60])
     if not yes and not typer.confirm(f"Forget the conversation that began {first!r}?"):
         raise typer.Exit(1)
-    _found, removed = mem.forget_conversation(str(found.id))
+    _found, removed = mem.forget_conversation(
+        str(found.id), user=found.user_id, companion=found.companion_id
+    )
     if as_json:
         emit_json({"forgotten": str(found.id), "turns": removed})
     else:

@@ -179,10 +179,16 @@ class MemConversations:
             ]
         return sorted(mine, key=lambda s: (-s.updated_at.timestamp(), str(s.id)))
 
-    def find_conversation(self, prefix: str) -> ConversationSummary:
+    def find_conversation(
+        self, prefix: str, owner: tuple[str, str] | None = None
+    ) -> ConversationSummary:
         clean = id_prefix(prefix, "a conversation id", "`aria-mem conversations list`")
         with self._s.lock:
-            found = [cid for cid in self._conversations if str(cid).startswith(clean)]
+            found = [
+                cid
+                for cid, (u, c, _at) in self._conversations.items()
+                if str(cid).startswith(clean) and owner in (None, (u, c))
+            ]
             chosen = only_match(found, prefix, "conversation", "`aria-mem conversations list`")
             return self._summary(chosen)
 

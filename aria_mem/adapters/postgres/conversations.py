@@ -81,12 +81,17 @@ class PgConversations:
             ).fetchall()
         return [_summary(r) for r in found]
 
-    def find_conversation(self, prefix: str) -> ConversationSummary:
+    def find_conversation(
+        self, prefix: str, owner: tuple[str, str] | None = None
+    ) -> ConversationSummary:
         pattern = rows.prefix_pattern(prefix, "a conversation id", "`aria-mem conversations list`")
+        sql = f"{_SUMMARY} WHERE c.id::text LIKE %s"
+        params: tuple[str, ...] = (pattern,)
+        if owner is not None:
+            sql += " AND c.user_id = %s AND c.companion_id = %s"
+            params += owner
         with self._db.connection() as conn:
-            found = conn.execute(
-                f"{_SUMMARY} WHERE c.id::text LIKE %s LIMIT 2", (pattern,)
-            ).fetchall()
+            found = conn.execute(sql + " LIMIT 2", params).fetchall()
         return _summary(only_match(found, prefix, "conversation", "`aria-mem conversations list`"))
 
     def turns(self, conversation_id: uuid.UUID) -> list[tuple[str, str]]:
