@@ -30,9 +30,8 @@ APP_NAME = "aria-mem"
 PROVIDERS = tuple(providers.EMBEDDING)
 DEFAULT_MODELS = {name: p.default_model for name, p in providers.EMBEDDING.items()}
 
-
-SUGGESTED_MIN_SIMILARITY = {"all-MiniLM-L6-v2": 0.25}
 CANDIDATE_SOURCES = tuple(source.value for source in CandidateSource)
+SUGGESTED_MIN_SIMILARITY = {"all-MiniLM-L6-v2": 0.25}
 """Similarity bars for models whose cosine scale sits well below the 0.45 default, measured on
 related and unrelated pairs (README, "Choosing the similarity bar"). `init` writes them."""
 
@@ -97,6 +96,7 @@ class ChatSettings:
 @dataclass(frozen=True)
 class DaemonSettings:
     reconcile_interval: float = 60.0
+    service_idle_exit: float = 1800.0  # s with no client before an on-demand service exits
 
 
 @dataclass(frozen=True)
@@ -150,16 +150,16 @@ def default_config_path() -> Path:
     if env := os.environ.get("ARIA_MEM_CONFIG"):
         return Path(env).expanduser()
     home = home_dir()
-    if home is not None:
-        return home / "config.toml"
-    return Path(platformdirs.user_config_dir(APP_NAME)) / "config.toml"
+    return (
+        home / "config.toml"
+        if home is not None
+        else Path(platformdirs.user_config_dir(APP_NAME)) / "config.toml"
+    )
 
 
 def default_data_dir() -> Path:
     home = home_dir()
-    if home is not None:
-        return home / "data"
-    return Path(platformdirs.user_data_dir(APP_NAME))
+    return home / "data" if home is not None else Path(platformdirs.user_data_dir(APP_NAME))
 
 
 _BOUNDS: dict[tuple[str, str], tuple[float, float]] = {
@@ -174,6 +174,7 @@ _BOUNDS: dict[tuple[str, str], tuple[float, float]] = {
     ("chat", "reply_reserve"): (1, 10_000_000),
     ("chat", "history_turns"): (0, 10_000),
     ("daemon", "reconcile_interval"): (0.1, 86_400),
+    ("daemon", "service_idle_exit"): (0, 31_536_000),
 }
 """Every number has a sane range: a timeout of inf or a context window of 1e23 is a typo."""
 

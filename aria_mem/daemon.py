@@ -45,6 +45,9 @@ class Daemon:
     def stop(self) -> None:
         self._stop.set()
 
+    def stopping(self) -> bool:
+        return self._stop.is_set()
+
     # -- setup --------------------------------------------------------------------------
 
     def _memory(self) -> AriaMem:

@@ -15,7 +15,8 @@ from aria_mem.ports import ChatModel, DaemonLock, DocumentReader, Embedder, Stor
 from aria_mem.private import private_dir
 
 if TYPE_CHECKING:
-    from aria_mem.adapters.embedders.local_model import SentenceTransformerEmbedder
+    from aria_mem.adapters.index_service import IndexService
+    from aria_mem.adapters.index_sharing import ServiceClient
     from aria_mem.services.health import Targets
 
 T = TypeVar("T")
@@ -135,8 +136,7 @@ class Adapters:
         if not url:
             from aria_mem.adapters.index_sharing import SharedEdgeIndex
 
-            private_dir(self.settings.data_dir, what="data folder")
-            return SharedEdgeIndex(self.settings.index_dir, model=self._lendable_model())
+            return SharedEdgeIndex(self.settings.index_dir, service=self.service)
         from aria_mem.adapters.qdrant_server import QdrantServerIndex
 
         return QdrantServerIndex(
@@ -144,42 +144,32 @@ class Adapters:
         )
 
     @property
-    def _model_in_process(self) -> bool:
-        return not providers.EMBEDDING[self.settings.embedder.provider].server
+    def service(self) -> ServiceClient:
+        """The connection to the aria-mem service, which holds the embedded index and the
+        in-process model for every aria-mem process (started when first needed)."""
+        return self._get("service", self._service)
 
-    def _lendable_model(self) -> SentenceTransformerEmbedder | None:
-        """The in-process model (not loaded yet), which the index owner lends to the other
-        aria-mem processes; None for a model server, which every process reaches itself."""
-        if not self._model_in_process:
-            return None
+    def _service(self) -> ServiceClient:
+        from aria_mem.adapters.index_sharing import ServiceClient
 
-        def build() -> SentenceTransformerEmbedder:
-            from aria_mem.adapters.embedders.local_model import SentenceTransformerEmbedder
-
-            model = build_embedder(self.settings)
-            assert isinstance(model, SentenceTransformerEmbedder)
-            return model
-
-        return self._get("local_model", build)
+        private_dir(self.settings.data_dir, what="data folder")
+        return ServiceClient(
+            self.settings.index_dir, idle_exit=self.settings.daemon.service_idle_exit
+        )
 
     @property
     def embedder(self) -> Embedder:
         return self._get("embedder", self._embedder)
 
     def _embedder(self) -> Embedder:
-        if not (self._model_in_process and self.settings.embedded_index):
+        if providers.EMBEDDING[self.settings.embedder.provider].server:
             return build_embedder(self.settings)
         from aria_mem.adapters.embedders.shared import SharedModelEmbedder
-        from aria_mem.adapters.index_sharing import SharedEdgeIndex
 
-        def owner() -> SharedEdgeIndex:
-            index = self.index
-            assert isinstance(index, SharedEdgeIndex)
-            return index
-
-        local = self._lendable_model()
-        assert local is not None
-        return SharedModelEmbedder(local, owner)
+        cfg = self.settings.embedder
+        return SharedModelEmbedder(
+            cfg.effective_model, lambda: self.service, batch_size=cfg.batch_size
+        )
 
     @property
     def chat_model(self) -> ChatModel:
@@ -212,15 +202,13 @@ class Adapters:
         )
 
     def stop_local_services(self) -> tuple[int | None, bool]:
-        """Stop the index owner and the embedded PostgreSQL of these settings (a server named
-        by [postgres] dsn or [index] url is not aria-mem's to stop): (owner pid, whether
-        PostgreSQL was running)."""
+        """Stop the aria-mem service and the embedded PostgreSQL of these settings (a server
+        named by [postgres] dsn or [index] url is not aria-mem's to stop): (service pid,
+        whether PostgreSQL was running)."""
         self.close()
-        owner = None
-        if self.settings.embedded_index:
-            from aria_mem.adapters.local_services import stop_index_owner
+        from aria_mem.adapters.index_service import stop_service
 
-            owner = stop_index_owner(self.settings.index_dir)
+        owner = stop_service(self.settings.index_dir)
         postgres = False
         if self.settings.embedded_postgres:
             from aria_mem.adapters.postgres import embedded
@@ -230,6 +218,17 @@ class Adapters:
 
     def close(self) -> None:
         with self._lock:
-            for name in ("index", "store"):
+            for name in ("index", "service", "store"):
                 if name in self._built:
                     self._built.pop(name).close()
+
+
+def host_service(
+    settings: Settings, *, started: str, stopped: Callable[[], bool]
+) -> IndexService | None:
+    """Run the aria-mem service of ``settings`` in this process (the daemon): one started on
+    demand is stopped and replaced; while another daemon runs it, wait (None if ``stopped``)."""
+    from aria_mem.adapters.index_service import take_over
+
+    private_dir(settings.data_dir, what="data folder")
+    return take_over(settings.index_dir, started=started, stopped=stopped)

@@ -17,6 +17,7 @@ import pytest
 
 from aria_mem.adapters.embedders.ollama import OllamaEmbedder
 from aria_mem.adapters.in_memory.store import InMemoryStore
+from aria_mem.adapters.index_service import lock_held, stop_service
 from aria_mem.adapters.postgres import embedded
 from aria_mem.adapters.postgres.store import PostgresStore
 from aria_mem.ports import Store
@@ -25,6 +26,8 @@ from tests.fakes.ollama_server import FakeOllama
 
 SERVER_DSN = os.environ.get("ARIA_MEM_TEST_DSN", "")
 ROOT = Path(__file__).resolve().parent.parent
+CHILD = (sys.executable, "-m", "tests.fakes.index_child")
+"""Another process on the embedded index (see tests/fakes/index_child.py)."""
 
 TABLES = (
     "memories, relationships, vector_deletions, knowledge_items, knowledge_sources, "
@@ -33,9 +36,10 @@ TABLES = (
 
 
 @pytest.fixture(autouse=True)
-def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Every test gets its own home and no aria-mem, Ollama or similarity settings from the
-    developer's shell."""
+    developer's shell; an aria-mem service a command started in the background under the
+    test's folder is stopped with the test, so none outlives what it serves."""
     for key in list(os.environ):
         if (key.startswith("ARIA_MEM_") and key != "ARIA_MEM_TEST_DSN") or key in (
             "MEMORY_MIN_SIMILARITY",
@@ -44,7 +48,11 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
             monkeypatch.delenv(key)
     home = tmp_path / "home"
     monkeypatch.setenv("ARIA_MEM_HOME", str(home))
-    return home
+    yield home
+    for pattern in ("*/index.lock", "*/*/index.lock", "*/*/*/index.lock"):
+        for lock in tmp_path.glob(pattern):
+            if lock_held(lock.parent):
+                stop_service(lock.parent)
 
 
 # -- PostgreSQL --------------------------------------------------------------------------

@@ -18,6 +18,8 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from aria_mem.adapters.index_serving import PROTOCOL
+from aria_mem.adapters.index_sharing import SharedEdgeIndex
 from aria_mem.adapters.postgres import embedded
 from aria_mem.adapters.postgres.store import PostgresStore
 from aria_mem.adapters.qdrant_edge import EdgeIndex
@@ -109,15 +111,17 @@ def test_daemon_indexes_what_is_written_behind_its_back_and_reports_to_status(
             "daemon",
             False,
         )
-        assert owner["protocol"] == 2 and owner["uptime_s"] > 0
+        assert owner["protocol"] == PROTOCOL and owner["uptime_s"] > 0
         human = cli("status", env=env)
         assert "running, pid" in human.stdout
-        assert "served by" in human.stdout and "aria-mem daemon" in human.stdout
+        assert "served by the aria-mem service" in human.stdout
+        assert "aria-mem daemon" in human.stdout
     finally:
         assert daemon.stop() == 0
-    assert "stopping" in daemon.lines[-1]
+    assert "stopping" in " ".join(daemon.lines[-3:])
     alone = json.loads(cli("status", "--json", env=env).stdout)["checks"]["index"]["owner"]
-    assert (alone["command"], alone["this_process"]) == ("status", True)
+    assert (alone["command"], alone["this_process"]) == ("on demand", False)
+    assert alone["pid"] != daemon.proc.pid
 
 
 def test_only_one_daemon_reconciles_and_the_other_takes_over(
@@ -253,7 +257,7 @@ def test_reindex_killed_halfway_resumes_and_leaves_only_the_new_model(
     assert resumed["resumed_after"] == halfway and resumed["done"] == 200 - halfway
     assert re_embedded <= 200 - halfway + 1 + 10  # the rest (and a probe), not all again
     assert _count_indexed(embedded_dsn, "ollama/nomic-embed-text") == 200
-    index = EdgeIndex(isolated_env / "data" / "index")
+    index = SharedEdgeIndex(isolated_env / "data" / "index")  # through the running service
     assert index.collection_size(MEMORIES_COLLECTION) == 32
     assert index.count(MEMORIES_COLLECTION) == 200
     index.close()
@@ -424,7 +428,7 @@ def test_status_names_why_pending_memories_wait(cli: Cli, env: dict[str, str]) -
     assert memories["pending"] == 0 and memories["last_index_error"] is None
 
 
-def test_stop_ends_the_index_owner_and_the_embedded_postgres(
+def test_stop_ends_the_service_and_the_embedded_postgres(
     cli: Cli, isolated_env: Path, ollama: FakeOllama
 ) -> None:
     home_env = {"ARIA_MEM_EMBEDDER_HOST": ollama.url}
@@ -432,7 +436,7 @@ def test_stop_ends_the_index_owner_and_the_embedded_postgres(
     assert cli("remember", "The user swims.", env=home_env).code == 0
     daemon = DaemonProcess(home_env)
     try:
-        daemon.wait_for("sweep:")  # it has opened the index: it owns it
+        daemon.wait_for("sweep:")  # it runs the service
         done = cli("stop", "--json", env=home_env)
         assert done.code == 0, done.stderr
         assert json.loads(done.stdout) == {

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from aria_mem.adapters.postgres import embedded
-from tests.conftest import ROOT, CliResult
+from tests.conftest import CHILD, ROOT, CliResult
 from tests.fakes.ollama_server import FakeOllama
 
 Cli = Callable[..., CliResult]
@@ -48,12 +47,12 @@ def test_first_command_starts_embedded_postgres_and_later_ones_reuse_it(
     assert again.code == 0 and len(json.loads(again.stdout)) == 1  # restarted, nothing lost
 
 
-def test_cli_writes_through_a_process_that_owns_the_index(
+def test_cli_writes_through_the_process_that_runs_the_service(
     cli: Cli, home_pg: Path, isolated_env: Path, fake_ollama: FakeOllama
 ) -> None:
     index_root = isolated_env / "data" / "index"
     owner = subprocess.Popen(
-        [sys.executable, "-m", "tests.fakes.index_child", str(index_root), "someone", "0", "hold"],
+        [*CHILD, str(index_root), "someone", "0", "hold", "serve"],
         cwd=ROOT,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -61,7 +60,7 @@ def test_cli_writes_through_a_process_that_owns_the_index(
     )
     try:
         assert owner.stdout is not None
-        assert owner.stdout.readline().startswith("owner=True")
+        assert owner.stdout.readline().startswith("service=True")
         env = {
             "ARIA_MEM_EMBEDDER_HOST": fake_ollama.url,
             "ARIA_MEM_EMBEDDER_MODEL": "mxbai-embed-large",

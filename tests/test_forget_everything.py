@@ -13,8 +13,8 @@ import pytest
 from psycopg import sql
 
 from aria_mem import chat_history
+from aria_mem.adapters.index_sharing import SharedEdgeIndex
 from aria_mem.adapters.postgres.store import PostgresStore
-from aria_mem.adapters.qdrant_edge import EdgeIndex
 from aria_mem.domain.models import MEMORIES_COLLECTION
 from tests.conftest import CliResult
 from tests.fakes.ollama_server import FakeOllama
@@ -93,7 +93,7 @@ def test_forget_everything_leaves_no_trace_of_the_user(
     assert not alice_lines.exists() and bob_lines.exists()  # the chat's Up/Down lines too
     listed = json.loads(cli("list", "--all", "--json", env=env).stdout)
     assert [m["id"] for m in listed] == [bob_id]
-    index = EdgeIndex(isolated_env / "data" / "index")
+    index = SharedEdgeIndex(isolated_env / "data" / "index")  # through the running service
     try:
         assert [str(i) for i in index.ids(MEMORIES_COLLECTION)] == [bob_id]
     finally:

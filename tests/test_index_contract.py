@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 import qdrant_edge as qe
 
-from aria_mem.adapters.index_sharing import SharedEdgeIndex
+from aria_mem.adapters.index_service import IndexService
+from aria_mem.adapters.index_sharing import ServiceClient, SharedEdgeIndex
 from aria_mem.adapters.qdrant_edge import EdgeIndex
 from aria_mem.adapters.qdrant_server import QdrantServerIndex
 from aria_mem.domain.models import IndexPoint, SearchScope
@@ -27,14 +28,21 @@ MODEL = "ollama/fake"
 @pytest.fixture(params=["edge", "shared-edge", "qdrant-local"])
 def index(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[VectorIndex]:
     built: VectorIndex
+    service = None
     if request.param == "edge":
         built = EdgeIndex(tmp_path / "edge")
-    elif request.param == "shared-edge":
-        built = SharedEdgeIndex(tmp_path / "shared")
+    elif request.param == "shared-edge":  # every call over the service's socket
+        service = IndexService.take(tmp_path / "shared", started="test")
+        assert service is not None
+        built = SharedEdgeIndex(
+            tmp_path / "shared", service=ServiceClient(tmp_path / "shared", in_place=False)
+        )
     else:
         built = QdrantServerIndex(":memory:")
     yield built
     built.close()
+    if service is not None:
+        service.close()
 
 
 def point(

@@ -1,8 +1,10 @@
-"""Two real processes on one embedded index: the owner serves, the other is its client, and
-ownership passes on when the owner goes away."""
+"""One aria-mem service per index: real processes, real shards. A client starts the service
+when none answers and never opens the shards itself; a service that goes away is replaced
+by the next call; an older one is restarted, a newer one named."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import stat
@@ -10,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -17,29 +20,33 @@ import pytest
 import qdrant_edge as qe
 
 from aria_mem.adapters import index_serving
-from aria_mem.adapters.index_sharing import SharedEdgeIndex, socket_path_for
+from aria_mem.adapters.index_service import IndexService, lock_held, stop_service
+from aria_mem.adapters.index_sharing import ServiceClient, SharedEdgeIndex, socket_path_for
 from aria_mem.adapters.qdrant_edge import EdgeIndex
 from aria_mem.domain.models import IndexPoint, SearchScope
 from aria_mem.errors import VectorIndexError
-from tests.conftest import ROOT
+from tests.conftest import CHILD, ROOT
 from tests.fakes.vectors import embed
 
+OPEN_A_SHARD = "import sys, qdrant_edge as qe; qe.EdgeShard.load(sys.argv[1])"
 
-def _child(
-    root: Path, user: str, count: int, hold: bool = False, *more: str
-) -> subprocess.Popen[str]:
-    args = [sys.executable, "-m", "tests.fakes.index_child", str(root), user, str(count)]
-    if hold:
-        args.append("hold")
-    args.extend(more)
+
+def _child(root: Path, user: str, count: int, *flags: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        args,
+        [*CHILD, str(root), user, str(count), *flags],
         cwd=ROOT,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def _first_line(child: subprocess.Popen[str]) -> str:
+    assert child.stdout is not None
+    line = child.stdout.readline()
+    assert line.startswith("service="), line + (child.stderr.read() if child.stderr else "")
+    return line
 
 
 def fake_point(text: str, user: str) -> IndexPoint:
@@ -52,14 +59,24 @@ def _scope(user: str) -> SearchScope:
     return SearchScope(user, "aria", "ollama/fake")
 
 
-def test_a_second_raw_open_of_a_shard_fails_which_is_why_we_share(tmp_path: Path) -> None:
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[SharedEdgeIndex]:
+    index = SharedEdgeIndex(tmp_path / "index")
+    yield index
+    index.close()
+    stop_service(tmp_path / "index")
+
+
+def test_a_second_raw_open_of_a_shard_fails_which_is_why_one_process_holds_them(
+    tmp_path: Path,
+) -> None:
     owner = EdgeIndex(tmp_path)
     owner.ensure_collection("memories", 16)
     probe = subprocess.run(
         [
             sys.executable,
             "-c",
-            "import sys, qdrant_edge as qe; qe.EdgeShard.load(sys.argv[1])",
+            OPEN_A_SHARD,
             str(tmp_path / "memories"),
         ],
         capture_output=True,
@@ -71,51 +88,67 @@ def test_a_second_raw_open_of_a_shard_fails_which_is_why_we_share(tmp_path: Path
     assert qe.EdgeShard.load(str(tmp_path / "memories")) is not None
 
 
-def test_a_process_uses_the_index_through_the_owner(tmp_path: Path) -> None:
-    owner = _child(tmp_path, "alice", 30, hold=True)
+def test_the_first_client_starts_the_service_in_the_background_and_never_opens_a_shard(
+    client: SharedEdgeIndex, tmp_path: Path
+) -> None:
+    root = tmp_path / "index"
+    assert not lock_held(root)
+    client.ensure_collection("memories", 16)
+    client.upsert("memories", [fake_point("alice fact 1", "alice")])
+    assert client.service.started_service and not client.in_service
+    service = client.owner()
+    assert service.pid != os.getpid() and service.command == "on demand"
+    assert lock_held(root) and socket_path_for(root).is_socket()
+    assert (tmp_path / "service.log").exists()
+    assert stat.S_IMODE((tmp_path / "service.log").stat().st_mode) == 0o600
+    # this process holds no shard: it could open one only if nobody else did
+    probe = subprocess.run(
+        [sys.executable, "-c", OPEN_A_SHARD, str(root / "memories")],
+        capture_output=True,
+        text=True,
+    )
+    assert probe.returncode != 0 and "WouldBlock" in probe.stderr  # the service holds it
+    second = SharedEdgeIndex(root)
     try:
-        assert owner.stdout is not None
-        line = owner.stdout.readline()
-        assert line.startswith("owner=True"), line + (owner.stderr.read() if owner.stderr else "")
-        owner_pid = int(line.split("pid=")[1])
-        client = SharedEdgeIndex(tmp_path)
-        assert client.owner_pid() == owner_pid != os.getpid()
-        assert not client.is_owner
-        assert client.count("memories") == 30
-        hits = client.search("memories", embed("alice fact 3", 16), _scope("alice"), 5)
-        assert hits and hits[0].payload["user_id"] == "alice"
-        client.close()
+        assert second.count("memories") == 1
+        assert not second.service.started_service and second.owner().pid == service.pid
     finally:
-        owner.communicate("", timeout=30)
-    assert owner.returncode == 0
+        second.close()
 
 
-def test_two_processes_writing_at_once_lose_nothing(tmp_path: Path) -> None:
-    children = [_child(tmp_path, user, 200) for user in ("alice", "bob")]
+def test_processes_writing_at_once_start_one_service_and_lose_nothing(
+    tmp_path: Path, client: SharedEdgeIndex
+) -> None:
+    root = tmp_path / "index"
+    children = [_child(root, user, 200) for user in ("alice", "bob", "carol")]
     outputs = [c.communicate(timeout=120) for c in children]
-    assert [c.returncode for c in children] == [0, 0], outputs
-    owners = sorted(out.split()[0] for out, _ in outputs)
-    assert owners in (["owner=False", "owner=True"], ["owner=True", "owner=True"])
-    index = SharedEdgeIndex(tmp_path)
-    assert index.count("memories") == 400
-    for user in ("alice", "bob"):
-        hits = index.search("memories", embed(f"{user} fact 7", 16), _scope(user), 300)
+    assert [c.returncode for c in children] == [0, 0, 0], outputs
+    pids = {out.split("pid=")[1].strip() for out, _ in outputs}
+    assert len(pids) == 1 and all(out.startswith("service=False") for out, _ in outputs)
+    assert client.count("memories") == 600
+    for user in ("alice", "bob", "carol"):
+        hits = client.search("memories", embed(f"{user} fact 7", 16), _scope(user), 300)
         assert len(hits) == 200 and {h.payload["user_id"] for h in hits} == {user}
-    index.close()
 
 
-def test_the_client_takes_over_when_the_owner_is_killed(tmp_path: Path) -> None:
-    owner = _child(tmp_path, "alice", 10, hold=True)
-    assert owner.stdout is not None and owner.stdout.readline().startswith("owner=True")
-    client = SharedEdgeIndex(tmp_path)
-    assert client.count("memories") == 10 and not client.is_owner
-    os.kill(owner.pid, signal.SIGKILL)
-    owner.wait(timeout=30)
+def test_a_killed_service_is_replaced_by_the_next_call(
+    client: SharedEdgeIndex, tmp_path: Path
+) -> None:
+    client.ensure_collection("memories", 16)
+    client.upsert("memories", [fake_point(f"alice fact {i}", "alice") for i in range(10)])
+    first = client.owner().pid
+    os.kill(first, signal.SIGKILL)
     assert client.count("memories") == 10
-    assert client.is_owner
-    assert socket_path_for(tmp_path).exists()
-    client.close()
-    assert not socket_path_for(tmp_path).exists()
+    assert client.owner().pid not in (first, os.getpid()) and not client.in_service
+
+
+def test_a_service_that_cannot_start_is_reported_with_its_log(tmp_path: Path) -> None:
+    root = tmp_path / "index"
+    root.mkdir(mode=0o700)
+    (root / "index.lock").mkdir()  # the service cannot take its lock: it exits at once
+    client = ServiceClient(root, wait_seconds=30)
+    with pytest.raises(VectorIndexError, match=r"could not start \(exit 1\).*service\.log"):
+        client.call({"op": "count", "collection": "memories"})
 
 
 def test_a_long_root_keeps_its_socket_in_the_private_index_folder(tmp_path: Path) -> None:
@@ -123,65 +156,91 @@ def test_a_long_root_keeps_its_socket_in_the_private_index_folder(tmp_path: Path
     through /proc/self/fd), never at a guessable place in a shared folder."""
     deep = tmp_path / ("d" * 120)
     before = set(Path(tempfile.gettempdir()).iterdir())
-    owner = _child(deep, "alice", 5, hold=True)
+    holder = _child(deep, "alice", 5, "hold", "serve")
     try:
-        assert owner.stdout is not None and owner.stdout.readline().startswith("owner=True")
+        assert _first_line(holder).startswith("service=True")
         assert (deep / "index.sock").is_socket()
         assert stat.S_IMODE(deep.stat().st_mode) == 0o700
         client = SharedEdgeIndex(deep)
-        assert client.count("memories") == 5 and not client.is_owner
+        assert client.count("memories") == 5 and not client.service.started_service
         client.close()
     finally:
-        owner.communicate("", timeout=30)
-    assert owner.returncode == 0
+        holder.communicate("", timeout=30)
+    assert holder.returncode == 0
     new = {p.name for p in set(Path(tempfile.gettempdir()).iterdir()) - before}
     assert not [name for name in new if name.startswith("aria-mem")]
 
 
-def test_vectors_cross_the_socket_packed_and_give_the_owners_answers(tmp_path: Path) -> None:
-    owner = SharedEdgeIndex(tmp_path)
-    client = SharedEdgeIndex(tmp_path)
+_SEARCH_AS_A_CLIENT = """
+import json, sys
+from pathlib import Path
+from aria_mem.adapters.index_sharing import SharedEdgeIndex
+from aria_mem.domain.models import SearchScope
+from tests.fakes.vectors import embed
+hits = SharedEdgeIndex(Path(sys.argv[1])).search(
+    "memories", embed("alice fact 3", 16), SearchScope("alice", "aria", "ollama/fake"), 5,
+    with_payload=False)
+print(json.dumps([[str(h.id), h.score] for h in hits]))
+"""
+
+
+def test_answers_over_the_socket_are_the_services_own(tmp_path: Path) -> None:
+    """The daemon answers in place; a client process gets the same answer packed over the
+    socket (ids in order, float32 scores)."""
+    root = tmp_path / "index"
+    service = IndexService.take(root, started="test")
+    assert service is not None
     try:
-        owner.ensure_collection("memories", 16)
-        assert owner.is_owner and client.owner_pid() == os.getpid() and not client.is_owner
-        points = [fake_point(f"alice fact {i}", "alice") for i in range(5)]
-        client.upsert("memories", points)
-        query = embed("alice fact 3", 16)
-        through = client.search("memories", query, _scope("alice"), 5, with_payload=False)
-        direct = owner.search("memories", query, _scope("alice"), 5)
-        assert [h.id for h in through] == [h.id for h in direct] and len(direct) == 5
-        assert [round(h.score, 5) for h in through] == [round(h.score, 5) for h in direct]
+        here = SharedEdgeIndex(root)
+        here.ensure_collection("memories", 16)
+        here.upsert("memories", [fake_point(f"alice fact {i}", "alice") for i in range(5)])
+        assert here.in_service
+        direct = here.search("memories", embed("alice fact 3", 16), _scope("alice"), 5)
+        done = subprocess.run(
+            [sys.executable, "-c", _SEARCH_AS_A_CLIENT, str(root)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        through = json.loads(done.stdout)
+        assert [h[0] for h in through] == [str(h.id) for h in direct] and len(direct) == 5
+        assert [round(h[1], 5) for h in through] == [round(h.score, 5) for h in direct]
     finally:
-        client.close()
-        owner.close()
+        service.close()
 
 
-def test_an_owner_from_before_the_hello_is_restarted_and_replaced(tmp_path: Path) -> None:
-    """A daemon or chat started before an upgrade speaks the older protocol: the client says
-    hello, hears an unknown operation, stops that aria-mem process and owns the index.
-    (The folder's name puts "aria_mem" in the child's command line, as a real one has it.)"""
+def test_a_service_of_an_older_protocol_is_restarted_and_replaced(tmp_path: Path) -> None:
+    """A service started before an upgrade speaks the older protocol: the client stops it and
+    starts this version's. (The folder's name puts "aria_mem" in the child's command line,
+    as a real one has it.)"""
     root = tmp_path / "aria_mem_index"
-    older = _child(root, "alice", 5, True, "older")
-    assert older.stdout is not None and older.stdout.readline().startswith("owner=True")
+    older = _child(root, "alice", 5, "hold", "serve", "older")
+    _first_line(older)
     client = SharedEdgeIndex(root)
     try:
         assert client.count("memories") == 5
-        assert client.is_owner
         assert older.wait(timeout=30) == -signal.SIGTERM
+        assert client.owner().pid != older.pid and client.service.started_service
     finally:
         client.close()
+        stop_service(root)
         if older.poll() is None:
             older.kill()
 
 
-def test_an_owner_of_a_newer_protocol_is_named_and_left_alone(tmp_path: Path) -> None:
-    newer = _child(tmp_path, "alice", 5, True, "newer")
-    assert newer.stdout is not None and newer.stdout.readline().startswith("owner=True")
+def test_a_service_of_a_newer_protocol_is_named_and_left_alone(tmp_path: Path) -> None:
+    newer = _child(tmp_path, "alice", 5, "hold", "serve", "newer")
+    _first_line(newer)
     client = SharedEdgeIndex(tmp_path, wait_seconds=2)
+    protocol = index_serving.PROTOCOL
     try:
-        with pytest.raises(VectorIndexError, match=r"newer protocol \(3, this one 2\)"):
+        with pytest.raises(
+            VectorIndexError, match=rf"newer protocol \({protocol + 1}, this one {protocol}\)"
+        ):
             client.count("memories")
-        assert newer.poll() is None and not client.is_owner
+        assert newer.poll() is None and not client.service.started_service
     finally:
         client.close()
         newer.communicate("", timeout=30)
@@ -197,3 +256,21 @@ def test_a_packed_vector_is_float32_exactly_and_garbage_is_refused() -> None:
     for bad in ("not base64!", "AAAA", 7):
         with pytest.raises(ValueError):
             index_serving.unpack_vector(bad)
+
+
+def test_an_unknown_operation_and_a_malformed_request_come_back_as_errors(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "index"
+    service = IndexService.take(root, started="test")
+    assert service is not None
+    client = ServiceClient(root, in_place=False)
+    try:
+        with pytest.raises(VectorIndexError, match="unknown operation 'drop_everything'"):
+            client.call({"op": "drop_everything"})
+        with pytest.raises(VectorIndexError, match="bad request"):
+            client.call({"op": "upsert", "collection": "memories", "points": [{"id": "x"}]})
+        assert client.call({"op": "count", "collection": "memories"}) == 0  # still serving
+    finally:
+        client.close()
+        service.close()

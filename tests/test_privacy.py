@@ -36,7 +36,7 @@ from aria_mem.adapters.index_sharing import SharedEdgeIndex
 from aria_mem.adapters.postgres import embedded
 from aria_mem.domain.models import SearchScope
 from aria_mem.errors import VectorIndexError
-from tests.conftest import ROOT
+from tests.conftest import CHILD, ROOT
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.vectors import embed
 from tests.test_mcp import INITIALIZE, LIST_MEMORIES
@@ -233,13 +233,13 @@ def _has_acl(path: Path) -> bool:
 
 def _hold_index(index_root: Path) -> subprocess.Popen[str]:
     holder = subprocess.Popen(
-        [sys.executable, "-m", "tests.fakes.index_child", str(index_root), "me", "0", "hold"],
+        [*CHILD, str(index_root), "me", "0", "hold", "serve"],
         cwd=ROOT,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
-    assert holder.stdout is not None and holder.stdout.readline().startswith("owner=True")
+    assert holder.stdout is not None and holder.stdout.readline().startswith("service=True")
     return holder
 
 

@@ -1,23 +1,24 @@
-"""The in-process model is loaded once, by the process that owns the index, and lent to the
-others over the index socket; a command that only reads never imports torch."""
+"""The in-process model is loaded once, by the aria-mem service, and every other process gets
+its vectors over the service's socket; no command ever imports torch."""
 
 from __future__ import annotations
 
 import json
 import math
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from aria_mem.adapters.embedders.local_model import SentenceTransformerEmbedder
+from aria_mem.adapters.embedders.local_model import BUNDLED, SentenceTransformerEmbedder
 from aria_mem.adapters.embedders.shared import SharedModelEmbedder
-from aria_mem.adapters.index_sharing import MAX_TEXTS_PER_CALL, SharedEdgeIndex
+from aria_mem.adapters.index_service import IndexService, ModelShelf
+from aria_mem.adapters.index_serving import MAX_TEXTS_PER_CALL
+from aria_mem.adapters.index_sharing import ServiceClient
 from aria_mem.adapters.postgres import embedded
 from aria_mem.errors import EmbedderError, VectorIndexError
-from tests.conftest import ROOT, CliResult
+from tests.conftest import CHILD, ROOT, CliResult
 
 Cli = Callable[..., CliResult]
 IN_PROCESS = {
@@ -27,7 +28,7 @@ IN_PROCESS = {
 
 
 class CountingModel:
-    """Stands in for a loaded model in the owner: records what it was asked to embed."""
+    """Stands in for a model the service loaded: records what it was asked to embed."""
 
     def __init__(self, name: str = "sentence-transformers/all-MiniLM-L6-v2") -> None:
         self.model_name = name
@@ -42,107 +43,99 @@ class CountingModel:
 
 
 @pytest.fixture
-def pair(tmp_path: Path) -> Iterator[tuple[SharedEdgeIndex, SharedEdgeIndex, CountingModel]]:
-    """An owner that lends ``model`` and a client of it, in this process (a second open of
-    the lock file is refused just as another process's would be)."""
-    model = CountingModel()
-    owner = SharedEdgeIndex(tmp_path / "index", model=model)
-    owner.count("memories")  # takes ownership
-    client = SharedEdgeIndex(tmp_path / "index")
-    yield owner, client, model
+def served(tmp_path: Path) -> Iterator[tuple[ServiceClient, dict[str, CountingModel]]]:
+    """A service in this process whose shelf loads CountingModels, and a client that reaches
+    it over the socket as another process would."""
+    loaded: dict[str, CountingModel] = {}
+
+    def load(name: str) -> CountingModel:
+        loaded[name] = CountingModel(name)
+        return loaded[name]
+
+    service = IndexService.take(tmp_path / "index", started="test", shelf=ModelShelf(load))
+    assert service is not None
+    client = ServiceClient(tmp_path / "index", in_place=False)
+    yield client, loaded
     client.close()
-    owner.close()
+    service.close()
 
 
-def test_a_client_gets_vectors_from_the_owners_model(
-    pair: tuple[SharedEdgeIndex, SharedEdgeIndex, CountingModel],
+def test_a_client_gets_vectors_from_the_services_model_loaded_once(
+    served: tuple[ServiceClient, dict[str, CountingModel]],
 ) -> None:
-    owner, client, model = pair
-    got = client.embed_through_owner(model.model_name, ["abc", "hello"])
-    assert got == [[3.0, 1.0, 0.0], [5.0, 1.0, 0.0]]
-    assert model.calls == [["abc", "hello"]]
-    assert owner.is_owner and not client.is_owner
+    client, loaded = served
+    embedder = SharedModelEmbedder(BUNDLED, lambda: client)
+    assert embedder.embed(["abc", "hello"]) == [[3.0, 1.0, 0.0], [5.0, 1.0, 0.0]]
+    embedder.embed(["again"])
+    assert list(loaded) == [BUNDLED] and loaded[BUNDLED].calls == [["abc", "hello"], ["again"]]
+    assert client.hello()["model"] == BUNDLED
 
 
-def test_the_owner_itself_and_a_client_of_another_model_run_their_own(
-    pair: tuple[SharedEdgeIndex, SharedEdgeIndex, CountingModel],
+def test_the_service_keeps_the_two_models_last_used(
+    served: tuple[ServiceClient, dict[str, CountingModel]],
 ) -> None:
-    owner, client, model = pair
-    assert owner.embed_through_owner(model.model_name, ["x"]) is None
-    assert client.embed_through_owner("sentence-transformers/other-model", ["x"]) is None
-    assert model.calls == []
+    client, loaded = served
+    for name in ("first", "second", "first", "third"):
+        client.call({"op": "embed", "model": name, "texts": ["x"]})
+    assert client.hello()["model"] == "first, third"
+    assert loaded["first"].calls == [["x"], ["x"]]  # kept, not loaded twice
 
 
-def test_an_owner_without_a_model_lends_none(tmp_path: Path) -> None:
-    owner = SharedEdgeIndex(tmp_path / "index")
-    owner.count("memories")
-    client = SharedEdgeIndex(tmp_path / "index")
-    try:
-        assert client.embed_through_owner("sentence-transformers/all-MiniLM-L6-v2", ["x"]) is None
-    finally:
-        client.close()
-        owner.close()
+def test_a_relative_model_path_reaches_the_service_as_an_absolute_one(
+    served: tuple[ServiceClient, dict[str, CountingModel]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    client, loaded = served
+    (tmp_path / "models" / "mine").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    SharedModelEmbedder("models/mine", lambda: client).embed(["x"])
+    assert list(loaded) == [str(tmp_path / "models" / "mine")]
 
 
 def test_embedding_requests_are_bounded_and_model_errors_come_back_as_such(
-    pair: tuple[SharedEdgeIndex, SharedEdgeIndex, CountingModel],
+    served: tuple[ServiceClient, dict[str, CountingModel]],
 ) -> None:
-    _owner, client, model = pair
+    client, loaded = served
+    embedder = SharedModelEmbedder(BUNDLED, lambda: client)
     with pytest.raises(VectorIndexError, match=f"at most {MAX_TEXTS_PER_CALL} texts"):
-        client.embed_through_owner(model.model_name, ["x"] * (MAX_TEXTS_PER_CALL + 1))
-    model.fail = True
+        client.call({"op": "embed", "model": BUNDLED, "texts": ["x"] * (MAX_TEXTS_PER_CALL + 1)})
+    embedder.embed(["x"])
+    loaded[BUNDLED].fail = True
     with pytest.raises(EmbedderError, match="ran out of memory"):
-        client.embed_through_owner(model.model_name, ["x"])
-    assert model.calls == []
+        embedder.embed(["y"])
+    assert loaded[BUNDLED].calls == [["x"]]
 
 
-def _owner_process(root: Path) -> subprocess.Popen[str]:
-    owner = subprocess.Popen(
-        [sys.executable, "-m", "tests.fakes.index_child", str(root), "x", "0", "hold", "model"],
+def _service_process(root: Path) -> subprocess.Popen[str]:
+    service = subprocess.Popen(
+        [*CHILD, str(root), "x", "0", "hold", "serve", "model"],
         cwd=ROOT,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
-    assert owner.stdout is not None
-    assert owner.stdout.readline().startswith("owner=True")
-    return owner
+    assert service.stdout is not None
+    assert service.stdout.readline().startswith("service=True")
+    return service
 
 
-def test_the_real_model_is_lent_and_gives_the_vectors_it_would_give_here(tmp_path: Path) -> None:
-    owner = _owner_process(tmp_path / "index")
-    client = SharedEdgeIndex(tmp_path / "index")
-    local = SentenceTransformerEmbedder()
+def test_the_real_model_gives_through_the_service_the_vectors_it_gives_here(
+    tmp_path: Path,
+) -> None:
+    service = _service_process(tmp_path / "index")
+    client = ServiceClient(tmp_path / "index")
     try:
-        shared = SharedModelEmbedder(local, lambda: client)
+        shared = SharedModelEmbedder(BUNDLED, lambda: client)
         remote = shared.embed_query("Any ideas for dinner tonight?")
-        assert shared.served_by_owner == 1
-        assert not local.loaded  # the client never loaded the model
-        here = local.embed_query("Any ideas for dinner tonight?")
+        here = SentenceTransformerEmbedder().embed_query("Any ideas for dinner tonight?")
         assert len(remote) == len(here) == 384
         assert max(abs(a - b) for a, b in zip(remote, here, strict=True)) < 1e-5
         assert math.isclose(sum(v * v for v in remote), 1.0, rel_tol=1e-4)
     finally:
         client.close()
-        owner.communicate("", timeout=60)
-    assert owner.returncode == 0
-
-
-def test_when_the_owner_goes_away_the_client_runs_the_model_itself(tmp_path: Path) -> None:
-    owner = _owner_process(tmp_path / "index")
-    client = SharedEdgeIndex(tmp_path / "index")
-    local = SentenceTransformerEmbedder()
-    shared = SharedModelEmbedder(local, lambda: client)
-    try:
-        shared.embed(["The user swims."])
-        assert shared.served_by_owner == 1 and not local.loaded
-        owner.communicate("", timeout=60)
-        shared.embed(["The user cycles."])
-        assert client.is_owner and local.loaded and shared.served_by_owner == 1
-    finally:
-        client.close()
-        if owner.poll() is None:
-            owner.kill()
+        service.communicate("", timeout=60)
+    assert service.returncode == 0
 
 
 @pytest.fixture
@@ -161,24 +154,41 @@ def _imported(stderr: str) -> set[str]:
     }
 
 
-def test_commands_use_the_owners_model_and_reading_commands_never_import_torch(
+def _service_pid(cli: Cli) -> int:
+    owner = json.loads(cli("status", "--json", env=IN_PROCESS).stdout)["checks"]["index"]["owner"]
+    assert owner["command"] == "on demand" and not owner["this_process"]
+    return int(owner["pid"])
+
+
+def test_the_first_command_starts_the_service_once_and_no_command_loads_the_model(
     cli: Cli, home_pg: Path, isolated_env: Path
 ) -> None:
-    owner = _owner_process(isolated_env / "data" / "index")
+    """No service runs: the first command that embeds starts it (and says so, once); later
+    commands are its clients; none of them imports torch, in the first run or after."""
     timed = {**IN_PROCESS, "PYTHONPROFILEIMPORTTIME": "1"}
-    try:
-        made = cli("remember", "The user's sister Maya loves pottery.", "--json", env=timed)
-        assert made.code == 0 and json.loads(made.stdout)["indexed"] is True, made.stderr
+    made = cli("remember", "The user's sister Maya loves pottery.", "--json", env=timed)
+    assert made.code == 0 and json.loads(made.stdout)["indexed"] is True, made.stderr
+    assert made.stderr.count("started the aria-mem service in the background") == 1
+    assert "service.log" in made.stderr and "aria-mem stop" in made.stderr
+    first = _service_pid(cli)
+    runs = [made]
+    for _ in range(2):
         found = cli("search", "What does my sister enjoy doing?", "--json", env=timed)
         assert found.code == 0, found.stderr
+        assert "started the aria-mem service" not in found.stderr
         result = json.loads(found.stdout)
         assert not result["degraded"]
         assert [m["text"] for m in result["memories"]] == ["The user's sister Maya loves pottery."]
-        listed = cli("list", "--json", env=timed)
-        assert listed.code == 0
-        for run in (made, found, listed):
-            modules = _imported(run.stderr)
-            assert "aria_mem.cli.app" in modules  # the timing lines are there
-            assert not {"torch", "sentence_transformers"} & modules
-    finally:
-        owner.communicate("", timeout=60)
+        runs.append(found)
+    listed = cli("list", "--json", env=timed)
+    assert listed.code == 0
+    for run in [*runs, listed]:
+        modules = _imported(run.stderr)
+        assert "aria_mem.cli.app" in modules  # the timing lines are there
+        assert not {"torch", "sentence_transformers"} & modules
+    assert _service_pid(cli) == first
+    stopped = cli("stop", "--json")
+    assert json.loads(stopped.stdout)["index_owner_pid"] == first
+    again = cli("search", "What does my sister enjoy doing?", "--json", env=IN_PROCESS)
+    assert again.code == 0 and "started the aria-mem service" in again.stderr
+    assert _service_pid(cli) != first

@@ -1,6 +1,9 @@
-"""The owner's side of the shared Edge index: the private Unix socket, its peer check and
-bounds, and the calls it answers (index operations, and embedding with the owner's in-process
-model when it has one). See ``index_sharing`` for the election and the client side."""
+"""The aria-mem service's socket protocol, stated once: the operations (one table), how
+vectors and points cross, how errors cross (as kinds, never matched by their text), and the
+server that answers on the private Unix socket with its peer check and bounds.
+
+The service itself (who runs it, when it starts and stops) is ``index_service``; its clients
+are ``index_sharing`` (the index) and ``embedders.shared`` (the in-process model)."""
 
 from __future__ import annotations
 
@@ -14,55 +17,170 @@ import os
 import socket
 import socketserver
 import struct
-import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from aria_mem.adapters.qdrant_edge import EdgeIndex
 from aria_mem.domain.models import IndexPoint, SearchScope
 from aria_mem.errors import (
+    AriaMemError,
     DimensionMismatchError,
     EmbedderError,
     IndexClosedError,
     VectorIndexError,
 )
-from aria_mem.version import __version__
+
+if TYPE_CHECKING:
+    from aria_mem.adapters.qdrant_edge import EdgeIndex
 
 log = logging.getLogger(__name__)
 
-_MAX_SOCKET_PATH = 100
-"""A Unix socket path holds at most 107 bytes on Linux; keep a margin."""
+PROTOCOL = 3
+"""The socket's protocol, exchanged by ``hello`` on every connection. 1 had no hello and sent
+vectors as JSON numbers; 2 packed them and let any aria-mem process own the index; 3 is the
+one service (clients never own; ``embed`` names any in-process model). A client and a service
+of different protocols do not talk: an older service is restarted, a newer one named."""
+PACKED = "vector_f32"
+"""The request key of a vector sent packed."""
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 """The longest request or reply line (a batch of vectors is a few MB)."""
-SOCKET_NAME = "index.sock"
-
-
 MAX_TEXTS_PER_CALL = 1024
 """The most texts one ``embed`` request may carry (the embedder sends a batch at a time)."""
+SOCKET_NAME = "index.sock"
+_MAX_SOCKET_PATH = 100
+"""A Unix socket path holds at most 107 bytes on Linux; keep a margin."""
 
 
-class LocalModel(Protocol):
-    """An embedding model loaded in this process, which the owner can lend to its clients."""
+class Host(Protocol):
+    """What the service offers its clients: the shards, the in-process models, who it is."""
 
     @property
-    def model_name(self) -> str: ...
+    def index(self) -> EdgeIndex: ...
 
-    def encode(self, texts: list[str]) -> list[list[float]]:
-        """Vectors for texts exactly as given (any query or document prefix already added)."""
-        ...
+    def embed(self, model: str, texts: list[str]) -> list[list[float]]: ...
+
+    def hello(self) -> dict[str, Any]: ...
 
 
-class OwnerHasNoModel(VectorIndexError):
-    """The owner does not run the model a client asked for (or none at all)."""
+# -- how values cross ---------------------------------------------------------------------
+
+
+def pack_vector(vector: Sequence[float]) -> str:
+    """A vector as base64 of its float32 bytes: ~10 µs, against ~230 µs to write and read a
+    384-dimensional vector as JSON numbers. The index keeps float32 anyway."""
+    return base64.b64encode(array.array("f", vector).tobytes()).decode("ascii")
+
+
+def unpack_vector(raw: object) -> list[float]:
+    if isinstance(raw, list):
+        return raw
+    if not isinstance(raw, str):
+        raise ValueError("a vector is a list of numbers or base64 of float32 bytes")
+    try:
+        data = base64.b64decode(raw, validate=True)
+    except binascii.Error as exc:
+        raise ValueError(f"a packed vector is not base64: {exc}") from exc
+    if len(data) % 4:
+        raise ValueError("a packed vector is not a whole number of float32 values")
+    return array.array("f", data).tolist()
+
+
+def encode_points(points: Sequence[IndexPoint]) -> list[dict[str, Any]]:
+    return [{"id": str(p.id), PACKED: pack_vector(p.vector), "payload": p.payload} for p in points]
+
+
+def _points(raw: list[dict[str, Any]]) -> list[IndexPoint]:
+    return [IndexPoint(uuid.UUID(p["id"]), unpack_vector(p[PACKED]), p["payload"]) for p in raw]
+
+
+def _ids(raw: list[str] | None) -> list[uuid.UUID] | None:
+    return None if raw is None else [uuid.UUID(i) for i in raw]
+
+
+def _texts(request: dict[str, Any]) -> list[str]:
+    texts = request["texts"]
+    if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+        raise ValueError("texts must be a list of strings")
+    if len(texts) > MAX_TEXTS_PER_CALL:
+        raise ValueError(f"at most {MAX_TEXTS_PER_CALL} texts per call, not {len(texts)}")
+    return texts
+
+
+def _search(host: Host, r: dict[str, Any]) -> list[dict[str, Any]]:
+    hits = host.index.search(
+        r["collection"],
+        unpack_vector(r[PACKED]),
+        SearchScope(**r["scope"]),
+        int(r["limit"]),
+        _ids(r.get("only")),
+        with_payload=r.get("with_payload") is not False,
+    )
+    return [{"id": str(h.id), "score": h.score, "payload": h.payload} for h in hits]
+
+
+# -- the operations -----------------------------------------------------------------------
+
+OPERATIONS: dict[str, Callable[[Host, dict[str, Any]], Any]] = {
+    "hello": lambda host, r: host.hello(),
+    "embed": lambda host, r: [pack_vector(v) for v in host.embed(str(r["model"]), _texts(r))],
+    "collection_size": lambda host, r: host.index.collection_size(r["collection"]),
+    "ensure_collection": lambda host, r: host.index.ensure_collection(
+        r["collection"], int(r["size"])
+    ),
+    "drop_collection": lambda host, r: host.index.drop_collection(r["collection"]),
+    "upsert": lambda host, r: host.index.upsert(r["collection"], _points(r["points"])),
+    "delete": lambda host, r: host.index.delete(r["collection"], _ids(r["ids"]) or []),
+    "search": _search,
+    "count": lambda host, r: host.index.count(r["collection"]),
+    "ids": lambda host, r: [str(i) for i in host.index.ids(r["collection"])],
+}
+"""Every operation the service answers: a request ``{"op": name, ...}`` in, its ``ok`` value
+out (JSON). A client in the service's own process runs the same entries without the socket."""
+
+
+def answer(host: Host, request: dict[str, Any]) -> Any:
+    """The ``ok`` value of one request; raises what the operation raised."""
+    op = OPERATIONS.get(request.get("op", ""))
+    if op is None:
+        raise VectorIndexError(f"unknown operation {request.get('op')!r}")
+    return op(host, request)
+
+
+# -- how errors cross ---------------------------------------------------------------------
+
+
+def error_reply(exc: Exception) -> dict[str, Any]:
+    """An error as a reply: its kind (which the client raises again) and its message."""
+    if isinstance(exc, DimensionMismatchError):
+        args = [exc.collection, exc.collection_size, exc.model, exc.model_size]
+        return {"error": str(exc), "kind": "dimension", "args": args}
+    if isinstance(exc, EmbedderError):
+        return {"error": str(exc), "kind": "embedder"}
+    if isinstance(exc, AriaMemError):
+        return {"error": str(exc), "kind": "index"}
+    return {"error": f"bad request: {exc}", "kind": "request"}
+
+
+def raise_reply(reply: dict[str, Any]) -> None:
+    """Raise the error a reply carries, as the type the service raised."""
+    kind, message = reply.get("kind"), str(reply.get("error"))
+    if kind == "dimension":
+        collection, size, model, model_size = reply["args"]
+        raise DimensionMismatchError(collection, size, model, model_size)
+    if kind == "embedder":
+        raise EmbedderError(message)
+    raise VectorIndexError(message)
+
+
+# -- the socket ---------------------------------------------------------------------------
 
 
 def socket_path_for(root: Path) -> Path:
-    """The socket always sits beside the shards, in the owner's 0700 index folder."""
+    """The socket always sits beside the shards, in the service's 0700 index folder."""
     return root / SOCKET_NAME
 
 
@@ -88,105 +206,13 @@ def peer_uid(sock: socket.socket) -> int:
     return int(uid)
 
 
-PROTOCOL = 2
-"""The index socket's protocol. Every connection opens with ``hello``, which names the
-owner's protocol; 1 (before hello) sent vectors as JSON numbers, 2 packs them. A client and an
-owner of different protocols do not talk: an older owner is restarted, a newer one named."""
-PACKED = "vector_f32"
-"""The request key of a vector sent packed."""
-
-
-def pack_vector(vector: Sequence[float]) -> str:
-    """A vector as base64 of its float32 bytes: ~10 µs, against ~230 µs to write and read a
-    384-dimensional vector as JSON numbers (three vectors cross the socket per turn). The
-    index keeps float32 anyway, so nothing is lost."""
-    return base64.b64encode(array.array("f", vector).tobytes()).decode("ascii")
-
-
-def unpack_vector(raw: object) -> list[float]:
-    if isinstance(raw, list):
-        return raw
-    if not isinstance(raw, str):
-        raise ValueError("a vector is a list of numbers or base64 of float32 bytes")
-    try:
-        data = base64.b64decode(raw, validate=True)
-    except binascii.Error as exc:
-        raise ValueError(f"a packed vector is not base64: {exc}") from exc
-    if len(data) % 4:
-        raise ValueError("a packed vector is not a whole number of float32 values")
-    return array.array("f", data).tolist()
-
-
-def request_vector(request: dict[str, Any]) -> list[float]:
-    return unpack_vector(request[PACKED])
-
-
-def encode_points(points: Sequence[IndexPoint]) -> list[dict[str, Any]]:
-    return [{"id": str(p.id), PACKED: pack_vector(p.vector), "payload": p.payload} for p in points]
-
-
-def _decode_points(raw: list[dict[str, Any]]) -> list[IndexPoint]:
-    return [IndexPoint(uuid.UUID(p["id"]), request_vector(p), p["payload"]) for p in raw]
-
-
-def _embed(model: LocalModel | None, request: dict[str, Any]) -> list[list[float]] | list[str]:
-    wanted = request["model"]
-    if model is None or wanted != model.model_name:
-        raise OwnerHasNoModel(f"the index owner does not run {wanted!r}")
-    texts = request["texts"]
-    if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
-        raise ValueError("texts must be a list of strings")
-    if len(texts) > MAX_TEXTS_PER_CALL:
-        raise ValueError(f"at most {MAX_TEXTS_PER_CALL} texts per call, not {len(texts)}")
-    vectors = model.encode(texts) if texts else []
-    return [pack_vector(v) for v in vectors] if request.get("packed") else vectors
-
-
-def _dispatch(server: Server, request: dict[str, Any]) -> Any:
-    index, model = server.index, server.model
-    op = request["op"]
-    if op == "hello":
-        return server.hello()
-    if op == "embed":
-        return _embed(model, request)
-    c = request.get("collection", "")
-    if op == "collection_size":
-        return index.collection_size(c)
-    if op == "ensure_collection":
-        return index.ensure_collection(c, int(request["size"]))
-    if op == "drop_collection":
-        return index.drop_collection(c)
-    if op == "upsert":
-        return index.upsert(c, _decode_points(request["points"]))
-    if op == "delete":
-        return index.delete(c, [uuid.UUID(i) for i in request["ids"]])
-    if op == "search":
-        only = request.get("only")
-        hits = index.search(
-            c,
-            request_vector(request),
-            SearchScope(**request["scope"]),
-            int(request["limit"]),
-            None if only is None else [uuid.UUID(i) for i in only],
-            with_payload=request.get("with_payload") is not False,
-        )
-        return [{"id": str(h.id), "score": h.score, "payload": h.payload} for h in hits]
-    if op == "count":
-        return index.count(c)
-    if op == "ids":
-        return [str(i) for i in index.ids(c)]
-    if op == "ping":
-        return os.getpid()
-    raise VectorIndexError(f"unknown index operation {op!r}")
-
-
 class _Handler(socketserver.StreamRequestHandler):
     server: Server
 
     def handle(self) -> None:
         uid = peer_uid(self.request)
         if uid != os.geteuid():
-            log.warning("refused an index connection from another account (uid %d)", uid)
+            log.warning("refused a connection from another account (uid %d)", uid)
             return
         with self.server.connected(self.request):
             self._serve()
@@ -194,63 +220,45 @@ class _Handler(socketserver.StreamRequestHandler):
     def _serve(self) -> None:
         while line := self.rfile.readline(MAX_MESSAGE_BYTES + 1):
             if len(line) > MAX_MESSAGE_BYTES:
-                log.warning("refused an index request over %d bytes", MAX_MESSAGE_BYTES)
+                log.warning("refused a request over %d bytes", MAX_MESSAGE_BYTES)
                 return
+            self.server.touch()
             try:
                 request = json.loads(line)
-                result: dict[str, Any] = {"ok": _dispatch(self.server, request)}
+                if not isinstance(request, dict):
+                    raise ValueError("a request is a JSON object")
+                result: dict[str, Any] = {"ok": answer(self.server.host, request)}
             except IndexClosedError:
-                return  # this process let go of the index: the client asks its next owner
-            except OwnerHasNoModel as exc:
-                result = {"error": str(exc), "kind": "no_model"}
-            except EmbedderError as exc:
-                result = {"error": str(exc), "kind": "embedder"}
-            except DimensionMismatchError as exc:
-                result = {
-                    "error": str(exc),
-                    "kind": "dimension",
-                    "args": [exc.collection, exc.collection_size, exc.model, exc.model_size],
-                }
-            except VectorIndexError as exc:
-                result = {"error": str(exc), "kind": "index"}
-            except (KeyError, ValueError, TypeError, RecursionError) as exc:
-                result = {"error": f"bad index request: {exc}", "kind": "index"}
+                return  # the service is stopping: the client reconnects to the next one
+            except (AriaMemError, KeyError, ValueError, TypeError, RecursionError) as exc:
+                result = error_reply(exc)
             try:
                 self.wfile.write(json.dumps(result).encode() + b"\n")
                 self.wfile.flush()
             except OSError:
-                return  # hung up (see Server.hang_up): the client retries with the next owner
-
-
-def _command_name() -> str:
-    """The aria-mem command this process runs (its first word that is not an option): never
-    its arguments, which may hold a memory's text."""
-    words = [w for w in sys.argv[1:] if not w.startswith("-")]
-    return words[0] if words else "python"
+                return  # hung up (see Server.hang_up)
 
 
 class Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
 
-    def __init__(self, path: Path, index: EdgeIndex, model: LocalModel | None) -> None:
-        self.index = index
-        self.model = model
-        self._started_at = time.time()
+    def __init__(self, path: Path, host: Host) -> None:
+        self.host = host
         self._clients: set[socket.socket] = set()
         self._clients_lock = threading.Lock()
+        self._last_activity = time.monotonic()
         with socket_address(path) as address:
             super().__init__(address, _Handler)
 
-    def hello(self) -> dict[str, Any]:
-        """Who owns the index: its protocol, aria-mem version, process, uptime, lent model."""
-        return {
-            "protocol": PROTOCOL,
-            "version": __version__,
-            "pid": os.getpid(),
-            "uptime_s": round(time.time() - self._started_at, 1),
-            "command": _command_name(),
-            "model": self.model.model_name if self.model is not None else None,
-        }
+    def touch(self) -> None:
+        self._last_activity = time.monotonic()
+
+    def idle_seconds(self) -> float:
+        """How long no client has been connected (0 while one is)."""
+        with self._clients_lock:
+            if self._clients:
+                return 0.0
+        return time.monotonic() - self._last_activity
 
     @contextmanager
     def connected(self, client: socket.socket) -> Iterator[None]:
@@ -261,11 +269,12 @@ class Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         finally:
             with self._clients_lock:
                 self._clients.discard(client)
+            self.touch()
 
     def hang_up(self) -> None:
         """End every client's connection (after ``shutdown``, before the index is closed), so
-        each notices at once that this process no longer owns the index and elects again,
-        instead of sending its next call to a handler whose index is gone."""
+        each notices at once and reconnects, instead of waiting on a handler whose index is
+        gone."""
         with self._clients_lock:
             clients = list(self._clients)
         for client in clients:

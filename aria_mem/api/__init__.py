@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from aria_mem.api.facade import AriaMem, Initialised, detect_provider, init_config
     from aria_mem.api.library import ForgottenSource, ImportReport
-    from aria_mem.api.maintenance import Migrated, Stopped
+    from aria_mem.api.maintenance import Migrated, RunningService, Stopped, run_service
     from aria_mem.api.memories import ForgottenUser, MemoryRef
     from aria_mem.domain.budget import Turn
     from aria_mem.domain.fate import Fate
@@ -92,6 +92,8 @@ _WHERE = {
     "Stage": "aria_mem.domain.models",
     "StatusReport": "aria_mem.services.health",
     "Stopped": "aria_mem.api.maintenance",
+    "RunningService": "aria_mem.api.maintenance",
+    "run_service": "aria_mem.api.maintenance",
     "StoredTurn": "aria_mem.domain.records",
     "SyncReport": "aria_mem.domain.records",
     "Turn": "aria_mem.domain.budget",
@@ -147,6 +149,7 @@ __all__ = [
     "Ranked",
     "ReindexOutcome",
     "ReindexPlan",
+    "RunningService",
     "SearchResult",
     "Stage",
     "StatusReport",
@@ -158,4 +161,5 @@ __all__ = [
     "WriteResult",
     "detect_provider",
     "init_config",
+    "run_service",
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from aria_mem import config
 from aria_mem.api.library import Library
@@ -31,6 +31,24 @@ class Stopped:
     """The aria-mem process that owned the embedded index and was asked to stop; None: none."""
     postgres: bool
     """The embedded PostgreSQL server was running and is now stopped."""
+
+
+class RunningService(Protocol):
+    """The aria-mem service run by this process (see ``run_service``)."""
+
+    def close(self) -> None: ...
+
+
+def run_service(
+    settings: config.Settings, *, stopped: Callable[[], bool] = lambda: False
+) -> RunningService | None:
+    """Run the aria-mem service of ``settings`` in this process until ``close()``: the one
+    process that holds the embedded index and the in-process model for every aria-mem command
+    (``aria-mem daemon`` does this). A service started on demand is replaced; while another
+    daemon runs it, this waits to take over (None when ``stopped()`` turns true first)."""
+    from aria_mem.wiring import host_service
+
+    return host_service(settings, started="daemon", stopped=stopped)
 
 
 class Maintenance(Library):
@@ -128,9 +146,11 @@ class Maintenance(Library):
         trial = config.with_overrides(
             self.settings, embedder={"provider": provider, "model": model}
         )
-        from aria_mem.wiring import build_embedder
-
-        build_embedder(trial).dimension()  # refuse a model that does not answer
+        trial_adapters = Adapters(trial)
+        try:  # refuse a model that does not answer (an in-process one loads in the service)
+            trial_adapters.embedder.dimension()
+        finally:
+            trial_adapters.close()
         config.save_keys(
             self.settings.config_path, {"embedder": {"provider": provider, "model": model}}
         )

@@ -46,9 +46,10 @@ def migrate(ctx: typer.Context) -> None:
 
 
 def stop(ctx: typer.Context, as_json: JsonOpt = False) -> None:
-    """Stop what aria-mem runs in the background on this machine: the process that owns the
-    embedded index (the daemon, a chat or the MCP server: it finishes what it is doing and
-    exits) and the embedded PostgreSQL server. The next command starts them again. A
+    """Stop what aria-mem runs in the background on this machine: the aria-mem service (the
+    one process holding the embedded index and the in-process model, whether a command
+    started it or it is `aria-mem daemon`: it finishes what it is doing and exits) and the
+    embedded PostgreSQL server. The next command that needs them starts them again. A
     PostgreSQL or Qdrant server of your own is left alone.
 
     Example: aria-mem stop
@@ -58,9 +59,7 @@ def stop(ctx: typer.Context, as_json: JsonOpt = False) -> None:
         emit_json({"index_owner_pid": done.index_owner_pid, "postgres_stopped": done.postgres})
         return
     if done.index_owner_pid is not None:
-        render.console.print(
-            f"Stopped the process that owned the index (pid {done.index_owner_pid})"
-        )
+        render.console.print(f"Stopped the aria-mem service (pid {done.index_owner_pid})")
     if done.postgres:
         render.console.print("Stopped the embedded PostgreSQL server")
     if done.index_owner_pid is None and not done.postgres:

@@ -18,6 +18,9 @@ PRIORITIES = {
 }
 """Python's levels as syslog priorities (sd-daemon(3))."""
 QUIET_LIBRARIES = ("httpx", "httpcore")
+NOTICES = "aria_mem.notice"
+"""The logger of one-line notices a person should see whatever the level (such as the
+aria-mem service starting in the background)."""
 
 
 def priority(levelno: int) -> int:
@@ -52,6 +55,13 @@ def configure_command_logging(level: int) -> None:
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         root.addHandler(handler)
     set_command_level(level)
+    notices = logging.getLogger(NOTICES)
+    if not notices.handlers:
+        said = logging.StreamHandler(sys.stderr)
+        said.setFormatter(logging.Formatter("aria-mem: %(message)s"))
+        notices.addHandler(said)
+        notices.setLevel(logging.INFO)
+        notices.propagate = False
 
 
 def set_command_level(level: int) -> None:

@@ -162,11 +162,13 @@ def _detail(report: StatusReport, name: str) -> str:
 def _owner_detail(owner: IndexOwner | None) -> str:
     if owner is None:
         return ""
-    who = "this command" if owner.this_process else f"`aria-mem {owner.command}`"
-    lends = f", lends {owner.model}" if owner.model else ""
+    how = {"on demand": "started on demand", "daemon": "`aria-mem daemon`"}
+    started = how.get(owner.command, f"`{owner.command}`")
+    model = f", model {owner.model}" if owner.model else ", no model loaded"
+    here = ", this process" if owner.this_process else ""
     return (
-        f"; served by {markup_safe(who)} (pid {owner.pid}, aria-mem {owner.version}, up "
-        f"{owner.uptime_s:.0f} s{markup_safe(lends)})"
+        f"; served by the aria-mem service (pid {owner.pid}{here}, {markup_safe(started)}, "
+        f"aria-mem {owner.version}, up {owner.uptime_s:.0f} s{markup_safe(model)})"
     )
 
 

@@ -53,8 +53,11 @@ def daemon(
         bool, typer.Option("--allow-remote", help="Let --mcp-http listen beyond loopback.")
     ] = False,
 ) -> None:
-    """Run the reconciler in the foreground (for systemd): index pending memories, remove
-    vectors that may no longer be used, sweep orphans, and report to `status`.
+    """Run the aria-mem service in the foreground (for systemd), with the reconciler: the
+    one process that holds the embedded index and the in-process model for every command
+    (one that a command started in the background is replaced), and that indexes pending
+    memories, removes vectors that may no longer be used, sweeps orphans and reports to
+    `status`.
 
     Logs to stderr: a line per pass that did something (idle passes only with -vv), with
     journald priorities under systemd. SIGTERM or Ctrl-C stops it between batches.
@@ -65,6 +68,7 @@ def daemon(
     Example: aria-mem daemon --interval 30 --mcp-http 127.0.0.1:8765
     """
     from aria_mem import config
+    from aria_mem.api import run_service
     from aria_mem.daemon import Daemon
 
     configure_daemon_logging(min(logging.getLogger().level or logging.INFO, logging.INFO))
@@ -77,8 +81,6 @@ def daemon(
         return settings
 
     settings = load()  # a broken config is reported now, as a usage error
-    if mcp_http is not None:
-        _serve_mcp_beside(settings, mcp_http, allow_remote)
     runner = Daemon(load, sweep_interval=sweep_interval)
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
@@ -87,7 +89,16 @@ def daemon(
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    raise typer.Exit(runner.run(once=once))
+    service = run_service(settings, stopped=runner.stopping)
+    if service is None:
+        raise typer.Exit(0)
+    try:
+        if mcp_http is not None:
+            _serve_mcp_beside(settings, mcp_http, allow_remote)
+        code = runner.run(once=once)
+    finally:
+        service.close()
+    raise typer.Exit(code)
 
 
 def _serve_mcp_beside(settings: config.Settings, address: str, allow_remote: bool) -> None:

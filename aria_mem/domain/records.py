@@ -177,16 +177,17 @@ class DimensionCheck(_JsonRecord):
 
 @dataclass(frozen=True, slots=True)
 class IndexOwner:
-    """The process that holds the embedded index and serves it to the others."""
+    """The aria-mem service: the process that holds the embedded index and the in-process
+    model for every other aria-mem process."""
 
     pid: int
     version: str
     protocol: int
     uptime_s: float
     command: str
-    """The aria-mem command it runs (daemon, chat, mcp, ...), never its arguments."""
+    """How it was started: "on demand" (by a command, in the background) or "daemon"."""
     model: str | None
-    """The in-process embedding model it lends to its clients, if any."""
+    """The in-process embedding models it has loaded, if any."""
     this_process: bool
 
 

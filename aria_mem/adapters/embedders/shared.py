@@ -1,53 +1,51 @@
-"""The in-process model, loaded once per machine rather than once per command.
+"""The in-process model, run by the aria-mem service for every aria-mem process.
 
 Loading sentence-transformers and its model takes seconds and hundreds of MB, far more than a
-command's own work. The process that owns the embedded index (the daemon, or the first
-aria-mem process) already serves index calls to the others over a private socket; it embeds
-for them too. This embedder asks the owner first and runs the model itself only when it is the
-owner, when the owner has another model, or when the owner cannot be reached.
+command's own work; so only the service loads it (once, kept loaded) and every other process
+asks it for vectors over the service's private socket. See ``index_service``.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 from aria_mem.adapters.embedders.base import BaseEmbedder
-from aria_mem.adapters.index_sharing import MAX_TEXTS_PER_CALL, SharedEdgeIndex
-from aria_mem.errors import VectorIndexError
+from aria_mem.adapters.embedders.local_model import BUNDLED
+from aria_mem.adapters.index_serving import MAX_TEXTS_PER_CALL, unpack_vector
+from aria_mem.adapters.index_sharing import ServiceClient
+from aria_mem.errors import EmbedderError, VectorIndexError
 
-if TYPE_CHECKING:
-    from aria_mem.adapters.embedders.local_model import SentenceTransformerEmbedder
 
-log = logging.getLogger(__name__)
+def _as_the_service_finds_it(model: str) -> str:
+    """A model path relative to this command's folder, made absolute: the service runs in
+    another folder. The bundled name and absolute paths are sent as they are."""
+    if model == BUNDLED or Path(model).is_absolute():
+        return model
+    path = Path(model).expanduser()
+    return str(path.resolve()) if path.exists() else model
 
 
 class SharedModelEmbedder(BaseEmbedder):
     provider = "sentence-transformers"
 
     def __init__(
-        self, local: SentenceTransformerEmbedder, owner: Callable[[], SharedEdgeIndex]
+        self, model: str, service: Callable[[], ServiceClient], *, batch_size: int = 64
     ) -> None:
-        """``owner`` opens (or joins) the shared index only when the first text is embedded."""
-        super().__init__(local.model, batch_size=min(local.batch_size, MAX_TEXTS_PER_CALL))
-        self._local = local
-        self._owner = owner
-        self.served_by_owner = 0
-        """Batches another process embedded for this one (for status and tests)."""
+        """``service`` reaches (or starts) the service only when the first text is embedded."""
+        super().__init__(model, batch_size=min(batch_size, MAX_TEXTS_PER_CALL))
+        self._service = service
+        self._wire_name = _as_the_service_finds_it(model)
 
     def _embed_batch(self, texts: list[str]) -> list[list[float]]:
         try:
-            vectors = self._owner().embed_through_owner(self.model_name, texts)
+            result = self._service().call({"op": "embed", "model": self._wire_name, "texts": texts})
+        except EmbedderError:
+            raise
         except VectorIndexError as exc:
-            log.debug("the index owner could not embed (%s); loading the model here", exc)
-            vectors = None
-        if vectors is None:
-            return self._local.encode(texts)
-        self.served_by_owner += 1
-        return vectors
+            raise EmbedderError(f"The aria-mem service could not embed: {exc}") from exc
+        return [unpack_vector(v) for v in result]
 
     def warm_up(self) -> None:
-        """Get the model ready where it will run: here when this process owns the index,
-        else in the owner (one test vector; instant when the owner already has it)."""
+        """Have the service load the model now (one test vector; instant once loaded)."""
         self.dimension()

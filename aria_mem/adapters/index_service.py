@@ -1,0 +1,369 @@
+"""The aria-mem service: the one process of an account that opens the embedded index's shards
+and runs the in-process embedding model. Every other aria-mem process is its client.
+
+A Qdrant Edge shard can be open in one process only, and loading the model takes seconds and
+hundreds of MB; so one process does both, for as long as it is wanted. The first command that
+needs it starts it in the background (``start_in_background``: detached, logging to
+``service.log`` in the data folder) and it exits after ``idle_exit`` seconds with no client;
+``aria-mem daemon`` hosts the same service in the foreground (and also reconciles), replacing
+one started on demand. An exclusive lock on ``index.lock`` says which process it is; the shards
+stay open for the service's whole life, so a config change never reopens them.
+
+    python -m aria_mem.adapters.index_service INDEX_DIR [--idle-exit SECONDS]
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import logging
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, Protocol
+
+from aria_mem.adapters.index_serving import PROTOCOL, Server, socket_path_for
+from aria_mem.errors import IndexClosedError, StoreError, VectorIndexError
+from aria_mem.private import FILE_MODE, private_dir
+from aria_mem.version import __version__
+
+if TYPE_CHECKING:
+    from aria_mem.adapters.qdrant_edge import EdgeIndex
+
+log = logging.getLogger(__name__)
+
+LOCK_NAME = "index.lock"
+LOG_NAME = "service.log"
+MAX_LOG_BYTES = 5 * 1024 * 1024
+"""A log over this size is started afresh when the service starts."""
+MODELS_KEPT = 2
+"""In-process models kept loaded at once (the configured one, and another a client still
+uses during a model switch); the least recently used goes first."""
+ON_DEMAND = "on demand"
+DAEMON = "daemon"
+
+
+class LocalModel(Protocol):
+    """An embedding model loaded in this process."""
+
+    @property
+    def model_name(self) -> str: ...
+
+    def encode(self, texts: list[str]) -> list[list[float]]:
+        """Vectors for texts exactly as given (any query or document prefix already added)."""
+        ...
+
+
+def load_local_model(name: str) -> LocalModel:
+    from aria_mem.adapters.embedders.local_model import SentenceTransformerEmbedder
+
+    return SentenceTransformerEmbedder(name)
+
+
+class ModelShelf:
+    """The in-process models the service runs, loaded on first use by name."""
+
+    def __init__(self, load: Callable[[str], LocalModel] = load_local_model) -> None:
+        self._load = load
+        self._models: OrderedDict[str, LocalModel] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, name: str) -> LocalModel:
+        with self._lock:
+            model = self._models.get(name)
+            if model is None:
+                model = self._models[name] = self._load(name)
+                while len(self._models) > MODELS_KEPT:
+                    dropped, _ = self._models.popitem(last=False)
+                    log.info("unloaded model %s (kept the %d last used)", dropped, MODELS_KEPT)
+            self._models.move_to_end(name)
+            return model
+
+    def names(self) -> list[str]:
+        with self._lock:
+            return list(self._models)
+
+
+_hosted: dict[Path, IndexService] = {}
+_hosted_lock = threading.Lock()
+
+
+def hosted(root: Path) -> IndexService | None:
+    """The service of ``root`` when this process runs it (the daemon), else None."""
+    with _hosted_lock:
+        return _hosted.get(root.resolve())
+
+
+class IndexService:
+    """The shards of ``root`` and the models, served on the socket beside the shards."""
+
+    def __init__(self, root: Path, lock: IO[str], *, started: str, shelf: ModelShelf) -> None:
+        self.root = root
+        self.started = started
+        self.shelf = shelf
+        self.protocol = PROTOCOL
+        self._lock_file = lock
+        self._started_at = time.time()
+        self._index: EdgeIndex | None = None
+        self._index_lock = threading.Lock()
+        self._closed = False
+        self._socket_path = socket_path_for(root)
+        self._socket_path.unlink(missing_ok=True)
+        self._server = Server(self._socket_path, self)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="aria-mem-service",
+            daemon=True,
+        )
+        self._thread.start()
+        with _hosted_lock:
+            _hosted[root.resolve()] = self
+        log.info(
+            "aria-mem service %s (pid %d, %s) serves %s", __version__, os.getpid(), started, root
+        )
+
+    @classmethod
+    def take(
+        cls, root: Path, *, started: str, shelf: ModelShelf | None = None
+    ) -> IndexService | None:
+        """The service of ``root`` in this process, or None when another process runs it."""
+        private_dir(root, what="index folder")
+        fd = os.open(root / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, FILE_MODE)
+        handle = os.fdopen(fd, "w")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            return None
+        handle.truncate(0)
+        handle.write(str(os.getpid()))
+        handle.flush()
+        return cls(root, handle, started=started, shelf=shelf or ModelShelf())
+
+    # -- what clients are served (index_serving.Host) ------------------------------------
+
+    @property
+    def index(self) -> EdgeIndex:
+        """The shards, opened on first use (a service asked only for vectors never opens
+        them, as with a Qdrant server) and never twice."""
+        with self._index_lock:
+            if self._closed:
+                raise IndexClosedError(f"The aria-mem service for {self.root} is stopping")
+            if self._index is None:
+                from aria_mem.adapters.qdrant_edge import EdgeIndex
+
+                self._index = EdgeIndex(self.root)
+            return self._index
+
+    def embed(self, model: str, texts: list[str]) -> list[list[float]]:
+        return self.shelf.get(model).encode(texts) if texts else []
+
+    def hello(self) -> dict[str, Any]:
+        models = self.shelf.names()
+        return {
+            "protocol": self.protocol,
+            "version": __version__,
+            "pid": os.getpid(),
+            "uptime_s": round(time.time() - self._started_at, 1),
+            "command": self.started,
+            "model": ", ".join(models) if models else None,
+        }
+
+    # -- life ------------------------------------------------------------------------------
+
+    def idle_seconds(self) -> float:
+        return self._server.idle_seconds()
+
+    def serve(self, stop: threading.Event, idle_exit: float) -> None:
+        """Serve until ``stop`` is set or, with ``idle_exit`` > 0, no client has been
+        connected for that long."""
+        while not stop.wait(min(1.0, idle_exit) if idle_exit > 0 else 1.0):
+            if idle_exit > 0 and self.idle_seconds() >= idle_exit:
+                log.info("no client for %.0f s; exiting", idle_exit)
+                return
+
+    def close(self) -> None:
+        """Stop answering, hang up on clients (they reconnect to the next service), close
+        the shards and let go of the lock."""
+        with _hosted_lock:
+            if _hosted.get(self.root.resolve()) is self:
+                del _hosted[self.root.resolve()]
+        self._server.shutdown()
+        self._server.server_close()
+        self._server.hang_up()
+        self._socket_path.unlink(missing_ok=True)
+        with self._index_lock:
+            self._closed = True
+            if self._index is not None:
+                self._index.close()
+                self._index = None
+        fcntl.flock(self._lock_file, fcntl.LOCK_UN)
+        self._lock_file.close()
+        log.info("stopped")
+
+
+def lock_held(root: Path) -> bool:
+    """Does some process run the service of ``root``? (Taking its lock for a moment tells.)"""
+    try:
+        fd = os.open(root / LOCK_NAME, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def take_over(
+    root: Path, *, started: str, stopped: Callable[[], bool] = lambda: False
+) -> IndexService | None:
+    """The service of ``root`` in this process, in place of one started on demand (asked to
+    stop; its clients reconnect here). While another daemon runs it, wait to take over (a
+    standby, as with the reconciler's lock); None if ``stopped`` says to give up."""
+    from aria_mem.adapters.index_sharing import ServiceClient
+
+    told = False
+    while (service := IndexService.take(root, started=started)) is None:
+        if stopped():
+            return None
+        try:
+            info = ServiceClient(root, wait_seconds=5).hello()
+        except VectorIndexError:
+            info = {}
+        if info.get("command") != DAEMON:
+            stopped_pid = stop_service(root)
+            if stopped_pid is not None:
+                log.info("stopped the aria-mem service started on demand (pid %d)", stopped_pid)
+            elif lock_held(root):
+                raise VectorIndexError(
+                    f"The index in {root} is held by a process that is not an aria-mem "
+                    f"service — stop it (its pid is in {root / LOCK_NAME})"
+                )
+            continue
+        if not told:
+            log.warning(
+                "another aria-mem daemon (pid %s) runs the service for %s; waiting to take over",
+                info.get("pid"),
+                root,
+            )
+            told = True
+        time.sleep(1.0)
+    return service
+
+
+def _is_aria_mem(pid: int) -> bool:
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+    return b"aria_mem" in command or b"aria-mem" in command
+
+
+def stop_service(root: Path, *, wait_seconds: float = 15.0) -> int | None:
+    """Ask the aria-mem service of ``root`` to stop (SIGTERM: it finishes what it is
+    doing; the daemon records that it stopped) and wait until it has let go of the index. Its
+    pid, or None when no aria-mem process runs it."""
+    lock = root / LOCK_NAME
+    if not lock_held(root):
+        return None
+    try:
+        pid = int(lock.read_text().strip())
+    except (OSError, ValueError):
+        return None
+    if pid == os.getpid() or not _is_aria_mem(pid):
+        return None
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + wait_seconds
+    while lock_held(root):
+        if time.monotonic() > deadline:
+            raise StoreError(
+                f"aria-mem process {pid} still holds the index after {wait_seconds:g}s — "
+                f"stop it with `kill {pid}`"
+            )
+        time.sleep(0.05)
+    return pid
+
+
+def log_path_for(root: Path) -> Path:
+    return root.parent / LOG_NAME
+
+
+def _open_log(path: Path) -> int:
+    private_dir(path.parent, what="data folder")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, FILE_MODE)
+    os.fchmod(fd, FILE_MODE)
+    if os.fstat(fd).st_size > MAX_LOG_BYTES:
+        os.ftruncate(fd, 0)
+    return fd
+
+
+def start_in_background(root: Path, *, idle_exit: float) -> subprocess.Popen[bytes]:
+    """Start the service of ``root`` detached from this process (its own session, no
+    terminal), logging to ``service.log``. If another one wins the race it simply exits."""
+    private_dir(root, what="index folder")
+    log_fd = _open_log(log_path_for(root))
+    try:
+        child = subprocess.Popen(
+            [sys.executable, "-m", __name__, str(root), "--idle-exit", f"{idle_exit:g}"],
+            stdin=subprocess.DEVNULL,
+            stdout=log_fd,
+            stderr=log_fd,
+            cwd=root,
+            start_new_session=True,
+        )
+    finally:
+        os.close(log_fd)
+    threading.Thread(target=child.wait, name="aria-mem-service-reaper", daemon=True).start()
+    return child
+
+
+def read_log_tail(root: Path, lines: int = 3) -> str:
+    try:
+        text = log_path_for(root).read_text(errors="replace")
+    except OSError:
+        return ""
+    return " | ".join(line for line in text.splitlines()[-lines:] if line.strip())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="aria-mem service", description=__doc__)
+    parser.add_argument("root", type=Path)
+    parser.add_argument("--idle-exit", type=float, default=1800.0)
+    args = parser.parse_args(argv)
+    os.umask(0o077)
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        service = IndexService.take(args.root, started=ON_DEMAND)
+    except (OSError, VectorIndexError) as exc:
+        log.error("could not start: %s", exc)
+        return 1
+    if service is None:
+        return 0  # another process runs it (a client that started one at the same moment)
+    try:
+        service.serve(stop, args.idle_exit)
+    finally:
+        service.close()
+        logging.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.stdout.flush()
+    # os._exit: torch's and Edge's native threads never see interpreter teardown
+    os._exit(main())

@@ -1,0 +1,129 @@
+"""The aria-mem service as a person meets it, from the command line: started once by whichever
+commands need it, replaced by the daemon, gone when idle, and no command ends by a signal."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from aria_mem.adapters.index_service import lock_held
+from aria_mem.adapters.postgres import embedded
+from tests.conftest import ROOT, CliResult
+
+Cli = Callable[..., CliResult]
+IN_PROCESS = {
+    "ARIA_MEM_EMBEDDER_PROVIDER": "sentence-transformers",
+    "ARIA_MEM_RETRIEVAL_MIN_SIMILARITY": "0.25",
+}
+STARTED = "started the aria-mem service in the background"
+
+
+@pytest.fixture
+def home(isolated_env: Path) -> Iterator[Path]:
+    yield isolated_env
+    embedded.stop(isolated_env / "data" / "postgres")
+
+
+def _service(cli: Cli, env: dict[str, str]) -> dict[str, object]:
+    status = cli("status", "--json", env=env)
+    owner: dict[str, object] = json.loads(status.stdout)["checks"]["index"]["owner"]
+    return owner
+
+
+def test_24_remember_commands_at_once_on_a_fresh_home_all_succeed_and_all_are_indexed(
+    home: Path,
+) -> None:
+    """A fresh home: no PostgreSQL, no service. Every command races to start both; one
+    service wins and loads the model once; every exit code is 0 (none ends by a signal or an
+    abort at exit) and every memory is indexed."""
+    env = {**os.environ, **IN_PROCESS, "NO_COLOR": "1"}
+    runs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "aria_mem",
+                "remember",
+                f"The user's fact number {n}.",
+                "--json",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for n in range(24)
+    ]
+    done = [(run.communicate(timeout=300), run.returncode) for run in runs]
+    assert [code for _, code in done] == [0] * 24, [err for (_, err), _ in done if err]
+    assert all(json.loads(out)["indexed"] is True for (out, _), _ in done)
+    assert sum(err.count(STARTED) for (_, err), _ in done) == 1
+    listed = subprocess.run(
+        [sys.executable, "-m", "aria_mem", "list", "--json", "--limit", "100"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    memories = json.loads(listed.stdout)
+    assert len(memories) == 24 and {m["index_state"] for m in memories} == {"indexed"}
+    log = (home / "data" / "service.log").read_text()
+    assert log.count("Loading SentenceTransformer model") == 1
+
+
+def test_the_daemon_replaces_a_service_started_on_demand_and_clients_follow(
+    cli: Cli, home: Path
+) -> None:
+    assert cli("remember", "The user swims.", env=IN_PROCESS).code == 0
+    on_demand = _service(cli, IN_PROCESS)
+    assert on_demand["command"] == "on demand"
+    daemon = subprocess.Popen(
+        [sys.executable, "-m", "aria_mem", "daemon"],
+        cwd=ROOT,
+        env={**os.environ, **IN_PROCESS},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while (found := _service(cli, IN_PROCESS))["command"] != "daemon":
+            assert time.monotonic() < deadline and daemon.poll() is None
+            time.sleep(0.2)
+        assert found["pid"] == daemon.pid
+        made = cli("remember", "The user cycles.", "--json", env=IN_PROCESS)
+        assert made.code == 0 and json.loads(made.stdout)["indexed"] is True
+        assert STARTED not in made.stderr
+        found_text = cli("search", "What sport does the user do?", "--json", env=IN_PROCESS)
+        texts = {m["text"] for m in json.loads(found_text.stdout)["memories"]}
+        assert {"The user swims.", "The user cycles."} <= texts
+    finally:
+        daemon.terminate()
+        _, err = daemon.communicate(timeout=60)
+    assert daemon.returncode == 0, err
+    assert f"stopped the aria-mem service started on demand (pid {on_demand['pid']})" in err
+    assert f"(pid {daemon.pid}, daemon) serves" in err
+    assert not Path(f"/proc/{on_demand['pid']}").exists()
+
+
+def test_a_service_started_on_demand_exits_when_idle(cli: Cli, home: Path) -> None:
+    env = {**IN_PROCESS, "ARIA_MEM_DAEMON_SERVICE_IDLE_EXIT": "1"}
+    assert cli("remember", "The user swims.", env=env).code == 0
+    root = home / "data" / "index"
+    deadline = time.monotonic() + 30
+    while lock_held(root):
+        assert time.monotonic() < deadline, "the idle service is still running"
+        time.sleep(0.1)
+    assert "no client for 1 s; exiting" in (home / "data" / "service.log").read_text()
+    again = cli("remember", "The user cycles.", "--json", env=env)
+    assert again.code == 0 and json.loads(again.stdout)["indexed"] is True
+    assert STARTED in again.stderr
