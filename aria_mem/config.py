@@ -149,12 +149,8 @@ def home_dir() -> Path | None:
 def default_config_path() -> Path:
     if env := os.environ.get("ARIA_MEM_CONFIG"):
         return Path(env).expanduser()
-    home = home_dir()
-    return (
-        home / "config.toml"
-        if home is not None
-        else Path(platformdirs.user_config_dir(APP_NAME)) / "config.toml"
-    )
+    home = home_dir() or Path(platformdirs.user_config_dir(APP_NAME))
+    return home / "config.toml"
 
 
 def default_data_dir() -> Path:

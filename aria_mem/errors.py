@@ -12,7 +12,7 @@ Every failure the CLI expects is one of these; anything else is a bug and gets a
         ├── StoreError              PostgreSQL
         ├── VectorIndexError        Qdrant (Edge, local or server)
         │   ├── DimensionMismatchError  collection size differs from the model's vectors
-        │   └── IndexClosedError    this process let go of the index (its owner changes)
+        │   └── IndexClosedError    this process let go of the index (the service stops)
         ├── EmbedderError           Ollama, LM Studio or the in-process model
         └── ChatModelError          the chat model (Ollama or LM Studio)
             └── ChatModelMissingError   the server answers but has no such model

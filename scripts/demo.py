@@ -120,6 +120,8 @@ def main() -> None:
     run("reindex", "--model", switch_to[1], "--provider", switch_to[0])
     run("status")
     chat_turn()
+    print("\n# The embedded PostgreSQL and the aria-mem service ran in the background; stop them.")
+    run("stop")
     print("\nDone. Try: ARIA_MEM_HOME=.demo .venv/bin/aria-mem --help")
 
 

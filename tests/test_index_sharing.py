@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import stat
 import subprocess
 import sys
 import tempfile
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -274,3 +276,30 @@ def test_an_unknown_operation_and_a_malformed_request_come_back_as_errors(
     finally:
         client.close()
         service.close()
+
+
+def test_a_removed_index_folder_gets_a_new_service_and_the_old_one_exits(
+    client: SharedEdgeIndex, tmp_path: Path
+) -> None:
+    """The index is disposable: a person may delete its folder while the service runs. The
+    next call starts a service on a fresh folder; the old one, holding deleted files no client
+    can reach, notices and exits."""
+    client.ensure_collection("memories", 16)
+    client.upsert("memories", [fake_point("alice fact 1", "alice")])
+    old = client.owner().pid
+    shutil.rmtree(tmp_path / "index")
+    client.close()
+    client.ensure_collection("memories", 16)
+    assert client.count("memories") == 0
+    assert client.owner().pid != old
+    deadline = time.monotonic() + 30
+    while Path(f"/proc/{old}").exists() and _state(old) != "Z":
+        assert time.monotonic() < deadline, "the old service is still running"
+        time.sleep(0.1)
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "gone"

@@ -32,11 +32,12 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from aria_mem.adapters.index_service import IndexService, lock_held, stop_service
 from aria_mem.adapters.index_sharing import SharedEdgeIndex
 from aria_mem.adapters.postgres import embedded
 from aria_mem.domain.models import SearchScope
 from aria_mem.errors import VectorIndexError
-from tests.conftest import CHILD, ROOT
+from tests.conftest import ROOT
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.vectors import embed
 from tests.test_mcp import INITIALIZE, LIST_MEMORIES
@@ -231,18 +232,6 @@ def _has_acl(path: Path) -> bool:
         return False
 
 
-def _hold_index(index_root: Path) -> subprocess.Popen[str]:
-    holder = subprocess.Popen(
-        [*CHILD, str(index_root), "me", "0", "hold", "serve"],
-        cwd=ROOT,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert holder.stdout is not None and holder.stdout.readline().startswith("service=True")
-    return holder
-
-
 @pytest.mark.parametrize("long_path", [False, True], ids=["short-path", "long-path"])
 def test_a_second_account_reaches_no_file_no_database_and_no_index(
     intruder: Intruder, open_base: Path, fake_ollama: FakeOllama, long_path: bool
@@ -271,21 +260,19 @@ def test_a_second_account_reaches_no_file_no_database_and_no_index(
         with psycopg.connect(dsn) as conn:
             assert conn.execute("SHOW listen_addresses").fetchone() == ("",)
 
-        holder = _hold_index(home / "data" / "index")
-        try:
-            files = intruder.run(_TRY_FILES, str(home), str(export))
-            assert files["readable"] == []
-            listed = files["listed"]
-            assert isinstance(listed, list) and str(home / "data") not in listed
+        assert lock_held(home / "data" / "index")  # the commands above started the service
+        files = intruder.run(_TRY_FILES, str(home), str(export))
+        assert files["readable"] == []
+        listed = files["listed"]
+        assert isinstance(listed, list) and str(home / "data") not in listed
 
-            tried = intruder.run(_TRY_POSTGRES, str(socket_dir))["outcomes"]
-            assert isinstance(tried, list) and tried[0]["connected"] is False, tried
+        tried = intruder.run(_TRY_POSTGRES, str(socket_dir))["outcomes"]
+        assert isinstance(tried, list) and tried[0]["connected"] is False, tried
 
-            index = intruder.run(_TRY_INDEX, str(home / "data" / "index" / "index.sock"))
-            assert index["connected"] is False
-        finally:
-            holder.communicate("", timeout=30)
+        index = intruder.run(_TRY_INDEX, str(home / "data" / "index" / "index.sock"))
+        assert index["connected"] is False
     finally:
+        stop_service(home / "data" / "index")
         embedded.stop(pgdata)
 
 
@@ -305,12 +292,14 @@ def test_with_the_folders_opened_postgres_still_wants_the_password(
         assert tried[0]["kind"] == "R" and tried[0]["auth_code"] == 10  # SASL: a password
         assert tried[0]["let_in"] is False
     finally:
+        stop_service(home / "data" / "index")
         embedded.stop(pgdata)
 
 
-def test_the_index_owner_answers_no_other_account(intruder: Intruder, open_base: Path) -> None:
+def test_the_service_answers_no_other_account(intruder: Intruder, open_base: Path) -> None:
     root = open_base / "index"
-    holder = _hold_index(root)
+    service = IndexService.take(root, started="test")
+    assert service is not None
     try:
         root.chmod(0o755)  # opened by mistake: the socket itself must still refuse
         (root / "index.sock").chmod(0o777)
@@ -318,7 +307,7 @@ def test_the_index_owner_answers_no_other_account(intruder: Intruder, open_base:
         assert index["connected"] is True
         assert index["answer"] == ""  # closed without a word
     finally:
-        holder.communicate("", timeout=30)
+        service.close()
 
 
 _FAKE_OWNER = """

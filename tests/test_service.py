@@ -127,3 +127,26 @@ def test_a_service_started_on_demand_exits_when_idle(cli: Cli, home: Path) -> No
     again = cli("remember", "The user cycles.", "--json", env=env)
     assert again.code == 0 and json.loads(again.stdout)["indexed"] is True
     assert STARTED in again.stderr
+
+
+def test_status_is_ok_only_when_a_probe_write_goes_through(cli: Cli, home: Path) -> None:
+    """Made immutable (root only: chattr +i), the shard still answers reads but refuses
+    writes: status says so, naming the error, and is ok again once writes go through."""
+    if os.geteuid() != 0:
+        pytest.skip("making files immutable needs root")
+    assert cli("remember", "The user swims.", env=IN_PROCESS).code == 0
+    healthy = cli("status", "--json", env=IN_PROCESS)
+    assert healthy.code == 0 and json.loads(healthy.stdout)["checks"]["index"]["ok"] is True
+    shard = home / "data" / "index" / "memories"
+    subprocess.run(["chattr", "-R", "+i", str(shard)], check=True)
+    try:
+        broken = cli("status", "--json", env=IN_PROCESS)
+        index = json.loads(broken.stdout)["checks"]["index"]
+        assert broken.code == 1 and index["ok"] is False
+        assert "test write failed" in index["error"]
+        assert "not permitted" in index["error"]
+    finally:
+        subprocess.run(["chattr", "-R", "-i", str(shard)], check=True)
+    again = cli("status", "--json", env=IN_PROCESS)
+    assert again.code == 0, again.stdout
+    assert json.loads(again.stdout)["checks"]["index"]["ok"] is True

@@ -15,6 +15,8 @@ stay open for the service's whole life, so a config change never reopens them.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import faulthandler
 import fcntl
 import logging
 import os
@@ -116,6 +118,7 @@ class IndexService:
         self._socket_path = socket_path_for(root)
         self._socket_path.unlink(missing_ok=True)
         self._server = Server(self._socket_path, self)
+        self._socket_inode = os.stat(self._socket_path).st_ino
         self._thread = threading.Thread(
             target=self._server.serve_forever,
             kwargs={"poll_interval": 0.05},
@@ -188,6 +191,20 @@ class IndexService:
             if idle_exit > 0 and self.idle_seconds() >= idle_exit:
                 log.info("no client for %.0f s; exiting", idle_exit)
                 return
+            if not self._in_place():
+                log.warning("%s was removed or replaced; exiting", self.root / LOCK_NAME)
+                return
+
+    def _in_place(self) -> bool:
+        """Is the lock this service holds still the one in the index folder? (A removed
+        folder leaves the service holding deleted files that no client can reach; the next
+        command starts a new service there.)"""
+        try:
+            return (
+                os.stat(self.root / LOCK_NAME).st_ino == os.fstat(self._lock_file.fileno()).st_ino
+            )
+        except OSError:
+            return False
 
     def close(self) -> None:
         """Stop answering, hang up on clients (they reconnect to the next service), close
@@ -198,7 +215,9 @@ class IndexService:
         self._server.shutdown()
         self._server.server_close()
         self._server.hang_up()
-        self._socket_path.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # only our own: a removed folder may hold the next's
+            if os.stat(self._socket_path).st_ino == self._socket_inode:
+                self._socket_path.unlink()
         with self._index_lock:
             self._closed = True
             if self._index is not None:
@@ -341,6 +360,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--idle-exit", type=float, default=1800.0)
     args = parser.parse_args(argv)
     os.umask(0o077)
+    faulthandler.enable()  # a crash in Edge or torch (SIGBUS, SIGSEGV) leaves its trace in the log
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )

@@ -1,7 +1,7 @@
 """The embedded vector index: one Qdrant Edge shard per collection, in the data directory.
 
 A shard can be open in one process at a time (its write-ahead log is locked); see
-``index_sharing`` for how several processes share these shards.
+``index_service`` for the one process that holds them for every aria-mem process.
 
 qdrant-edge-py 0.9.0 matches nothing with ``MatchValue(True)`` on a boolean payload field,
 while integer and keyword matches work. So this adapter stores boolean payload values as the
@@ -46,8 +46,8 @@ _WAL_RETRY_SECONDS = 10.0
 
 
 def _opening(open_shard: Callable[[], Any]) -> Any:
-    """Open a shard, waiting while another process still holds its write-ahead log: a process
-    that owned the index may be exiting, its lock file released before its shard handles."""
+    """Open a shard, waiting while another process still holds its write-ahead log: a service
+    that held the index may be exiting, its lock file released before its shard handles."""
     deadline = time.monotonic() + _WAL_RETRY_SECONDS
     while True:
         try:
@@ -139,16 +139,16 @@ class EdgeIndex:
         self._shards: dict[str, Any] = {}
         self._lock = threading.RLock()
         self._sizes: dict[str, int] | None = None
-        """The size register as last read or written (only the owner of the shards writes
-        it), so a search does not read and parse a file."""
+        """The size register as last read or written (only the service holding the shards
+        writes it), so a search does not read and parse a file."""
         self._closed = False
-        """Once closed, nothing opens a shard here again: a late call (a client of the
-        process that owned the index, still connected while it reloads or stops) must not
-        take a shard's write-ahead log from the process that owns the index next."""
+        """Once closed, nothing opens a shard here again: a late call (a client still
+        connected while the service stops) must not take a shard's write-ahead log from the
+        service that holds the index next."""
 
     def _refuse_if_closed(self) -> None:
         if self._closed:
-            raise IndexClosedError(f"The index in {self._root} was closed here; ask its owner")
+            raise IndexClosedError(f"The index in {self._root} was closed here; ask the service")
 
     # -- collections --------------------------------------------------------------------
 

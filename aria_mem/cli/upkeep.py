@@ -45,7 +45,7 @@ def daemon(
             "--mcp-http",
             metavar="HOST:PORT",
             help="Also serve MCP over streamable HTTP on this loopback address (see "
-            "`aria-mem mcp`), from the process that owns the index; clients need the bearer "
+            "`aria-mem mcp`), from the daemon's own process; clients need the bearer "
             "token (`aria-mem mcp --print-config`).",
         ),
     ] = None,

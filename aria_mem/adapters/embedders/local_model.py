@@ -66,7 +66,7 @@ class SentenceTransformerEmbedder(BaseEmbedder):
 
     def encode(self, texts: list[str]) -> list[list[float]]:
         """Vectors for texts as given (prefixes already added); loads the model on first use.
-        One call at a time: the index owner may embed for other processes and itself at once."""
+        One call at a time: the aria-mem service embeds for many processes at once."""
         with self._lock:
             if self._st is None:
                 self._st = self._load()
