@@ -23,7 +23,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 test: install
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -n auto
 
 demo: install
 	$(BIN)/python scripts/demo.py

@@ -112,7 +112,7 @@ def test_daemon_indexes_what_is_written_behind_its_back_and_reports_to_status(
             False,
         )
         assert owner["protocol"] == PROTOCOL and owner["uptime_s"] > 0
-        human = cli("status", env=env)
+        human = cli("status", env={**env, "COLUMNS": "400"})  # one line, however long the path
         assert "running, pid" in human.stdout
         assert "served by the aria-mem service" in human.stdout
         assert "aria-mem daemon" in human.stdout
