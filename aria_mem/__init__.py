@@ -11,82 +11,69 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from aria_mem.errors import (
-    AriaMemError,
-    ChatModelError,
-    ConfigError,
-    DimensionMismatchError,
-    EmbedderError,
-    NotFoundError,
-    ServiceError,
-    StoreError,
-    UsageError,
-    ValidationError,
-    VectorIndexError,
+    AmbiguousIdError as AmbiguousIdError,
 )
+from aria_mem.errors import (
+    AriaMemError as AriaMemError,
+)
+from aria_mem.errors import (
+    ChatModelError as ChatModelError,
+)
+from aria_mem.errors import (
+    ChatModelMissingError as ChatModelMissingError,
+)
+from aria_mem.errors import (
+    ConfigError as ConfigError,
+)
+from aria_mem.errors import (
+    DimensionMismatchError as DimensionMismatchError,
+)
+from aria_mem.errors import (
+    EmbedderError as EmbedderError,
+)
+from aria_mem.errors import (
+    IndexClosedError as IndexClosedError,
+)
+from aria_mem.errors import (
+    NotFoundError as NotFoundError,
+)
+from aria_mem.errors import (
+    ServiceError as ServiceError,
+)
+from aria_mem.errors import (
+    StoreError as StoreError,
+)
+from aria_mem.errors import (
+    UsageError as UsageError,
+)
+from aria_mem.errors import (
+    ValidationError as ValidationError,
+)
+from aria_mem.errors import (
+    VectorIndexError as VectorIndexError,
+)
+from aria_mem.version import __version__ as __version__
 
 if TYPE_CHECKING:
-    from aria_mem.api import (
-        AriaMem,
-        ChatSession,
-        Fate,
-        Memory,
-        MemoryStatus,
-        MemoryType,
-        SearchResult,
-        Stage,
-        StatusReport,
-        Turn,
-        WriteResult,
-        init_config,
-    )
+    from aria_mem.api import *  # noqa: F403  (every name of the API, for type checkers)
 
-from aria_mem.version import __version__
 
-_FROM_API = {
-    "AriaMem",
-    "ChatSession",
-    "Fate",
-    "Memory",
-    "MemoryStatus",
-    "MemoryType",
-    "SearchResult",
-    "Stage",
-    "StatusReport",
-    "Turn",
-    "WriteResult",
-    "init_config",
-}
+def _api() -> Any:
+    return importlib.import_module("aria_mem.api")
 
 
 def __getattr__(name: str) -> Any:
-    if name in _FROM_API:
-        return getattr(importlib.import_module("aria_mem.api"), name)
+    if name in _api().__all__:
+        return getattr(_api(), name)
     raise AttributeError(f"module 'aria_mem' has no attribute {name!r}")
 
 
-__all__ = [
-    "AriaMem",
-    "AriaMemError",
-    "ChatModelError",
-    "ChatSession",
-    "ConfigError",
-    "DimensionMismatchError",
-    "EmbedderError",
-    "Fate",
-    "Memory",
-    "MemoryStatus",
-    "MemoryType",
-    "NotFoundError",
-    "SearchResult",
-    "ServiceError",
-    "Stage",
-    "StatusReport",
-    "StoreError",
-    "Turn",
-    "UsageError",
-    "ValidationError",
-    "VectorIndexError",
-    "WriteResult",
-    "__version__",
-    "init_config",
-]
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+__all__ = sorted(
+    {n for n, v in globals().items() if isinstance(v, type) and issubclass(v, Exception)}
+    | set(_api().__all__)
+    | {"__version__"}
+)

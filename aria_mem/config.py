@@ -23,6 +23,7 @@ import tomli_w
 
 from aria_mem import providers
 from aria_mem.domain.fusion import CandidateSource
+from aria_mem.domain.ranking import DEFAULT_MIN_SIMILARITY
 from aria_mem.errors import ConfigError
 from aria_mem.private import NotARegularFileError, open_regular, private_dir, write_private
 
@@ -32,7 +33,7 @@ DEFAULT_MODELS = {name: p.default_model for name, p in providers.EMBEDDING.items
 
 CANDIDATE_SOURCES = tuple(source.value for source in CandidateSource)
 SUGGESTED_MIN_SIMILARITY = {"all-MiniLM-L6-v2": 0.25}
-"""Similarity bars for models whose cosine scale sits well below the 0.45 default, measured on
+"""Similarity bars for models whose cosine scale sits well below the default bar, measured on
 related and unrelated pairs (README, "Choosing the similarity bar"). `init` writes them."""
 
 
@@ -70,7 +71,7 @@ class EmbedderSettings:
 
 @dataclass(frozen=True)
 class RetrievalSettings:
-    min_similarity: float = 0.45
+    min_similarity: float = DEFAULT_MIN_SIMILARITY
     timeout: float = 2.0
     candidates: str = "fused"
     language: str = "english"

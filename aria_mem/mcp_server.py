@@ -41,16 +41,6 @@ INSTRUCTIONS = (
     "user shares a lasting fact about themselves, in the third person ('The user ...')."
 )
 
-TypeName = Literal[
-    "ProfileFact",
-    "Boundary",
-    "RelationshipFact",
-    "EpisodicEvent",
-    "Preference",
-    "Goal",
-    "EmotionalState",
-    "Routine",
-]
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 
 
@@ -181,7 +171,9 @@ def build_server(memory: AriaMem, *, user: str, companion: str) -> MCPServer:
     @server.tool(description="Remember a lasting fact about the user (one sentence, third person).")
     async def remember(
         text: Annotated[str, Field(min_length=1, max_length=2000, description="The fact")],
-        type: Annotated[TypeName, Field(description="What kind of fact")] = "EpisodicEvent",
+        type: Annotated[MemoryType, Field(description="What kind of fact")] = (
+            MemoryType.EPISODIC_EVENT
+        ),
         importance: Unit = 0.5,
         emotion: Annotated[Unit, Field(description="Emotional significance, 0..1")] = 0.0,
         confidence: Annotated[Unit, Field(description="How sure, 0..1")] = 0.8,

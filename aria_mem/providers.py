@@ -24,6 +24,13 @@ class Provider:
     """A model server to look for (`init` detects it); False for an in-process model."""
 
 
+def embedding_provider(name: str) -> str:
+    """``name`` if it is an embedding provider aria-mem knows; else ValueError naming them."""
+    if name not in EMBEDDING:
+        raise ValueError(f"provider must be one of {', '.join(EMBEDDING)}, not {name!r}")
+    return name
+
+
 OLLAMA = Provider(
     "ollama",
     "mxbai-embed-large",

@@ -202,7 +202,7 @@ def test_status_sync_and_reindex(memory: AriaMem) -> None:
     outcome = memory.reindex(on_start=plans.append, progress=seen.append)
     assert outcome.finished and outcome.done == 1 and sum(seen) == 1
     assert plans and plans[0].total == 1
-    with pytest.raises(UsageError, match="--model"):
+    with pytest.raises(UsageError, match="give the model too"):
         memory.reindex(provider="ollama")
 
 
@@ -235,3 +235,22 @@ def test_a_search_with_postgresql_unreachable_is_degraded_not_an_error(
     index.close()
     assert result.chosen == [] and result.is_degraded
     assert "connection refused" in result.degraded[0]
+
+
+def test_every_result_and_error_is_importable_from_aria_mem_alone() -> None:
+    import aria_mem
+    import aria_mem.api
+    from aria_mem import errors
+
+    for name in aria_mem.api.__all__:
+        assert getattr(aria_mem, name) is getattr(aria_mem.api, name), name
+    for name in dir(errors):
+        value = getattr(errors, name)
+        if (
+            isinstance(value, type)
+            and issubclass(value, Exception)
+            and value.__module__ == errors.__name__
+        ):
+            assert name in aria_mem.__all__ and getattr(aria_mem, name) is value, name
+    with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+        aria_mem.Nope  # noqa: B018

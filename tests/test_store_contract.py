@@ -578,3 +578,42 @@ def test_a_conversations_persona_is_kept_and_exported(any_store: Store) -> None:
     assert record.system_prompt == "You are Bob."
     log.set_system_prompt(talk, None)
     assert log.system_prompt(talk) is None
+
+
+# -- the word search ----------------------------------------------------------------------
+
+
+def _found(store: Store, text: str, user: str = "u1") -> list[str]:
+    hits = store.reads.lexical_candidates(user, "aria", text, 10)
+    return [hit.memory.text if hit.memory else str(hit.id) for hit in hits]
+
+
+def test_the_word_search_finds_the_pairs_usable_memories_sharing_a_rare_word(
+    any_store: Store,
+) -> None:
+    maya = any_store.memories.save(_new("The user's sister Maya loves pottery.")).memory
+    any_store.memories.save(_new("The user walks the dog every morning."))
+    any_store.memories.save(_new("The user's friend Maya sings.", user="u2"))
+    assert _found(any_store, "What would Maya like?") == ["The user's sister Maya loves pottery."]
+    assert _found(any_store, "Something about the weather") == []
+    any_store.memories.set_status(maya.id, MemoryStatus.ARCHIVED)
+    assert _found(any_store, "What would Maya like?") == []
+
+
+def test_more_shared_words_rank_higher_and_scores_stay_within_0_and_1(any_store: Store) -> None:
+    any_store.memories.save(_new("The user plays chess."))
+    any_store.memories.save(_new("The user plays chess with Maya on Sundays."))
+    hits = any_store.reads.lexical_candidates("u1", "aria", "Chess with Maya", 10)
+    assert [h.memory.text for h in hits if h.memory] == [
+        "The user plays chess with Maya on Sundays.",
+        "The user plays chess.",
+    ]
+    assert 0 < hits[1].score < hits[0].score < 1
+
+
+def test_a_word_most_of_the_pairs_memories_share_finds_nothing_alone(any_store: Store) -> None:
+    for n in range(10):
+        any_store.memories.save(_new(f"The user has a garden bed number {n}."))
+    any_store.memories.save(_new("The user grows tomatoes."))
+    assert _found(any_store, "garden") == []  # in 10 of 11: common
+    assert _found(any_store, "garden tomatoes") == ["The user grows tomatoes."]

@@ -33,6 +33,7 @@ from typing import IO, TYPE_CHECKING, Any, Protocol
 from aria_mem.adapters.index_serving import PROTOCOL, Server, socket_path_for
 from aria_mem.errors import IndexClosedError, StoreError, VectorIndexError
 from aria_mem.private import FILE_MODE, private_dir
+from aria_mem.processes import is_aria_mem
 from aria_mem.version import __version__
 
 if TYPE_CHECKING:
@@ -280,14 +281,6 @@ def take_over(
     return service
 
 
-def _is_aria_mem(pid: int) -> bool:
-    try:
-        command = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return False
-    return b"aria_mem" in command or b"aria-mem" in command
-
-
 def stop_service(root: Path, *, wait_seconds: float = 15.0) -> int | None:
     """Ask the aria-mem service of ``root`` to stop (SIGTERM: it finishes what it is
     doing; the daemon records that it stopped) and wait until it has let go of the index. Its
@@ -299,7 +292,7 @@ def stop_service(root: Path, *, wait_seconds: float = 15.0) -> int | None:
         pid = int(lock.read_text().strip())
     except (OSError, ValueError):
         return None
-    if pid == os.getpid() or not _is_aria_mem(pid):
+    if pid == os.getpid() or not is_aria_mem(pid):  # unknown: never signalled
         return None
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + wait_seconds

@@ -94,8 +94,10 @@ def init_config(
         why = "asked for" + (f", at {where}" if where else "")
     else:
         chosen, why, where = detect_provider(host or "")
-    if chosen not in config.PROVIDERS:
-        raise UsageError(f"--provider must be one of {', '.join(config.PROVIDERS)}")
+    try:
+        providers.embedding_provider(chosen)
+    except ValueError as exc:
+        raise UsageError(f"The embedding {exc}") from exc
     chosen_model = model or config.DEFAULT_MODELS[chosen]
     embedder: dict[str, object] = {"provider": chosen, "model": chosen_model}
     if where and providers.EMBEDDING[chosen].server:

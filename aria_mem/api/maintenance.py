@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from aria_mem import config
+from aria_mem import config, providers
 from aria_mem.api.library import Library
 from aria_mem.domain.records import SyncReport
 from aria_mem.errors import UsageError
@@ -120,10 +120,13 @@ class Maintenance(Library):
         whose vector size changes, remove the old model's vectors at the end. Without it:
         rebuild the index from PostgreSQL. Resumes an interrupted run of the same model.
         ``background`` leaves the work to the running daemon."""
-        if provider is not None and provider not in config.PROVIDERS:
-            raise UsageError(f"--provider must be one of {', '.join(config.PROVIDERS)}")
-        if provider is not None and model is None:
-            raise UsageError("Give --model with --provider")
+        if provider is not None:
+            try:
+                providers.embedding_provider(provider)
+            except ValueError as exc:
+                raise UsageError(f"The embedding {exc}") from exc
+            if model is None:
+                raise UsageError("A provider is switched to with a model: give the model too")
         if model is not None:
             self._switch_model(provider or self.settings.embedder.provider, model)
         from aria_mem.services.reindexer import Reindexer, ReindexOutcome

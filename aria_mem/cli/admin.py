@@ -10,6 +10,7 @@ import typer
 from aria_mem.cli import render
 from aria_mem.cli.context import emit_json, memory, state
 from aria_mem.cli.render import markup_safe
+from aria_mem.domain.ranking import DEFAULT_MIN_SIMILARITY
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 
@@ -136,7 +137,7 @@ def init(
         if done.similarity_bar is not None:
             render.console.print(
                 f"{markup_safe(done.model)} scores related texts lower than larger models:"
-                f" similarity bar set to {done.similarity_bar} (default 0.45)"
+                f" similarity bar set to {done.similarity_bar} (default {DEFAULT_MIN_SIMILARITY})"
             )
         at = f" at {markup_safe(done.host)}" if done.host else ""
         render.console.print(

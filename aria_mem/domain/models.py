@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from enum import StrEnum
 
@@ -105,6 +105,12 @@ class Memory:
     indexed_model: str | None
     index_attempts: int
     index_error: str | None
+
+
+MEMORY_FIELDS = tuple(f.name for f in fields(Memory))
+"""A Memory's fields in order: the columns it is read from, by position."""
+INDEX_FIELDS = ("index_state", "indexed_model", "index_attempts", "index_error")
+"""Where one machine's index stands: never exported."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -56,6 +56,9 @@ class RankingWeights:
 
 
 DEFAULT_WEIGHTS = RankingWeights()
+DEFAULT_MIN_SIMILARITY = 0.45
+"""The similarity bar a candidate's relevance must reach, for models with the cosine scale of
+mxbai-embed-large; smaller models get their own (``config.SUGGESTED_MIN_SIMILARITY``)."""
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,13 @@ import unicodedata
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from enum import Enum
 from typing import Any, TypeVar
 
 from aria_mem.domain.invisible import has_default_ignorable
 from aria_mem.domain.models import (
+    INDEX_FIELDS,
+    MEMORY_FIELDS,
     IndexState,
     Memory,
     MemoryStatus,
@@ -279,53 +282,22 @@ def _timestamp(name: str, value: Any, *, required: bool) -> datetime | None:
     return timestamp(name, parsed)
 
 
-EXPORT_FIELDS = (
-    "id",
-    "user_id",
-    "companion_id",
-    "type",
-    "text",
-    "importance",
-    "emotional_significance",
-    "confidence",
-    "reason",
-    "pinned",
-    "status",
-    "held_until_stage",
-    "expires_at",
-    "created_at",
-    "updated_at",
-    "last_used_at",
-    "last_confirmed_at",
-    "use_count",
-)
+EXPORT_FIELDS = tuple(name for name in MEMORY_FIELDS if name not in INDEX_FIELDS)
 """The fields of an export line. The index state is not exported: it belongs to one machine."""
 
 
-def memory_to_record(memory: Memory) -> dict[str, Any]:
-    def iso(value: datetime | None) -> str | None:
-        return value.isoformat() if value is not None else None
+def _exported(value: object) -> object:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    return value
 
-    return {
-        "id": str(memory.id),
-        "user_id": memory.user_id,
-        "companion_id": memory.companion_id,
-        "type": memory.type.value,
-        "text": memory.text,
-        "importance": memory.importance,
-        "emotional_significance": memory.emotional_significance,
-        "confidence": memory.confidence,
-        "reason": memory.reason,
-        "pinned": memory.pinned,
-        "status": memory.status.value,
-        "held_until_stage": memory.held_until_stage.value if memory.held_until_stage else None,
-        "expires_at": iso(memory.expires_at),
-        "created_at": iso(memory.created_at),
-        "updated_at": iso(memory.updated_at),
-        "last_used_at": iso(memory.last_used_at),
-        "last_confirmed_at": iso(memory.last_confirmed_at),
-        "use_count": memory.use_count,
-    }
+
+def memory_to_record(memory: Memory) -> dict[str, Any]:
+    return {name: _exported(getattr(memory, name)) for name in EXPORT_FIELDS}
 
 
 def memory_from_record(record: Any) -> Memory:

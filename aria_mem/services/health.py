@@ -10,7 +10,6 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import TypeVar
 
 from aria_mem.domain import dimension as dimension_rule
@@ -25,6 +24,7 @@ from aria_mem.domain.records import (
 )
 from aria_mem.errors import AriaMemError, ServiceError
 from aria_mem.ports import Embedder, SharedIndex, Store, VectorIndex
+from aria_mem.processes import is_aria_mem
 
 T = TypeVar("T")
 
@@ -280,11 +280,7 @@ def _process_alive(pid: int) -> bool:
         return False
     except PermissionError:
         pass
-    try:
-        command = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return True
-    return b"aria_mem" in command or b"aria-mem" in command
+    return is_aria_mem(pid) is not False  # unreadable: alive, as the signal said
 
 
 def daemon_running(state: DaemonState | None, fallback_interval: float) -> bool:

@@ -39,7 +39,7 @@ from aria_mem.domain.models import (
 )
 from aria_mem.domain.prompt import PromptSections
 from aria_mem.domain.query import build_query
-from aria_mem.domain.ranking import DEFAULT_WEIGHTS, RankingWeights
+from aria_mem.domain.ranking import DEFAULT_MIN_SIMILARITY, DEFAULT_WEIGHTS, RankingWeights
 from aria_mem.domain.retrieval import KnowledgeHit, SearchResult, prompt_record
 from aria_mem.domain.selection import Selection, select
 from aria_mem.errors import ServiceError
@@ -78,7 +78,7 @@ class Retriever:
         index: VectorIndex,
         embedder: Embedder,
         *,
-        min_similarity: float = 0.45,
+        min_similarity: float = DEFAULT_MIN_SIMILARITY,
         timeout: float = 2.0,
         weights: RankingWeights = DEFAULT_WEIGHTS,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),

@@ -82,7 +82,8 @@ def _refuse(path: str, problems: Sequence[str]) -> ValidationError:
     more = f"\n  … and {extra} more" if extra > 0 else ""
     return ValidationError(
         f"{path} has {len(problems)} invalid line(s); nothing was imported:\n  {shown}{more}"
-        "\nFix them, or pass --skip-invalid to import the valid lines only"
+        "\nFix them, or import the valid lines only (skip invalid lines: --skip-invalid, or "
+        "skip_invalid=True in the API)"
     )
 
 
@@ -199,7 +200,8 @@ def import_lines(
         except ValidationError as exc:
             if not skip_invalid:
                 raise ValidationError(
-                    f"{exc}; nothing was imported — fix the line, or pass --skip-invalid"
+                    f"{exc}; nothing was imported — fix the line, or skip invalid lines"
+                    " (--skip-invalid, or skip_invalid=True in the API)"
                 ) from exc
             if len(part) == 1:
                 outcome.rejected.append(f"line {part[0].number}: {exc}")

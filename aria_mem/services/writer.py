@@ -71,8 +71,8 @@ class MemoryWriter:
         )
         if checked == MemoryChanges():
             raise ValidationError(
-                "Nothing to change — give --text, --importance, --emotion, "
-                "--confidence, --reason, --expires or --no-expiry"
+                "Nothing to change — give a new text, importance, emotion, confidence, "
+                "reason or expiry"
             )
         return self._sync(self._memories.edit(memory_id, checked))
 

@@ -4,6 +4,7 @@ service tests that need no database (and nothing that must survive a restart).""
 from __future__ import annotations
 
 import uuid
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -21,6 +22,7 @@ from aria_mem.domain.models import (
     Kind,
     KnowledgeItem,
     Memory,
+    MemoryStatus,
     Stage,
 )
 from aria_mem.domain.payload import knowledge_entry, memory_entry
@@ -29,6 +31,7 @@ from aria_mem.domain.records import (
     IndexEntry,
     QueuedDeletion,
 )
+from aria_mem.domain.words import common_from, plain_words
 
 _MAX_ERROR = 1000
 
@@ -56,9 +59,33 @@ class MemReads:
         limit: int,
         timeout: float | None = None,
     ) -> list[LexicalHit]:
-        """None: the twin has no text-search engine, and a hand-made scorer here would
-        only test itself. Retrieval over it is the nearest vectors alone."""
-        return []
+        """The rule PostgreSQL's word search follows (``domain.words``: the message's words
+        that are not common among the pair's memories, any of them a match, more of them a
+        better one, scored n / (n + 1)), with plain words instead of a language's stems."""
+        with self._s.lock:
+            pool = [
+                (m, plain_words(m.text))
+                for m in self._s.memories.values()
+                if (m.user_id, m.companion_id) == (user_id, companion_id)
+                and m.status is MemoryStatus.ACTIVE
+                and self._s.usable(m)
+            ]
+            pair_size = sum(
+                1
+                for m in self._s.memories.values()
+                if (m.user_id, m.companion_id) == (user_id, companion_id)
+                and m.status is MemoryStatus.ACTIVE
+            )
+        common = common_from(pair_size)
+        counts = Counter(word for _, words in pool for word in words)
+        rare = {word for word in plain_words(text) if counts[word] < common}
+        hits = [
+            LexicalHit(m.id, shared / (shared + 1), m)
+            for m, words in pool
+            if (shared := len(rare & words))
+        ]
+        hits.sort(key=lambda hit: (-hit.score, hit.id))
+        return hits[:limit]
 
     def fetch_with_usability(
         self, memory_ids: Sequence[uuid.UUID], timeout: float | None = None

@@ -10,6 +10,7 @@ from psycopg.rows import tuple_row
 
 from aria_mem.adapters.postgres.connection import Row
 from aria_mem.domain.models import (
+    MEMORY_FIELDS,
     IndexState,
     Kind,
     KnowledgeItem,
@@ -34,26 +35,7 @@ TIMESTAMPS = ("expires_at", "created_at", "updated_at", "last_used_at", "last_co
 OUT_OF_RANGE = " OR ".join(f"m.{c} < %(earliest)s OR m.{c} > %(latest)s" for c in TIMESTAMPS)
 """True for a row an older aria-mem let in with a timestamp Python cannot hold."""
 
-_MEMORY_COLUMNS = (
-    "id",
-    "user_id",
-    "companion_id",
-    "type",
-    "text",
-    "importance",
-    "emotional_significance",
-    "confidence",
-    "reason",
-    "pinned",
-    "status",
-    "held_until_stage",
-    *TIMESTAMPS,
-    "use_count",
-    "index_state",
-    "indexed_model",
-    "index_attempts",
-    "index_error",
-)
+_MEMORY_COLUMNS = MEMORY_FIELDS
 _MEMORY_WIDTH = len(_MEMORY_COLUMNS)
 _EARLIEST_SQL = f"'{EARLIEST.isoformat()}'::timestamptz"
 _LATEST_SQL = f"'{LATEST.isoformat()}'::timestamptz"

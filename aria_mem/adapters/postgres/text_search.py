@@ -23,6 +23,7 @@ from psycopg import sql
 
 from aria_mem.adapters.postgres import rows
 from aria_mem.domain.fusion import LexicalHit
+from aria_mem.domain.words import COMMON_MINIMUM, COMMON_SHARE
 
 log = logging.getLogger(__name__)
 
@@ -30,15 +31,6 @@ FALLBACK_LANGUAGE = "simple"
 
 _RANK_NORMALISATION = 32
 """ts_rank_cd's flag for rank / (rank + 1): a score in 0..1 whatever the text length."""
-
-COMMON_SHARE = 0.05
-"""A word in at least this share of the pair's memories (1 in 20) says little about which one
-is meant (the way "user" is in all of them): it is left out of the query, as a stop word is.
-Plain full-text search has no IDF; this is its stand-in, judged on the pair's own memories.
-Measured with scripts/bench_quality.py: 0.02 to 0.05 helps most; at 0.2 the common words'
-noise costs 3 to 4 points of hit@10."""
-COMMON_MINIMUM = 8
-"""A word is never called common when fewer memories than this have it (a new user has few)."""
 
 _AS_LEXEME = r"('''' || replace(replace(w.lexeme, '\', '\\'), '''', '''''') || '''')::tsquery"
 """A lexeme as a tsquery that matches exactly it: quoted, quotes doubled, backslashes escaped,
