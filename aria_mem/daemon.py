@@ -12,6 +12,7 @@ time (an advisory lock); another one says so and waits.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import socket
@@ -22,7 +23,7 @@ from datetime import UTC, datetime
 
 from aria_mem.api import AriaMem, DaemonStart
 from aria_mem.config import Settings
-from aria_mem.errors import AriaMemError
+from aria_mem.errors import AriaMemError, StoreError
 from aria_mem.ports import DaemonLock
 
 log = logging.getLogger("aria_mem.daemon")
@@ -32,9 +33,17 @@ MAX_BACKOFF = 60.0
 
 class Daemon:
     def __init__(
-        self, load_settings: Callable[[], Settings], *, sweep_interval: float = 600.0
+        self,
+        load_settings: Callable[[], Settings],
+        *,
+        sweep_interval: float = 600.0,
+        serving: Callable[[], bool] = lambda: True,
     ) -> None:
+        """``serving``: whether the service this process runs still serves its index folder
+        (False once the folder was removed: the daemon then exits with 1, to be started
+        afresh, instead of writing to deleted shards)."""
         self._load_settings = load_settings
+        self._serving = serving
         self._sweep_interval = sweep_interval
         self._stop = threading.Event()
         self._mem: AriaMem | None = None
@@ -180,6 +189,10 @@ class Daemon:
                     log.warning("lost the daemon lock (PostgreSQL restarted?); taking it again")
                     started = False
                     continue
+                if not self._serving():
+                    log.error("the index folder was removed under the service; exiting")
+                    self._shutdown()
+                    return 1
                 if self._config_changed():
                     self._reload()
                 self.run_pass()
@@ -192,6 +205,9 @@ class Daemon:
                 self._wait(self._memory().settings.daemon.reconcile_interval)
             except AriaMemError as exc:
                 log.warning("%s — retrying in %.0fs", exc, backoff)
+                if isinstance(exc, StoreError):
+                    self._reconnect()
+                    started = False
                 if self._wait(backoff):
                     break
                 backoff = min(MAX_BACKOFF, backoff * 2)
@@ -200,6 +216,16 @@ class Daemon:
                     return 1
         self._shutdown()
         return 0
+
+    def _reconnect(self) -> None:
+        """Build the store and the lock afresh at the next attempt: an embedded PostgreSQL
+        that restarted may listen in a new socket folder (one with a long data path gets a
+        fresh private folder each start), which only a new connection string reaches."""
+        if self._lock is not None:
+            with contextlib.suppress(AriaMemError):
+                self._lock.release()
+            self._lock = None
+        self._close()
 
     def _shutdown(self) -> None:
         log.info("stopping")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -150,3 +151,31 @@ def test_status_is_ok_only_when_a_probe_write_goes_through(cli: Cli, home: Path)
     again = cli("status", "--json", env=IN_PROCESS)
     assert again.code == 0, again.stdout
     assert json.loads(again.stdout)["checks"]["index"]["ok"] is True
+
+
+def test_a_daemon_whose_index_folder_is_removed_exits_to_be_started_afresh(
+    cli: Cli, home: Path
+) -> None:
+    """Its shards are deleted files no client can reach: it says so and exits 1 (systemd
+    starts it again on a fresh folder) instead of reconciling into them."""
+    daemon = subprocess.Popen(
+        [sys.executable, "-m", "aria_mem", "daemon", "--interval", "0.2"],
+        cwd=ROOT,
+        env={**os.environ, **IN_PROCESS},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not lock_held(home / "data" / "index"):
+            assert time.monotonic() < deadline and daemon.poll() is None
+            time.sleep(0.1)
+        time.sleep(0.5)
+        shutil.rmtree(home / "data" / "index")
+        _, err = daemon.communicate(timeout=60)
+    finally:
+        if daemon.poll() is None:
+            daemon.kill()
+    assert daemon.returncode == 1, err
+    assert "the index folder was removed under the service; exiting" in err

@@ -192,11 +192,11 @@ class IndexService:
             if idle_exit > 0 and self.idle_seconds() >= idle_exit:
                 log.info("no client for %.0f s; exiting", idle_exit)
                 return
-            if not self._in_place():
+            if not self.in_place():
                 log.warning("%s was removed or replaced; exiting", self.root / LOCK_NAME)
                 return
 
-    def _in_place(self) -> bool:
+    def in_place(self) -> bool:
         """Is the lock this service holds still the one in the index folder? (A removed
         folder leaves the service holding deleted files that no client can reach; the next
         command starts a new service there.)"""

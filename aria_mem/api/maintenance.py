@@ -36,6 +36,10 @@ class Stopped:
 class RunningService(Protocol):
     """The aria-mem service run by this process (see ``run_service``)."""
 
+    def in_place(self) -> bool:
+        """False once its index folder was removed or replaced under it."""
+        ...
+
     def close(self) -> None: ...
 
 

@@ -68,7 +68,7 @@ def daemon(
     Example: aria-mem daemon --interval 30 --mcp-http 127.0.0.1:8765
     """
     from aria_mem import config
-    from aria_mem.api import run_service
+    from aria_mem.api import RunningService, run_service
     from aria_mem.daemon import Daemon
 
     configure_daemon_logging(min(logging.getLogger().level or logging.INFO, logging.INFO))
@@ -81,7 +81,12 @@ def daemon(
         return settings
 
     settings = load()  # a broken config is reported now, as a usage error
-    runner = Daemon(load, sweep_interval=sweep_interval)
+    service: RunningService | None = None
+    runner = Daemon(
+        load,
+        sweep_interval=sweep_interval,
+        serving=lambda: service is None or service.in_place(),
+    )
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
         logging.getLogger("aria_mem.daemon").info("signal %d received", signum)
