@@ -140,32 +140,32 @@ def run(args: argparse.Namespace, home: Path) -> dict[str, object]:
         setup = time.perf_counter() - started
         for persona in PERSONAS:
             mem.set_stage(Stage.ESTABLISHED, user=persona.user, companion=COMPANION)
-    # One AriaMem at a time, so the one measured owns the index and runs the model itself (as
-    # a chat without a daemon, or the daemon, does); a second one in this process would reach
-    # both through the owner's socket, sharing this process's GIL with it.
+    # The index and the in-process model are the aria-mem service's (another process), as for
+    # any command or chat. The baselines below reach past the public API on purpose (its
+    # private adapters): plain cosine and plain words are not what it offers.
     for mode in args.modes:
         with AriaMem.open(
             None, embedder=embedder, retrieval={**retrieval, "candidates": mode}
         ) as m:
-            m.retriever._clock = lambda: clock_now
+            m._retriever._clock = lambda: clock_now
             for persona in PERSONAS:
                 for question in persona.questions:
                     result = ask(m, persona, question)
                     score(tallies[mode], question, ids[persona.user], ranked(result))
             overheads[mode] = time_overhead(m, args.timing_passes)
     with AriaMem.open(None, embedder=embedder, retrieval=retrieval) as mem:
-        model = mem.embedder.model_name
+        model = mem._embedder.model_name
         for persona in PERSONAS:
             for question in persona.questions:
                 query = (
                     f"{question.previous}\n{question.text}" if question.previous else question.text
                 )
-                vector = mem.embedder.embed_query(query)
-                hits = mem.index.search(
+                vector = mem._embedder.embed_query(query)
+                hits = mem._index.search(
                     MEMORIES_COLLECTION, vector, SearchScope(persona.user, COMPANION, model), 10
                 )
                 score(tallies["cosine"], question, ids[persona.user], [h.id for h in hits])
-                words = mem.store.reads.lexical_candidates(persona.user, COMPANION, query, 10)
+                words = mem._store.reads.lexical_candidates(persona.user, COMPANION, query, 10)
                 score(tallies["lexical"], question, ids[persona.user], [h.id for h in words])
     return {
         "memories": report.lines,

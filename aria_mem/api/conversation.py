@@ -46,7 +46,7 @@ class Conversation(Memories):
         if not message.strip():
             raise ValidationError("The message is empty — give the user's message")
         try:
-            retriever = self.retriever
+            retriever = self._retriever
         except ServiceError as exc:  # PostgreSQL could not even be reached to set up
             embedder = self.settings.embedder
             return SearchResult(
@@ -60,7 +60,7 @@ class Conversation(Memories):
 
     def warm_up(self) -> None:
         """Load an in-process embedding model now rather than on the first search."""
-        self.retriever.warm_up()
+        self._retriever.warm_up()
 
     def why(self, result: SearchResult, memory: MemoryRef) -> Fate:
         """Why one memory was, or was not, in ``result``."""
@@ -75,7 +75,7 @@ class Conversation(Memories):
         if seen is not None:
             return seen
         try:
-            stored = self.store.memories.get(memory_id)
+            stored = self._store.memories.get(memory_id)
         except NotFoundError:
             stored = None
         return fate.unseen(result, memory_id, stored, datetime.now(UTC))
@@ -88,14 +88,14 @@ class Conversation(Memories):
         from aria_mem.domain.retrieval import Profile
 
         user_id, companion_id = self._scope(user, companion)
-        stage, pool = self.store.reads.retrieval_context(
+        stage, pool = self._store.reads.retrieval_context(
             user_id, companion_id, timeout=self.settings.retrieval.timeout
         )
         return Profile(tuple(select_profile(pool)[: DEFAULT_WEIGHTS.cap(stage)]), stage)
 
     def record_use(self, memory_ids: Sequence[uuid.UUID]) -> None:
         """Count a use of each memory a reply used (recency and the usage signal follow)."""
-        self.store.reads.record_use(list(memory_ids))
+        self._store.reads.record_use(list(memory_ids))
 
     def extract(
         self,
@@ -113,16 +113,16 @@ class Conversation(Memories):
 
         return extractor.extract(
             conversation,
-            model=self.chat_model,
-            stage=self.store.relationships.stage(user_id, companion_id),
+            model=self._chat_model,
+            stage=self._store.relationships.stage(user_id, companion_id),
             user_id=user_id,
             companion_id=companion_id,
-            writer=self.writer if remember else None,
+            writer=self._writer if remember else None,
         )
 
     def stage(self, *, user: str | None = None, companion: str | None = None) -> Stage:
         """The relationship stage of the user and companion."""
-        return self.store.relationships.stage(*self._scope(user, companion))
+        return self._store.relationships.stage(*self._scope(user, companion))
 
     def set_stage(
         self, stage: Stage | str, *, user: str | None = None, companion: str | None = None
@@ -130,8 +130,8 @@ class Conversation(Memories):
         """Move the relationship on (or back): the similarity bar and the memory cap follow,
         and memories held until this stage are released (indexed now, if the index answers)."""
         user_id, companion_id = self._scope(user, companion)
-        self.store.relationships.set_stage(user_id, companion_id, validation.stage(stage))
-        return self.indexer.run_pending()
+        self._store.relationships.set_stage(user_id, companion_id, validation.stage(stage))
+        return self._indexer.run_pending()
 
     def chat(
         self,
@@ -147,7 +147,7 @@ class Conversation(Memories):
         user_id, companion_id = self._scope(user, companion)
         offline = None
         try:
-            self.store.ping()
+            self._store.ping()
         except StoreError as exc:
             if self.settings.embedded_postgres:
                 raise  # the embedded server could not even start: nothing to go on with
@@ -156,18 +156,18 @@ class Conversation(Memories):
                 f"PostgreSQL is unreachable ({exc}): replies go on without memories, and "
                 "turns are saved when it is back"
             )
-        chat_model = self.chat_model
+        chat_model = self._chat_model
         chat_settings = self.settings.chat
         if model is not None:
             chat_model, chat_settings = self._chat_model_named(model)
         from aria_mem.services.chat import ChatSession
 
         session = ChatSession(
-            conversations=self.store.conversations,
-            reads=self.store.reads,
-            retriever=self.retriever,
+            conversations=self._store.conversations,
+            reads=self._store.reads,
+            retriever=self._retriever,
             chat_model=chat_model,
-            writer=self.writer,
+            writer=self._writer,
             settings=chat_settings,
             user_id=user_id,
             companion_id=companion_id,
@@ -192,7 +192,7 @@ class Conversation(Memories):
         """The stored conversations of the user and companion, most recent first (chat turns
         are memory too: they are replayed as history when a chat resumes)."""
         user_id, companion_id = self._scope(user, companion)
-        return self.store.conversations.list_conversations(user_id, companion_id)
+        return self._store.conversations.list_conversations(user_id, companion_id)
 
     def conversation(
         self, conversation: str, *, user: str | None = None, companion: str | None = None
@@ -200,8 +200,8 @@ class Conversation(Memories):
         """One conversation of the user and companion (by id or its first characters) and its
         turns, oldest first; another's is not found."""
         owner = self._scope(user, companion)
-        found = self.store.conversations.find_conversation(conversation, owner)
-        return found, self.store.conversations.turns(found.id)
+        found = self._store.conversations.find_conversation(conversation, owner)
+        return found, self._store.conversations.turns(found.id)
 
     def turns_mentioning(
         self, text: str, *, user: str | None = None, companion: str | None = None
@@ -216,7 +216,7 @@ class Conversation(Memories):
                 f"{validation.MAX_TEXT_CHARS:,}, as for a memory — give its distinctive words"
             )
         validation.plain_text("the text to look for", text)
-        return self.store.conversations.turns_mentioning(user_id, companion_id, text)
+        return self._store.conversations.turns_mentioning(user_id, companion_id, text)
 
     def forget_turns(
         self,
@@ -228,7 +228,7 @@ class Conversation(Memories):
         """Delete these turns for good (only the user and companion's own); how many went."""
         user_id, companion_id = self._scope(user, companion)
         ids = [t.id for t in turns]
-        return self.store.conversations.forget_turns(user_id, companion_id, ids)
+        return self._store.conversations.forget_turns(user_id, companion_id, ids)
 
     def forget_conversation(
         self, conversation: str, *, user: str | None = None, companion: str | None = None
@@ -236,5 +236,5 @@ class Conversation(Memories):
         """Delete a conversation of the user and companion and its turns for good; how many
         turns went."""
         owner = self._scope(user, companion)
-        found = self.store.conversations.find_conversation(conversation, owner)
-        return found, self.store.conversations.forget_conversation(found.id)
+        found = self._store.conversations.find_conversation(conversation, owner)
+        return found, self._store.conversations.forget_conversation(found.id)

@@ -94,27 +94,27 @@ class Core:
         return given if given is not None else getattr(self._adapters, name)
 
     @property
-    def store(self) -> Store:
+    def _store(self) -> Store:
         store: Store = self._adapter("store")
         return store
 
     @property
-    def index(self) -> VectorIndex:
+    def _index(self) -> VectorIndex:
         index: VectorIndex = self._adapter("index")
         return index
 
     @property
-    def embedder(self) -> Embedder:
+    def _embedder(self) -> Embedder:
         embedder: Embedder = self._adapter("embedder")
         return embedder
 
     @property
-    def chat_model(self) -> ChatModel:
+    def _chat_model(self) -> ChatModel:
         model: ChatModel = self._adapter("chat_model")
         return model
 
     @property
-    def reader(self) -> DocumentReader:
+    def _reader(self) -> DocumentReader:
         reader: DocumentReader = self._adapter("reader")
         return reader
 
@@ -128,29 +128,29 @@ class Core:
             return found
 
     @property
-    def indexer(self) -> Indexer:
+    def _indexer(self) -> Indexer:
         return self._service(
-            "indexer", lambda: Indexer(self.store.queue, self.index, self.embedder)
+            "indexer", lambda: Indexer(self._store.queue, self._index, self._embedder)
         )
 
     @property
-    def writer(self) -> MemoryWriter:
+    def _writer(self) -> MemoryWriter:
         return self._service(
             "writer",
-            lambda: MemoryWriter(self.store.memories, self.store.relationships, self.indexer),
+            lambda: MemoryWriter(self._store.memories, self._store.relationships, self._indexer),
         )
 
     @property
-    def retriever(self) -> Retriever:
+    def _retriever(self) -> Retriever:
         from aria_mem.services.retriever import Retriever
 
         r = self.settings.retrieval
         return self._service(
             "retriever",
             lambda: Retriever(
-                self.store.reads,
-                self.index,
-                self.embedder,
+                self._store.reads,
+                self._index,
+                self._embedder,
                 min_similarity=r.min_similarity,
                 timeout=r.timeout,
                 candidates=CandidateSource(r.candidates),

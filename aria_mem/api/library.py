@@ -65,9 +65,9 @@ class Library(Conversation):
             location,
             companion_id=companion_id,
             title=title,
-            reader=self.reader,
-            knowledge=self.store.knowledge,
-            indexer=self.indexer,
+            reader=self._reader,
+            knowledge=self._store.knowledge,
+            indexer=self._indexer,
         )
 
     def knowledge(
@@ -75,12 +75,12 @@ class Library(Conversation):
     ) -> list[KnowledgeSource]:
         """What the companion (``everyone``: every companion) has learned."""
         _, companion_id = self._scope(None, companion)
-        return self.store.knowledge.sources(None if everyone else companion_id)
+        return self._store.knowledge.sources(None if everyone else companion_id)
 
     def forget_knowledge(self, source_id: str) -> ForgottenSource:
         """Forget a learned source (id or its first characters): passages and vectors."""
-        source = self.store.knowledge.forget(source_id)
-        return ForgottenSource(source, self.indexer.run_deletions().deletions_done)
+        source = self._store.knowledge.forget(source_id)
+        return ForgottenSource(source, self._indexer.run_deletions().deletions_done)
 
     def export(self, stream: IO[str], *, user: str | None = None, everything: bool = False) -> int:
         """Every memory (of ``user``, or of everyone), every field, as JSON Lines; returns
@@ -97,7 +97,7 @@ class Library(Conversation):
         user_id = validation.identifier("user", user) if user is not None else None
         count = 0
         companions: set[str] = set()
-        for memory in self.store.memories.iter_all():
+        for memory in self._store.memories.iter_all():
             if user_id is not None and memory.user_id != user_id:
                 continue
             stream.write(json_line(memory_to_record(memory)) + "\n")
@@ -105,7 +105,7 @@ class Library(Conversation):
             count += 1
         if memories_only:
             return Exported(count, archive_service.Written())
-        store = self.store
+        store = self._store
         written = archive_service.write_everything_else(
             stream,
             conversations=store.conversations,
@@ -123,7 +123,7 @@ class Library(Conversation):
         `import_file` restores; returns how many conversations."""
         user_id, companion_id = self._scope(user, companion)
         written = archive_service.write_conversations(
-            stream, self.store.conversations, user_id, companion_id
+            stream, self._store.conversations, user_id, companion_id
         )
         return written.conversations
 
@@ -158,18 +158,18 @@ class Library(Conversation):
             parsed = read_lines(Path(path), skip_invalid=skip_invalid)
         else:
             parsed = read_stream(path, "stdin", skip_invalid=skip_invalid)
-        outcome = import_lines(self.store.memories, parsed.lines, skip_invalid=skip_invalid)
+        outcome = import_lines(self._store.memories, parsed.lines, skip_invalid=skip_invalid)
         restored = archive_service.restore(
             parsed.archive,
-            conversations=self.store.conversations,
-            relationships=self.store.relationships,
-            knowledge=self.store.knowledge,
+            conversations=self._store.conversations,
+            relationships=self._store.relationships,
+            knowledge=self._store.knowledge,
         )
         report = None
         if index and (parsed.lines or restored.sources or restored.stages):
             if on_start is not None:
-                on_start(self.store.queue.pending_count())
-            report = self.indexer.run_pending(progress=progress)
+                on_start(self._store.queue.pending_count())
+            report = self._indexer.run_pending(progress=progress)
         return ImportReport(
             outcome,
             len(parsed.lines),

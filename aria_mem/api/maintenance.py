@@ -57,9 +57,9 @@ def run_service(
 
 class Maintenance(Library):
     def stop_local_services(self) -> Stopped:
-        """Stop what aria-mem started on this machine: the process that owns the embedded
-        index (it lets go cleanly), then the embedded PostgreSQL server. The next command
-        starts them again. This object's own connections are closed first."""
+        """Stop what aria-mem runs in the background on this machine: the aria-mem service
+        (it lets go of the index cleanly), then the embedded PostgreSQL server. The next call
+        that needs them starts them again. This object's own connections are closed first."""
         self.close()
         owner, postgres = self._adapters.stop_local_services()
         return Stopped(owner, postgres)
@@ -71,9 +71,9 @@ class Maintenance(Library):
         from aria_mem.services import health
 
         return health.collect(
-            lambda: self.store,
-            lambda: self.index,
-            lambda: self.embedder,
+            lambda: self._store,
+            lambda: self._index,
+            lambda: self._embedder,
             self._adapters.targets(),
             self.settings.daemon.reconcile_interval,
         )
@@ -81,7 +81,7 @@ class Maintenance(Library):
     def sync(self, progress: Callable[[int], None] | None = None) -> SyncReport:
         """Index every pending memory and passage and carry out queued vector removals now
         (the daemon does it every minute)."""
-        return self.indexer.run_pending(progress=progress)
+        return self._indexer.run_pending(progress=progress)
 
     def migrate(self) -> Migrated:
         """Apply database migrations (every call that needs the store also does)."""
@@ -97,7 +97,7 @@ class Maintenance(Library):
         from aria_mem.services import health
 
         return health.daemon_running(
-            self.store.daemon.daemon_state(), self.settings.daemon.reconcile_interval
+            self._store.daemon.daemon_state(), self.settings.daemon.reconcile_interval
         )
 
     def daemon_lock(self) -> DaemonLock:
@@ -108,7 +108,7 @@ class Maintenance(Library):
         """What the daemon does each pass (for `aria-mem daemon` and embedders of it)."""
         from aria_mem.services.upkeep import Upkeep
 
-        return self._service("upkeep", lambda: Upkeep(self.store, self.index, self.embedder))
+        return self._service("upkeep", lambda: Upkeep(self._store, self._index, self._embedder))
 
     def reindex(
         self,
@@ -136,10 +136,10 @@ class Maintenance(Library):
         from aria_mem.services.reindexer import Reindexer, ReindexOutcome
 
         reindexer = Reindexer(
-            self.store.queue,
-            self.store.daemon,
-            self.index,
-            self.embedder,
+            self._store.queue,
+            self._store.daemon,
+            self._index,
+            self._embedder,
             batch_size=self.settings.embedder.batch_size,
         )
         plan = reindexer.prepare(rebuild=model is None, background=background)

@@ -64,7 +64,7 @@ class Memories(Core):
                 expires_at=expires,
             )
         )
-        return self.writer.remember(new)
+        return self._writer.remember(new)
 
     def get(
         self, memory: MemoryRef, *, user: str | None = None, companion: str | None = None
@@ -76,7 +76,7 @@ class Memories(Core):
 
     def _resolve(self, memory: MemoryRef, user: str | None, companion: str | None) -> Memory:
         owner = self._scope(user, companion)
-        return self.store.memories.find_prefix(str(memory), owner)
+        return self._store.memories.find_prefix(str(memory), owner)
 
     def edit(
         self,
@@ -106,43 +106,43 @@ class Memories(Core):
             expires_at=expires,
             clear_expiry=clear_expiry,
         )
-        return self.writer.edit(self._resolve(memory, user, companion).id, changes)
+        return self._writer.edit(self._resolve(memory, user, companion).id, changes)
 
     def pin(
         self, memory: MemoryRef, *, user: str | None = None, companion: str | None = None
     ) -> WriteResult:
         """Pinned memories are always in the profile."""
-        return self.writer.set_pinned(self._resolve(memory, user, companion).id, True)
+        return self._writer.set_pinned(self._resolve(memory, user, companion).id, True)
 
     def unpin(
         self, memory: MemoryRef, *, user: str | None = None, companion: str | None = None
     ) -> WriteResult:
-        return self.writer.set_pinned(self._resolve(memory, user, companion).id, False)
+        return self._writer.set_pinned(self._resolve(memory, user, companion).id, False)
 
     def archive(
         self, memory: MemoryRef, *, user: str | None = None, companion: str | None = None
     ) -> WriteResult:
         """Keep it, but never bring it into a prompt (its vector is removed)."""
         found = self._resolve(memory, user, companion)
-        return self.writer.set_status(found.id, MemoryStatus.ARCHIVED)
+        return self._writer.set_status(found.id, MemoryStatus.ARCHIVED)
 
     def unarchive(
         self, memory: MemoryRef, *, user: str | None = None, companion: str | None = None
     ) -> WriteResult:
         found = self._resolve(memory, user, companion)
-        return self.writer.set_status(found.id, MemoryStatus.ACTIVE)
+        return self._writer.set_status(found.id, MemoryStatus.ACTIVE)
 
     def confirm(
         self, memory: MemoryRef, *, user: str | None = None, companion: str | None = None
     ) -> WriteResult:
         """The user said it again: its recency is refreshed."""
-        return self.writer.confirm(self._resolve(memory, user, companion).id)
+        return self._writer.confirm(self._resolve(memory, user, companion).id)
 
     def forget(
         self, memory: MemoryRef, *, user: str | None = None, companion: str | None = None
     ) -> WriteResult:
         """Delete it for good; its vector's removal is queued durably if the index is down."""
-        return self.writer.forget(self._resolve(memory, user, companion).id)
+        return self._writer.forget(self._resolve(memory, user, companion).id)
 
     def forget_everything(self, user: str) -> ForgottenUser:
         """Forget a person: every memory of ``user`` with every companion, their
@@ -151,10 +151,10 @@ class Memories(Core):
         not answer (the removal is queued in the same transaction). ``user`` has no default:
         this is never done by accident."""
         user_id = validation.identifier("user", user)
-        erased = self.store.erasure.erase_user(user_id)
+        erased = self._store.erasure.erase_user(user_id)
         chat_history.forget_history(self.settings.data_dir, user_id)
         try:
-            report = self.indexer.run_deletions(limit=erased.memories + 1000)
+            report = self._indexer.run_deletions(limit=erased.memories + 1000)
         except ServiceError as exc:
             return ForgottenUser(user_id, erased, False, f"vector removal queued: {exc}")
         if report.errors:
@@ -178,7 +178,7 @@ class Memories(Core):
         newest first); ``type`` and ``contains`` (a case-insensitive piece of the text)
         narrow them."""
         user_id, companion_id = self._scope(user, companion)
-        return self.store.memories.list_memories(
+        return self._store.memories.list_memories(
             user_id=None if everyone else user_id,
             companion_id=None if everyone else companion_id,
             status=status,

@@ -1,8 +1,8 @@
 """Two candidate lists, one ranking: the nearest vectors and the best word matches, fused.
 
-A calibrated blend rather than reciprocal rank fusion, because the seed's ranking and its
-similarity floor are written in cosine: RRF's scores are ranks, on which the 0.45 floor and the
-0.65 weight would mean nothing. The fused relevance stays on the cosine scale:
+A calibrated blend rather than reciprocal rank fusion, because the ranking formula and its
+similarity floor (docs/design.md) are written in cosine: RRF's scores are ranks, on which the
+0.45 floor and the 0.65 weight would mean nothing. The fused relevance stays on the cosine scale:
 
     words     = lexical_weight x lexical / best lexical of this message      (0..0.10)
     relevance = 1 - (1 - cosine) x (1 - words)
@@ -15,7 +15,7 @@ matches): the best word match of the message gets the whole weight, the others i
 (more of the message's words, closer together, count more).
 
 A memory the words do not match keeps exactly its cosine, so the floor and the formula mean
-for it what the seed says. A lexical-only match (not among the nearest vectors) gets its real
+for it what the design says. A lexical-only match (not among the nearest vectors) gets its real
 cosine from the index, looked up for it alone, then its lift; one with no vector under the
 current model (still pending) cannot be compared by meaning and is left out. Relevance is what
 the ranking formula's "similarity" and the floor then see; `search --explain` shows the parts.
@@ -32,7 +32,7 @@ from aria_mem.domain.models import Memory
 
 
 class CandidateSource(StrEnum):
-    """Where candidates come from: ``fused`` (the default) or ``dense``, the seed's nearest
+    """Where candidates come from: ``fused`` (the default) or ``dense``, the nearest
     vectors alone, kept to compare against and as a way back."""
 
     FUSED = "fused"
@@ -44,7 +44,7 @@ class FusionWeights:
     lexical_weight: float = 0.10
     """The share of the distance the cosine leaves that the best word match closes.
     Measured with scripts/bench_quality.py: 0.10 to 0.15 helps; from 0.2 on, word noise
-    pushes paraphrased answers out; and above about 0.22 the seed's scenario (a father's
+    pushes paraphrased answers out; and above about 0.22 the design's own example (a father's
     death outranking a pizza preference for "pizza night with my dad") turns over."""
     lexical_candidates: int = 30
     """How many word matches PostgreSQL returns, beside the index's nearest vectors."""

@@ -1,6 +1,6 @@
 """What the vector index stores beside each vector, stated once for every engine.
 
-DESIGN.md lists the payload of a memory vector: memory_id, user_id, companion_id, type,
+docs/design.md lists the payload of a memory vector: memory_id, user_id, companion_id, type,
 importance, pinned, active, created_at, embedding_model. Knowledge vectors carry their own ids
 and the same scope fields (user_id is ``KNOWLEDGE_SCOPE_USER``: knowledge belongs to a
 companion). Each engine's adapter builds its payload indexes and its search filter from

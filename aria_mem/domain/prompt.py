@@ -168,7 +168,7 @@ class PromptSections:
         )
 
     def text(self) -> str:
-        """The sections as DESIGN.md shows them, a blank line between."""
+        """The sections as docs/design.md shows them, a blank line between."""
         parts = (
             profile_section(self.profile),
             relevant_section(self.relevant),
