@@ -250,7 +250,7 @@ def build_server(memory: AriaMem, *, user: str, companion: str) -> MCPServer:
             page = web_page(location)
         except UsageError as exc:
             raise ToolError(str(exc)) from None
-        done = await call(memory.learn, page, title=title, companion=companion)
+        done = await call(memory.knowledge.learn, page, title=title, companion=companion)
         return Learned(
             source_id=done.source_id,
             title=done.title,

@@ -164,11 +164,11 @@ def test_stage_extract_learn_and_knowledge(memory: AriaMem, server: FakeOllama) 
     kept = memory.extract(conversation)
     assert kept[0].saved is not None and kept[0].saved.created and len(memory.list()) == 2
 
-    learned = memory.learn("https://example.org/pottery")
+    learned = memory.knowledge.learn("https://example.org/pottery")
     assert learned.passages == 1 and learned.index.indexed == 1
-    assert [s.title for s in memory.knowledge()] == ["Pottery"]
-    assert memory.forget_knowledge(learned.source_id[:8]).source.passages == 1
-    assert memory.knowledge() == []
+    assert [s.title for s in memory.knowledge.list()] == ["Pottery"]
+    assert memory.knowledge.forget(learned.source_id[:8]).source.passages == 1
+    assert memory.knowledge.list() == []
 
 
 def test_export_and_import_round_trip(memory: AriaMem, settings: Settings, tmp_path: Path) -> None:

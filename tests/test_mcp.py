@@ -491,7 +491,7 @@ def test_learn_over_mcp_reads_web_pages_never_local_files(
         assert errors[location] != "Error executing tool learn"  # the SDK's word for a crash
         assert "4921" not in errors[location]
     assert "aria-mem learn PATH" in errors[str(diary)]
-    assert [s.source for s in memory.knowledge(companion="aria")] == [page]
+    assert [s.source for s in memory.knowledge.list(companion="aria")] == [page]
 
 
 def test_another_users_memory_answers_exactly_as_no_memory(memory: AriaMem) -> None:

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from aria_mem.api.facade import AriaMem, Initialised, detect_provider, init_config
-    from aria_mem.api.library import ForgottenSource, ImportReport
+    from aria_mem.api.groups import Conversations, ForgottenSource, Knowledge
+    from aria_mem.api.library import ImportReport
     from aria_mem.api.maintenance import Migrated, RunningService, Stopped, run_service
     from aria_mem.api.memories import ForgottenUser, MemoryRef
     from aria_mem.domain.budget import Turn
@@ -69,7 +70,9 @@ _WHERE = {
     "EmbedderCheck": "aria_mem.services.health",
     "Extracted": "aria_mem.services.extractor",
     "Fate": "aria_mem.domain.fate",
-    "ForgottenSource": "aria_mem.api.library",
+    "ForgottenSource": "aria_mem.api.groups",
+    "Knowledge": "aria_mem.api.groups",
+    "Conversations": "aria_mem.api.groups",
     "ForgottenUser": "aria_mem.api.memories",
     "ImportReport": "aria_mem.api.library",
     "IndexCheck": "aria_mem.services.health",
@@ -121,6 +124,7 @@ __all__ = [
     "Check",
     "CollectionInfo",
     "ConversationSummary",
+    "Conversations",
     "DaemonCheck",
     "DaemonStart",
     "DaemonState",
@@ -136,6 +140,7 @@ __all__ = [
     "IndexCheck",
     "IndexOwner",
     "Initialised",
+    "Knowledge",
     "KnowledgeSource",
     "Learned",
     "Memory",

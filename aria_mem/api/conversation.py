@@ -13,7 +13,7 @@ from aria_mem.api.memories import Memories, MemoryRef
 from aria_mem.config import ChatSettings
 from aria_mem.domain import validation
 from aria_mem.domain.models import Stage
-from aria_mem.domain.records import ConversationSummary, StoredTurn, SyncReport
+from aria_mem.domain.records import SyncReport
 from aria_mem.errors import NotFoundError, ServiceError, StoreError, ValidationError
 from aria_mem.ports import ChatModel
 
@@ -183,58 +183,3 @@ class Conversation(Memories):
 
         overridden = config.with_overrides(self.settings, chat={"model": name})
         return build_chat_model(overridden), overridden.chat
-
-    # -- stored conversations -----------------------------------------------------------
-
-    def conversations(
-        self, *, user: str | None = None, companion: str | None = None
-    ) -> list[ConversationSummary]:
-        """The stored conversations of the user and companion, most recent first (chat turns
-        are memory too: they are replayed as history when a chat resumes)."""
-        user_id, companion_id = self._scope(user, companion)
-        return self._store.conversations.list_conversations(user_id, companion_id)
-
-    def conversation(
-        self, conversation: str, *, user: str | None = None, companion: str | None = None
-    ) -> tuple[ConversationSummary, list[tuple[str, str]]]:
-        """One conversation of the user and companion (by id or its first characters) and its
-        turns, oldest first; another's is not found."""
-        owner = self._scope(user, companion)
-        found = self._store.conversations.find_conversation(conversation, owner)
-        return found, self._store.conversations.turns(found.id)
-
-    def turns_mentioning(
-        self, text: str, *, user: str | None = None, companion: str | None = None
-    ) -> list[StoredTurn]:
-        """Stored chat turns of the user and companion that mention ``text`` (most of its
-        distinctive words): what to offer for forgetting with a forgotten memory, so the
-        fact is not replayed as history."""
-        user_id, companion_id = self._scope(user, companion)
-        if len(text) > validation.MAX_TEXT_CHARS:
-            raise ValidationError(
-                f"The text to look for is {len(text):,} characters; at most "
-                f"{validation.MAX_TEXT_CHARS:,}, as for a memory — give its distinctive words"
-            )
-        validation.plain_text("the text to look for", text)
-        return self._store.conversations.turns_mentioning(user_id, companion_id, text)
-
-    def forget_turns(
-        self,
-        turns: Sequence[StoredTurn],
-        *,
-        user: str | None = None,
-        companion: str | None = None,
-    ) -> int:
-        """Delete these turns for good (only the user and companion's own); how many went."""
-        user_id, companion_id = self._scope(user, companion)
-        ids = [t.id for t in turns]
-        return self._store.conversations.forget_turns(user_id, companion_id, ids)
-
-    def forget_conversation(
-        self, conversation: str, *, user: str | None = None, companion: str | None = None
-    ) -> tuple[ConversationSummary, int]:
-        """Delete a conversation of the user and companion and its turns for good; how many
-        turns went."""
-        owner = self._scope(user, companion)
-        found = self._store.conversations.find_conversation(conversation, owner)
-        return found, self._store.conversations.forget_conversation(found.id)

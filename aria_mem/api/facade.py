@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aria_mem import config, providers
+from aria_mem.api.groups import Conversations, Knowledge
 from aria_mem.api.maintenance import Maintenance
 from aria_mem.errors import EmbedderError, UsageError
 from aria_mem.wiring import probe_embedder
@@ -16,7 +17,22 @@ class AriaMem(Maintenance):
     """aria-mem for one process: open it from the config (``AriaMem.open()``), from settings
     (``AriaMem(settings)``) or with adapters of your own (``AriaMem(settings, store=...)``);
     use it as a context manager, or call ``close()``. Every call is scoped to one user and
-    one companion: the config's identity unless ``user=`` / ``companion=`` say otherwise."""
+    one companion: the config's identity unless ``user=`` / ``companion=`` say otherwise.
+
+    Memories are handled by the everyday calls on this object (``remember``, ``search``,
+    ``get``, ``list``, ``edit``, ``forget``, ...); what the companion has read is under
+    ``.knowledge`` and the stored chat turns under ``.conversations`` (docs/python-api.md)."""
+
+    @property
+    def knowledge(self) -> Knowledge:
+        """What the companion has read: ``learn``, ``list``, ``forget``."""
+        return self._service("knowledge", lambda: Knowledge(self))
+
+    @property
+    def conversations(self) -> Conversations:
+        """The stored chat turns: ``list``, ``get``, ``turns_mentioning``, ``forget_turns``,
+        ``forget``, ``export``."""
+        return self._service("conversations", lambda: Conversations(self))
 
 
 @dataclass(frozen=True)

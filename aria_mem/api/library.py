@@ -17,7 +17,6 @@ from aria_mem.services import archive as archive_service
 from aria_mem.services.archive import Restored, Written
 
 if TYPE_CHECKING:
-    from aria_mem.services.knowledge import Learned
     from aria_mem.services.transfer import ImportOutcome
 
 Progress = Callable[[int], None]
@@ -52,36 +51,6 @@ class ForgottenSource:
 
 
 class Library(Conversation):
-    def learn(
-        self, location: str, *, title: str | None = None, companion: str | None = None
-    ) -> Learned:
-        """Read a text, Markdown or HTML file or an http(s) page into knowledge passages (the
-        companion's, not facts about the user), stored and indexed in their own collection.
-        Learning the same source again replaces it."""
-        _, companion_id = self._scope(None, companion)
-        from aria_mem.services import knowledge as knowledge_service
-
-        return knowledge_service.learn(
-            location,
-            companion_id=companion_id,
-            title=title,
-            reader=self._reader,
-            knowledge=self._store.knowledge,
-            indexer=self._indexer,
-        )
-
-    def knowledge(
-        self, *, companion: str | None = None, everyone: bool = False
-    ) -> list[KnowledgeSource]:
-        """What the companion (``everyone``: every companion) has learned."""
-        _, companion_id = self._scope(None, companion)
-        return self._store.knowledge.sources(None if everyone else companion_id)
-
-    def forget_knowledge(self, source_id: str) -> ForgottenSource:
-        """Forget a learned source (id or its first characters): passages and vectors."""
-        source = self._store.knowledge.forget(source_id)
-        return ForgottenSource(source, self._indexer.run_deletions().deletions_done)
-
     def export(self, stream: IO[str], *, user: str | None = None, everything: bool = False) -> int:
         """Every memory (of ``user``, or of everyone), every field, as JSON Lines; returns
         how many. ``everything`` adds the relationship stages, the conversations with their
@@ -115,17 +84,6 @@ class Library(Conversation):
             companions=companions,
         )
         return Exported(count, written)
-
-    def export_conversations(
-        self, stream: IO[str], *, user: str | None = None, companion: str | None = None
-    ) -> int:
-        """The conversations of the user and companion with every turn, as JSON Lines that
-        `import_file` restores; returns how many conversations."""
-        user_id, companion_id = self._scope(user, companion)
-        written = archive_service.write_conversations(
-            stream, self._store.conversations, user_id, companion_id
-        )
-        return written.conversations
 
     def export_file(
         self, path: str | Path, *, user: str | None = None, everything: bool = False

@@ -100,11 +100,11 @@ def _forget(rest: str, session: ChatSession, mem: AriaMem, persona: str) -> None
     chosen = used[int(choice) - 1]
     scope = {"user": session.user_id, "companion": session.companion_id}
     render.write_line("Forgotten", mem.forget(chosen.id, **scope))
-    found = mem.turns_mentioning(chosen.text, **scope)
+    found = mem.conversations.turns_mentioning(chosen.text, **scope)
     if not found:
         return
     if mentions.ask_to_forget(found):
-        gone = mem.forget_turns(found, **scope)
+        gone = mem.conversations.forget_turns(found, **scope)
         session.drop_from_history({turn.content for turn in found})
         console.print(f"Forgot {gone} chat turns; they will not be replayed.")
 

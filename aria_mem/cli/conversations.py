@@ -51,7 +51,7 @@ def list_(
 
     Example: aria-mem conversations list --json
     """
-    found = memory(ctx).conversations(user=user, companion=companion)
+    found = memory(ctx).conversations.list(user=user, companion=companion)
     if as_json:
         emit_json([_json(c) for c in found])
         return
@@ -83,7 +83,7 @@ def show(
 
     Example: aria-mem conversations show 5c1d2e3f
     """
-    found, turns = memory(ctx).conversation(conversation_id, user=user, companion=companion)
+    found, turns = memory(ctx).conversations.get(conversation_id, user=user, companion=companion)
     if as_json:
         emit_json(_json(found) | {"messages": [{"role": r, "content": c} for r, c in turns]})
         return
@@ -126,11 +126,11 @@ def forget(
         return
     if conversation_id is None:
         raise typer.BadParameter("give a conversation id, or --mentioning TEXT", param_hint="ID")
-    found, _turns = mem.conversation(conversation_id, user=user, companion=companion)
+    found, _turns = mem.conversations.get(conversation_id, user=user, companion=companion)
     first = safe(found.first_message[:60])
     if not yes and not typer.confirm(f"Forget the conversation that began {first!r}?"):
         raise typer.Exit(1)
-    _found, removed = mem.forget_conversation(
+    _found, removed = mem.conversations.forget(
         str(found.id), user=found.user_id, companion=found.companion_id
     )
     if as_json:
@@ -156,10 +156,10 @@ def export_(
     """
     mem = memory(ctx)
     if output is None or str(output) == "-":
-        mem.export_conversations(sys.stdout, user=user, companion=companion)
+        mem.conversations.export(sys.stdout, user=user, companion=companion)
         return
     with open_private_output(output) as stream:
-        count = mem.export_conversations(stream, user=user, companion=companion)
+        count = mem.conversations.export(stream, user=user, companion=companion)
     render.err_console.print(f"Exported {count} conversations to {markup_safe(str(output))}")
 
 
@@ -168,7 +168,7 @@ def _forget_mentions(
 ) -> None:
     if not text.strip():
         raise UsageError("--mentioning is empty — give the words the turns hold")
-    found = mem.turns_mentioning(text, user=user, companion=companion)
+    found = mem.conversations.turns_mentioning(text, user=user, companion=companion)
     if not found:
         if as_json:
             emit_json({"turns": 0})
@@ -179,7 +179,7 @@ def _forget_mentions(
         mentions.show(found)
         if not typer.confirm(f"Forget these {len(found)} turns for good?"):
             raise typer.Exit(1)
-    gone = mem.forget_turns(found, user=user, companion=companion)
+    gone = mem.conversations.forget_turns(found, user=user, companion=companion)
     if as_json:
         emit_json({"turns": gone})
     else:

@@ -34,7 +34,7 @@ def learn(
 
     Example: aria-mem learn notes/pottery-basics.md
     """
-    learned = memory(ctx).learn(location, title=title, companion=companion)
+    learned = memory(ctx).knowledge.learn(location, title=title, companion=companion)
     if as_json:
         emit_json(
             {
@@ -68,7 +68,7 @@ def list_knowledge(
 
     Example: aria-mem knowledge list --json
     """
-    sources = memory(ctx).knowledge(companion=companion)
+    sources = memory(ctx).knowledge.list(companion=companion)
     if as_json:
         emit_json([asdict(s) for s in sources])
         return
@@ -99,7 +99,7 @@ def forget_knowledge(
 
     Example: aria-mem knowledge forget 9b1c2d3e
     """
-    gone = memory(ctx).forget_knowledge(source_id)
+    gone = memory(ctx).knowledge.forget(source_id)
     if as_json:
         emit_json(
             {

@@ -27,7 +27,7 @@ def offer(
 ) -> tuple[int, int]:
     """(turns forgotten, turns kept) that mention ``forgotten``; with ASK, asks when it may
     and a person is at the terminal, otherwise keeps them and says how to remove them."""
-    found = mem.turns_mentioning(
+    found = mem.conversations.turns_mentioning(
         forgotten.text, user=forgotten.user_id, companion=forgotten.companion_id
     )
     if not found:
@@ -45,7 +45,9 @@ def offer(
                 "them"
             )
         return 0, len(found)
-    gone = mem.forget_turns(found, user=forgotten.user_id, companion=forgotten.companion_id)
+    gone = mem.conversations.forget_turns(
+        found, user=forgotten.user_id, companion=forgotten.companion_id
+    )
     return gone, len(found) - gone
 
 
