@@ -74,14 +74,14 @@ class Daemon:
     def _acquire_lock(self) -> bool:
         mem = self._memory()
         if self._lock is None:
-            self._lock = mem.daemon_lock()
+            self._lock = mem.admin.daemon_lock()
         told = False
         while not self._stop.is_set():
             if self._lock.try_acquire():
                 log.info("reconciling this database (pid %d)", os.getpid())
                 return True
             if not told:
-                state = mem.upkeep.state()
+                state = mem.admin.upkeep.state()
                 log.warning(
                     "another aria-mem daemon (pid %s on %s) reconciles this database; "
                     "waiting to take over",
@@ -94,7 +94,7 @@ class Daemon:
 
     def _start(self) -> None:
         mem = self._memory()
-        upkeep = mem.upkeep
+        upkeep = mem.admin.upkeep
         upkeep.started(
             DaemonStart(
                 os.getpid(),
@@ -110,7 +110,7 @@ class Daemon:
             self._sweep()
 
     def _sweep(self) -> None:
-        report = self._memory().upkeep.sweep()
+        report = self._memory().admin.upkeep.sweep()
         if report is not None:
             log.info(
                 "sweep: %d points in the index, %d orphans removed, %d missing requeued (%.0f ms)",
@@ -140,7 +140,7 @@ class Daemon:
     # -- the loop -----------------------------------------------------------------------
 
     def run_pass(self) -> None:
-        upkeep = self._memory().upkeep
+        upkeep = self._memory().admin.upkeep
         state = upkeep.state()
         dimension = state.dimension if state else None
         if dimension is None or not dimension.ok:  # unknown or mismatched: look again
@@ -231,7 +231,7 @@ class Daemon:
         log.info("stopping")
         if self._mem is not None and self._lock is not None and self._lock.still_held():
             try:
-                self._mem.upkeep.stopped()
+                self._mem.admin.upkeep.stopped()
             except AriaMemError as exc:
                 log.warning("could not record the stop: %s", exc)
         self._close()

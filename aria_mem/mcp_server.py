@@ -260,7 +260,7 @@ def build_server(memory: AriaMem, *, user: str, companion: str) -> MCPServer:
 
     @server.tool(description="Are PostgreSQL, the index and the embedding model working?")
     async def status() -> Status:
-        report = await call(memory.status)
+        report = await call(memory.admin.status)
         counts = report.counts
         return Status(
             ok=report.ok,

@@ -192,18 +192,18 @@ def test_export_and_import_round_trip(memory: AriaMem, settings: Settings, tmp_p
 
 def test_status_sync_and_reindex(memory: AriaMem) -> None:
     memory.remember("The user keeps bees.")
-    report = memory.status()
+    report = memory.admin.status()
     assert report.ok, [c.error for c in report.checks if not c.ok]
     assert report.counts is not None and report.counts.with_vector == 1
     assert report.embedder.dimension == 16
-    assert memory.sync().indexed == 0
+    assert memory.admin.sync().indexed == 0
     seen: list[int] = []
     plans: list[ReindexPlan] = []
-    outcome = memory.reindex(on_start=plans.append, progress=seen.append)
+    outcome = memory.admin.reindex(on_start=plans.append, progress=seen.append)
     assert outcome.finished and outcome.done == 1 and sum(seen) == 1
     assert plans and plans[0].total == 1
     with pytest.raises(UsageError, match="give the model too"):
-        memory.reindex(provider="ollama")
+        memory.admin.reindex(provider="ollama")
 
 
 def test_one_object_serves_many_threads(memory: AriaMem) -> None:
@@ -214,7 +214,7 @@ def test_one_object_serves_many_threads(memory: AriaMem) -> None:
 
     assert at_once(work, 4) == []
     assert len(memory.list()) == 20
-    assert memory.status().counts is not None
+    assert memory.admin.status().counts is not None
 
 
 def test_a_search_with_postgresql_unreachable_is_degraded_not_an_error(

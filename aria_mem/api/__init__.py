@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from aria_mem.api.facade import AriaMem, Initialised, detect_provider, init_config
     from aria_mem.api.groups import Conversations, ForgottenSource, Knowledge
     from aria_mem.api.library import ImportReport
-    from aria_mem.api.maintenance import Migrated, RunningService, Stopped, run_service
+    from aria_mem.api.maintenance import Admin, Migrated, RunningService, Stopped, run_service
     from aria_mem.api.memories import ForgottenUser, MemoryRef
     from aria_mem.domain.budget import Turn
     from aria_mem.domain.fate import Fate
@@ -96,6 +96,7 @@ _WHERE = {
     "StatusReport": "aria_mem.services.health",
     "Stopped": "aria_mem.api.maintenance",
     "RunningService": "aria_mem.api.maintenance",
+    "Admin": "aria_mem.api.maintenance",
     "run_service": "aria_mem.api.maintenance",
     "StoredTurn": "aria_mem.domain.records",
     "SyncReport": "aria_mem.domain.records",
@@ -119,6 +120,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "Admin",
     "AriaMem",
     "ChatSession",
     "Check",

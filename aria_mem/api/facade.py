@@ -8,12 +8,13 @@ from pathlib import Path
 
 from aria_mem import config, providers
 from aria_mem.api.groups import Conversations, Knowledge
-from aria_mem.api.maintenance import Maintenance
+from aria_mem.api.library import Library
+from aria_mem.api.maintenance import Admin
 from aria_mem.errors import EmbedderError, UsageError
 from aria_mem.wiring import probe_embedder
 
 
-class AriaMem(Maintenance):
+class AriaMem(Library):
     """aria-mem for one process: open it from the config (``AriaMem.open()``), from settings
     (``AriaMem(settings)``) or with adapters of your own (``AriaMem(settings, store=...)``);
     use it as a context manager, or call ``close()``. Every call is scoped to one user and
@@ -21,7 +22,14 @@ class AriaMem(Maintenance):
 
     Memories are handled by the everyday calls on this object (``remember``, ``search``,
     ``get``, ``list``, ``edit``, ``forget``, ...); what the companion has read is under
-    ``.knowledge`` and the stored chat turns under ``.conversations`` (docs/python-api.md)."""
+    ``.knowledge``, the stored chat turns under ``.conversations``, and keeping it healthy
+    under ``.admin`` (docs/python-api.md)."""
+
+    @property
+    def admin(self) -> Admin:
+        """Keeping it healthy: ``status``, ``sync``, ``reindex``, ``migrate``, ``stop``,
+        ``daemon_running``, and what the daemon runs (``upkeep``, ``daemon_lock``)."""
+        return self._service("admin", lambda: Admin(self))
 
     @property
     def knowledge(self) -> Knowledge:

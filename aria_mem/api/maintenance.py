@@ -7,13 +7,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from aria_mem import config, providers
-from aria_mem.api.library import Library
 from aria_mem.domain.records import SyncReport
 from aria_mem.errors import UsageError
 from aria_mem.ports import DaemonLock
 from aria_mem.wiring import Adapters
 
 if TYPE_CHECKING:
+    from aria_mem.api.core import Core
     from aria_mem.services.health import StatusReport
     from aria_mem.services.reindexer import ReindexOutcome, ReindexPlan
     from aria_mem.services.upkeep import Upkeep
@@ -55,13 +55,19 @@ def run_service(
     return host_service(settings, started="daemon", stopped=stopped)
 
 
-class Maintenance(Library):
-    def stop_local_services(self) -> Stopped:
+class Admin:
+    """Keeping aria-mem healthy: status, sync, reindex, migrate, and stopping what runs in
+    the background (``memory.admin``)."""
+
+    def __init__(self, core: Core) -> None:
+        self._core = core
+
+    def stop(self) -> Stopped:
         """Stop what aria-mem runs in the background on this machine: the aria-mem service
         (it lets go of the index cleanly), then the embedded PostgreSQL server. The next call
         that needs them starts them again. This object's own connections are closed first."""
-        self.close()
-        owner, postgres = self._adapters.stop_local_services()
+        self._core.close()
+        owner, postgres = self._core._adapters.stop_local_services()
         return Stopped(owner, postgres)
 
     def status(self) -> StatusReport:
@@ -71,44 +77,46 @@ class Maintenance(Library):
         from aria_mem.services import health
 
         return health.collect(
-            lambda: self._store,
-            lambda: self._index,
-            lambda: self._embedder,
-            self._adapters.targets(),
-            self.settings.daemon.reconcile_interval,
+            lambda: self._core._store,
+            lambda: self._core._index,
+            lambda: self._core._embedder,
+            self._core._adapters.targets(),
+            self._core.settings.daemon.reconcile_interval,
         )
 
     def sync(self, progress: Callable[[int], None] | None = None) -> SyncReport:
         """Index every pending memory and passage and carry out queued vector removals now
         (the daemon does it every minute)."""
-        return self._indexer.run_pending(progress=progress)
+        return self._core._indexer.run_pending(progress=progress)
 
     def migrate(self) -> Migrated:
         """Apply database migrations (every call that needs the store also does)."""
-        store = self._given.get("store") or self._adapters.unmigrated_store()
+        store = self._core._given.get("store") or self._core._adapters.unmigrated_store()
         try:
             applied = store.migrate()
             return Migrated(tuple(applied), store.schema_version())
         finally:
-            if store is not self._given.get("store"):
+            if store is not self._core._given.get("store"):
                 store.close()
 
     def daemon_running(self) -> bool:
         from aria_mem.services import health
 
         return health.daemon_running(
-            self._store.daemon.daemon_state(), self.settings.daemon.reconcile_interval
+            self._core._store.daemon.daemon_state(), self._core.settings.daemon.reconcile_interval
         )
 
     def daemon_lock(self) -> DaemonLock:
-        return self._adapters.daemon_lock()
+        return self._core._adapters.daemon_lock()
 
     @property
     def upkeep(self) -> Upkeep:
         """What the daemon does each pass (for `aria-mem daemon` and embedders of it)."""
         from aria_mem.services.upkeep import Upkeep
 
-        return self._service("upkeep", lambda: Upkeep(self._store, self._index, self._embedder))
+        return self._core._service(
+            "upkeep", lambda: Upkeep(self._core._store, self._core._index, self._core._embedder)
+        )
 
     def reindex(
         self,
@@ -132,15 +140,15 @@ class Maintenance(Library):
             if model is None:
                 raise UsageError("A provider is switched to with a model: give the model too")
         if model is not None:
-            self._switch_model(provider or self.settings.embedder.provider, model)
+            self._switch_model(provider or self._core.settings.embedder.provider, model)
         from aria_mem.services.reindexer import Reindexer, ReindexOutcome
 
         reindexer = Reindexer(
-            self._store.queue,
-            self._store.daemon,
-            self._index,
-            self._embedder,
-            batch_size=self.settings.embedder.batch_size,
+            self._core._store.queue,
+            self._core._store.daemon,
+            self._core._index,
+            self._core._embedder,
+            batch_size=self._core.settings.embedder.batch_size,
         )
         plan = reindexer.prepare(rebuild=model is None, background=background)
         if on_start is not None:
@@ -151,7 +159,7 @@ class Maintenance(Library):
 
     def _switch_model(self, provider: str, model: str) -> None:
         trial = config.with_overrides(
-            self.settings, embedder={"provider": provider, "model": model}
+            self._core.settings, embedder={"provider": provider, "model": model}
         )
         trial_adapters = Adapters(trial)
         try:  # refuse a model that does not answer (an in-process one loads in the service)
@@ -159,10 +167,10 @@ class Maintenance(Library):
         finally:
             trial_adapters.close()
         config.save_keys(
-            self.settings.config_path, {"embedder": {"provider": provider, "model": model}}
+            self._core.settings.config_path, {"embedder": {"provider": provider, "model": model}}
         )
-        with self._lock:
-            self.close()
-            self.settings = config.load(self.settings.config_path)
-            self._adapters = Adapters(self.settings)
-            self._given.pop("embedder", None)
+        with self._core._lock:
+            self._core.close()
+            self._core.settings = config.load(self._core.settings.config_path)
+            self._core._adapters = Adapters(self._core.settings)
+            self._core._given.pop("embedder", None)

@@ -25,7 +25,7 @@ def status(ctx: typer.Context, as_json: JsonOpt = False) -> None:
 
     Example: aria-mem status --json
     """
-    report = memory(ctx).status()
+    report = memory(ctx).admin.status()
     if as_json:
         emit_json(render.status_json(report))
     else:
@@ -39,7 +39,7 @@ def migrate(ctx: typer.Context) -> None:
 
     Example: aria-mem migrate
     """
-    done = memory(ctx).migrate()
+    done = memory(ctx).admin.migrate()
     if done.applied:
         render.console.print(f"Applied {', '.join(done.applied)}; schema version {done.version}")
     else:
@@ -55,7 +55,7 @@ def stop(ctx: typer.Context, as_json: JsonOpt = False) -> None:
 
     Example: aria-mem stop
     """
-    done = memory(ctx).stop_local_services()
+    done = memory(ctx).admin.stop()
     if as_json:
         emit_json({"index_owner_pid": done.index_owner_pid, "postgres_stopped": done.postgres})
         return
@@ -75,7 +75,7 @@ def sync(ctx: typer.Context, as_json: JsonOpt = False) -> None:
 
     Example: aria-mem sync --json
     """
-    report = memory(ctx).sync()
+    report = memory(ctx).admin.sync()
     if as_json:
         emit_json(asdict(report))
     else:
@@ -145,7 +145,7 @@ def init(
             f"({markup_safe(done.why)})"
         )
     mem = memory(ctx)
-    report = mem.status()
+    report = mem.admin.status()
     if not report.postgres.ok:
         raise typer.Exit(_fail(report.postgres.error))
     render.console.print(f"PostgreSQL ready: {markup_safe(report.postgres.target)}")

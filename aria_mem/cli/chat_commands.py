@@ -177,7 +177,7 @@ def _new(rest: str, session: ChatSession, mem: AriaMem, persona: str) -> None:
 
 
 def _status(rest: str, session: ChatSession, mem: AriaMem, persona: str) -> None:
-    render.status_report(mem.status())
+    render.status_report(mem.admin.status())
 
 
 _COMMANDS: dict[str, Callable[[str, ChatSession, AriaMem, str], None]] = {

@@ -196,7 +196,7 @@ def reindex(
             done = bar.tasks[0].completed - resumed_from
             bar.update(task, rate=f"{done / elapsed:,.0f}/s" if elapsed else "")
 
-        outcome = mem.reindex(
+        outcome = mem.admin.reindex(
             model=model,
             provider=provider,
             background=background,
@@ -217,7 +217,7 @@ def reindex(
         "resumed_after": plan.done_before,
     }
     if background:
-        alive = mem.daemon_running()
+        alive = mem.admin.daemon_running()
         summary["daemon_running"] = alive
         if as_json:
             emit_json(summary)
