@@ -175,7 +175,7 @@ def test_export_and_import_round_trip(memory: AriaMem, settings: Settings, tmp_p
     memory.remember("The user keeps bees.", reason="said at dinner")
     memory.remember("The user is allergic to peanuts.", type="ProfileFact", importance=0.9)
     buffer = io.StringIO()
-    assert memory.export(buffer) == 2
+    assert memory.export(buffer).memories == 2
     path = tmp_path / "memories.jsonl"
     assert memory.export_file(path).memories == 2 and path.read_text() == buffer.getvalue()
     other_index = EdgeIndex(tmp_path / "other-index")

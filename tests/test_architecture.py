@@ -64,3 +64,19 @@ def test_no_module_is_over_four_hundred_lines() -> None:
         for path in (ROOT / "aria_mem").rglob("*.py")
     }
     assert {p: n for p, n in sizes.items() if n > MAX_MODULE_LINES} == {}
+
+
+def test_the_facade_shows_no_adapter_and_composes_its_groups() -> None:
+    """What a user of the API sees: everyday calls and three groups; the adapters and
+    services it is built on stay private, and the groups are parts, not base classes."""
+    from aria_mem import AriaMem
+    from aria_mem.api import Admin, Conversations, Knowledge
+
+    public = {name for name in dir(AriaMem) if not name.startswith("_")}
+    internals = {"store", "index", "embedder", "chat_model", "reader", "indexer", "writer"}
+    assert not public & (internals | {"retriever", "upkeep", "daemon_lock"})
+    assert {"admin", "knowledge", "conversations"} <= public
+    assert len(public) <= 30, sorted(public)
+    for group in (Admin, Conversations, Knowledge):
+        assert group not in AriaMem.__mro__
+        assert all(getattr(group, n).__doc__ for n in dir(group) if not n.startswith("_"))

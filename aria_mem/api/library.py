@@ -51,18 +51,13 @@ class ForgottenSource:
 
 
 class Library(Conversation):
-    def export(self, stream: IO[str], *, user: str | None = None, everything: bool = False) -> int:
-        """Every memory (of ``user``, or of everyone), every field, as JSON Lines; returns
-        how many. ``everything`` adds the relationship stages, the conversations with their
-        turns and what the companions learned (see ``export_everything``)."""
-        return self.export_everything(stream, user=user, memories_only=not everything).memories
-
-    def export_everything(
-        self, stream: IO[str], *, user: str | None = None, memories_only: bool = False
+    def export(
+        self, stream: IO[str], *, user: str | None = None, everything: bool = False
     ) -> Exported:
-        """Everything needed to move a companion's memory to another machine, as JSON Lines
-        `import_file` restores: memories, relationship stages, conversations and their
-        turns, and the knowledge of the companions involved (of ``user``, or of everyone)."""
+        """Every memory (of ``user``, or of everyone), every field, as JSON Lines that
+        `import_file` restores. ``everything`` adds all a new machine needs besides: the
+        relationship stages, the conversations with their turns, and the knowledge of the
+        companions involved."""
         user_id = validation.identifier("user", user) if user is not None else None
         count = 0
         companions: set[str] = set()
@@ -72,7 +67,7 @@ class Library(Conversation):
             stream.write(json_line(memory_to_record(memory)) + "\n")
             companions.add(memory.companion_id)
             count += 1
-        if memories_only:
+        if not everything:
             return Exported(count, archive_service.Written())
         store = self._store
         written = archive_service.write_everything_else(
@@ -88,10 +83,11 @@ class Library(Conversation):
     def export_file(
         self, path: str | Path, *, user: str | None = None, everything: bool = False
     ) -> Exported:
-        """`export_everything` (memories only unless ``everything``) into a file written
-        readable by its owner only (0600; an existing file of another account is refused)."""
+        """`export` into a file written readable by its owner only (0600; an existing file
+        of another account, a symbolic link or a FIFO is refused; the old file stays whole
+        if the export fails)."""
         with open_private_output(path) as stream:
-            return self.export_everything(stream, user=user, memories_only=not everything)
+            return self.export(stream, user=user, everything=everything)
 
     def import_file(
         self,

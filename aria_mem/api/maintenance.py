@@ -100,6 +100,8 @@ class Admin:
                 store.close()
 
     def daemon_running(self) -> bool:
+        """Is a daemon reconciling this database now (its heartbeat is fresh, or its process
+        on this machine is alive)?"""
         from aria_mem.services import health
 
         return health.daemon_running(
@@ -107,6 +109,7 @@ class Admin:
         )
 
     def daemon_lock(self) -> DaemonLock:
+        """The lock that lets one daemon at a time reconcile a database (for the daemon)."""
         return self._core._adapters.daemon_lock()
 
     @property

@@ -44,7 +44,7 @@ def export(
     """
     mem = memory(ctx)
     if output is None or str(output) == "-":
-        mem.export_everything(sys.stdout, user=user, memories_only=not everything)
+        mem.export(sys.stdout, user=user, everything=everything)
         return
     done = mem.export_file(output, user=user, everything=everything)
     rest = done.rest
