@@ -192,3 +192,21 @@ def test_the_first_command_starts_the_service_once_and_no_command_loads_the_mode
     again = cli("search", "What does my sister enjoy doing?", "--json", env=IN_PROCESS)
     assert again.code == 0 and "started the aria-mem service" in again.stderr
     assert _service_pid(cli) != first
+
+
+def test_an_unexpected_failure_in_the_service_comes_back_as_an_error_not_a_lost_service(
+    served: tuple[ServiceClient, dict[str, CountingModel]],
+) -> None:
+    """A model (or a disk) can fail in ways no one foresaw: the client hears what happened,
+    once, and the service goes on serving."""
+    client, loaded = served
+    embedder = SharedModelEmbedder(BUNDLED, lambda: client)
+    embedder.embed(["x"])
+
+    def broken(texts: list[str]) -> list[list[float]]:
+        raise RuntimeError("CUDA out of memory")
+
+    loaded[BUNDLED].encode = broken  # type: ignore[method-assign]
+    with pytest.raises(EmbedderError, match="RuntimeError: CUDA out of memory"):
+        embedder.embed(["y"])
+    assert client.hello()["model"] == BUNDLED  # still serving, same connection

@@ -141,15 +141,24 @@ class IndexService:
         private_dir(root, what="index folder")
         fd = os.open(root / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, FILE_MODE)
         handle = os.fdopen(fd, "w")
+        deadline = time.monotonic() + 0.3  # a client's probe (lock_held) holds it a moment
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    handle.close()
+                    return None
+                time.sleep(0.01)
         try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+            handle.truncate(0)
+            handle.write(str(os.getpid()))
+            handle.flush()
+            return cls(root, handle, started=started, shelf=shelf or ModelShelf())
+        except BaseException:
             handle.close()
-            return None
-        handle.truncate(0)
-        handle.write(str(os.getpid()))
-        handle.flush()
-        return cls(root, handle, started=started, shelf=shelf or ModelShelf())
+            raise
 
     # -- what clients are served (index_serving.Host) ------------------------------------
 
@@ -214,16 +223,18 @@ class IndexService:
             if _hosted.get(self.root.resolve()) is self:
                 del _hosted[self.root.resolve()]
         self._server.shutdown()
-        self._server.server_close()
-        self._server.hang_up()
         with contextlib.suppress(OSError):  # only our own: a removed folder may hold the next's
             if os.stat(self._socket_path).st_ino == self._socket_inode:
                 self._socket_path.unlink()
+        self._server.server_close()
+        self._server.hang_up()
         with self._index_lock:
             self._closed = True
             if self._index is not None:
                 self._index.close()
                 self._index = None
+        with contextlib.suppress(OSError):
+            self._lock_file.truncate(0)  # no pid left behind for a later stop to signal
         fcntl.flock(self._lock_file, fcntl.LOCK_UN)
         self._lock_file.close()
         log.info("stopped")
@@ -256,10 +267,13 @@ def take_over(
     while (service := IndexService.take(root, started=started)) is None:
         if stopped():
             return None
+        probe = ServiceClient(root, wait_seconds=5, start=False)
         try:
-            info = ServiceClient(root, wait_seconds=5).hello()
+            info = probe.hello()
         except VectorIndexError:
             info = {}
+        finally:
+            probe.close()
         if info.get("command") != DAEMON:
             stopped_pid = stop_service(root)
             if stopped_pid is not None:
@@ -296,7 +310,7 @@ def stop_service(root: Path, *, wait_seconds: float = 15.0) -> int | None:
         return None
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + wait_seconds
-    while lock_held(root):
+    while lock_held(root) and _alive(pid):
         if time.monotonic() > deadline:
             raise StoreError(
                 f"aria-mem process {pid} still holds the index after {wait_seconds:g}s — "
@@ -304,6 +318,14 @@ def stop_service(root: Path, *, wait_seconds: float = 15.0) -> int | None:
             )
         time.sleep(0.05)
     return pid
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return is_aria_mem(pid) is not False  # a zombie has no command line
 
 
 def log_path_for(root: Path) -> Path:

@@ -232,6 +232,9 @@ class _Handler(socketserver.StreamRequestHandler):
                 return  # the service is stopping: the client reconnects to the next one
             except (AriaMemError, KeyError, ValueError, TypeError, RecursionError) as exc:
                 result = error_reply(exc)
+            except Exception as exc:  # a disk that refuses a write, a model that breaks
+                log.exception("the %r request failed", request.get("op"))
+                result = {"error": f"{type(exc).__name__}: {exc}", "kind": "index"}
             try:
                 self.wfile.write(json.dumps(result).encode() + b"\n")
                 self.wfile.flush()

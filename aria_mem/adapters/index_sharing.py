@@ -66,13 +66,16 @@ class ServiceClient:
         idle_exit: float = 1800.0,
         wait_seconds: float = 60.0,
         in_place: bool = True,
+        start: bool = True,
     ) -> None:
         """``idle_exit``: the idle time after which a service this client starts exits
         (0: never). ``wait_seconds``: how long to wait for a service to answer.
         ``in_place``: answer in this process when it runs the service (False: always over
-        the socket, as another process would)."""
+        the socket, as another process would). ``start``: start a service when none answers
+        (False: a probe, which only asks)."""
         self.root = root
         self._in_place = in_place
+        self._start = start
         self._idle_exit = idle_exit
         self._wait = wait_seconds
         self._socket_path = socket_path_for(root)
@@ -96,13 +99,28 @@ class ServiceClient:
                 try:
                     self._conn.sendall(line)
                     raw = self._reader.readline(MAX_MESSAGE_BYTES + 1)
+                    reply = json.loads(raw) if raw else None
+                except TimeoutError as exc:
+                    self._drop_connection()
+                    raise VectorIndexError(
+                        f"The aria-mem service for {self.root} did not answer within "
+                        f"{REPLY_TIMEOUT:g} s — see {log_path_for(self.root)}"
+                    ) from exc
                 except OSError as exc:
                     log.debug("the service connection failed (%s); reconnecting", exc)
-                    raw = b""
-                if not raw:
+                    reply = None
+                except ValueError as exc:
+                    self._drop_connection()
+                    raise VectorIndexError(
+                        f"The aria-mem service for {self.root} sent a reply that is not JSON "
+                        f"(or over {MAX_MESSAGE_BYTES:,} bytes): {exc}"
+                    ) from exc
+                except BaseException:  # interrupted mid-call: the next reply is not ours
+                    self._drop_connection()
+                    raise
+                if not isinstance(reply, dict):
                     self._drop_connection()
                     continue
-                reply = json.loads(raw)
                 if "error" in reply:
                     raise_reply(reply)
                 return reply["ok"]
@@ -125,6 +143,8 @@ class ServiceClient:
         deadline = time.monotonic() + self._wait
         child: subprocess.Popen[bytes] | None = None
         while (service_pid := self._try_connect()) is None:
+            if not self._start:
+                raise VectorIndexError(f"No aria-mem service answers for {self.root}")
             if child is None or (child.poll() == 0 and not lock_held(self.root)):
                 if not lock_held(self.root):
                     child = start_in_background(self.root, idle_exit=self._idle_exit)
@@ -154,7 +174,7 @@ class ServiceClient:
         """The service's pid once connected to a service of this protocol; None when none
         answers (yet)."""
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(REPLY_TIMEOUT)
+        sock.settimeout(min(REPLY_TIMEOUT, self._wait))  # the hello; calls get REPLY_TIMEOUT
         try:
             with socket_address(self._socket_path) as address:
                 sock.connect(address)
@@ -182,6 +202,7 @@ class ServiceClient:
         info = reply.get("ok")
         protocol = info.get("protocol") if isinstance(info, dict) else None
         if isinstance(info, dict) and protocol == PROTOCOL:
+            sock.settimeout(REPLY_TIMEOUT)
             return int(info.get("pid", 0))
         self._drop_connection()
         if isinstance(info, dict) and isinstance(protocol, int) and protocol > PROTOCOL:

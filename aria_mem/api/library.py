@@ -10,7 +10,7 @@ from typing import IO, TYPE_CHECKING
 from aria_mem.api.conversation import Conversation
 from aria_mem.domain import validation
 from aria_mem.domain.invisible import json_line
-from aria_mem.domain.records import KnowledgeSource, SyncReport
+from aria_mem.domain.records import SyncReport
 from aria_mem.domain.validation import memory_to_record
 from aria_mem.private import open_private_output
 from aria_mem.services import archive as archive_service
@@ -42,12 +42,6 @@ class Exported:
     memories: int
     rest: Written
     """Stages, conversations, turns and knowledge written besides the memories."""
-
-
-@dataclass(frozen=True)
-class ForgottenSource:
-    source: KnowledgeSource
-    vectors_removed: int
 
 
 class Library(Conversation):
