@@ -3,7 +3,7 @@ and runs the in-process embedding model. Every other aria-mem process is its cli
 
 A Qdrant Edge shard can be open in one process only, and loading the model takes seconds and
 hundreds of MB; so one process does both, for as long as it is wanted. The first command that
-needs it starts it in the background (``start_in_background``: detached, logging to
+needs it starts it in the background (``index_sharing.start_in_background``: detached, logging to
 ``service.log`` in the data folder) and it exits after ``idle_exit`` seconds with no client;
 ``aria-mem daemon`` hosts the same service in the foreground (and also reconciles), replacing
 one started on demand. An exclusive lock on ``index.lock`` says which process it is; the shards
@@ -21,7 +21,6 @@ import fcntl
 import logging
 import os
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -330,43 +329,6 @@ def _alive(pid: int) -> bool:
 
 def log_path_for(root: Path) -> Path:
     return root.parent / LOG_NAME
-
-
-def _open_log(path: Path) -> int:
-    private_dir(path.parent, what="data folder")
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, FILE_MODE)
-    os.fchmod(fd, FILE_MODE)
-    if os.fstat(fd).st_size > MAX_LOG_BYTES:
-        os.ftruncate(fd, 0)
-    return fd
-
-
-def start_in_background(root: Path, *, idle_exit: float) -> subprocess.Popen[bytes]:
-    """Start the service of ``root`` detached from this process (its own session, no
-    terminal), logging to ``service.log``. If another one wins the race it simply exits."""
-    private_dir(root, what="index folder")
-    log_fd = _open_log(log_path_for(root))
-    try:
-        child = subprocess.Popen(
-            [sys.executable, "-m", __name__, str(root), "--idle-exit", f"{idle_exit:g}"],
-            stdin=subprocess.DEVNULL,
-            stdout=log_fd,
-            stderr=log_fd,
-            cwd=root,
-            start_new_session=True,
-        )
-    finally:
-        os.close(log_fd)
-    threading.Thread(target=child.wait, name="aria-mem-service-reaper", daemon=True).start()
-    return child
-
-
-def read_log_tail(root: Path, lines: int = 3) -> str:
-    try:
-        text = log_path_for(root).read_text(errors="replace")
-    except OSError:
-        return ""
-    return " | ".join(line for line in text.splitlines()[-lines:] if line.strip())
 
 
 def main(argv: list[str] | None = None) -> int:

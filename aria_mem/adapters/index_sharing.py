@@ -15,6 +15,7 @@ import logging
 import os
 import socket
 import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -22,13 +23,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from aria_mem.adapters.index_service import (
-    hosted,
-    lock_held,
-    log_path_for,
-    read_log_tail,
-    start_in_background,
-)
+from aria_mem.adapters import index_service
+from aria_mem.adapters.index_service import MAX_LOG_BYTES, hosted, lock_held, log_path_for
 from aria_mem.adapters.index_serving import (
     MAX_MESSAGE_BYTES,
     PACKED,
@@ -44,6 +40,7 @@ from aria_mem.adapters.index_serving import (
 from aria_mem.domain.models import Hit, IndexPoint, SearchScope
 from aria_mem.domain.records import IndexOwner
 from aria_mem.errors import StoreError, VectorIndexError
+from aria_mem.private import FILE_MODE, private_dir
 
 __all__ = ["NOTICES", "ServiceClient", "SharedEdgeIndex", "peer_uid", "socket_path_for"]
 
@@ -54,6 +51,50 @@ NOTICES = logging.getLogger("aria_mem.notice")
 REPLY_TIMEOUT = 300.0
 """The longest wait for one reply: the first embedding loads the model (seconds; more on a
 busy machine), a batch of vectors after it."""
+
+
+def _open_log(path: Path) -> int:
+    private_dir(path.parent, what="data folder")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, FILE_MODE)
+    os.fchmod(fd, FILE_MODE)
+    if os.fstat(fd).st_size > MAX_LOG_BYTES:
+        os.ftruncate(fd, 0)
+    return fd
+
+
+def start_in_background(root: Path, *, idle_exit: float) -> subprocess.Popen[bytes]:
+    """Start the service of ``root`` detached from this process (its own session, no
+    terminal), logging to ``service.log``. If another one wins the race it simply exits."""
+    private_dir(root, what="index folder")
+    log_fd = _open_log(log_path_for(root))
+    try:
+        child = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                index_service.__name__,
+                str(root),
+                "--idle-exit",
+                f"{idle_exit:g}",
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=log_fd,
+            stderr=log_fd,
+            cwd=root,
+            start_new_session=True,
+        )
+    finally:
+        os.close(log_fd)
+    threading.Thread(target=child.wait, name="aria-mem-service-reaper", daemon=True).start()
+    return child
+
+
+def read_log_tail(root: Path, lines: int = 3) -> str:
+    try:
+        text = log_path_for(root).read_text(errors="replace")
+    except OSError:
+        return ""
+    return " | ".join(line for line in text.splitlines()[-lines:] if line.strip())
 
 
 class ServiceClient:
