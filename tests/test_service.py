@@ -17,6 +17,7 @@ import pytest
 from aria_mem.adapters.index_service import lock_held
 from aria_mem.adapters.postgres import embedded
 from tests.conftest import ROOT, CliResult
+from tests.test_daemon import DaemonProcess
 
 Cli = Callable[..., CliResult]
 IN_PROCESS = {
@@ -87,20 +88,13 @@ def test_the_daemon_replaces_a_service_started_on_demand_and_clients_follow(
     assert cli("remember", "The user swims.", env=IN_PROCESS).code == 0
     on_demand = _service(cli, IN_PROCESS)
     assert on_demand["command"] == "on demand"
-    daemon = subprocess.Popen(
-        [sys.executable, "-m", "aria_mem", "daemon"],
-        cwd=ROOT,
-        env={**os.environ, **IN_PROCESS},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    daemon = DaemonProcess(IN_PROCESS)
     try:
         deadline = time.monotonic() + 60
         while (found := _service(cli, IN_PROCESS))["command"] != "daemon":
-            assert time.monotonic() < deadline and daemon.poll() is None
+            assert time.monotonic() < deadline and daemon.proc.poll() is None
             time.sleep(0.2)
-        assert found["pid"] == daemon.pid
+        assert found["pid"] == daemon.proc.pid
         made = cli("remember", "The user cycles.", "--json", env=IN_PROCESS)
         assert made.code == 0 and json.loads(made.stdout)["indexed"] is True
         assert STARTED not in made.stderr
@@ -108,11 +102,10 @@ def test_the_daemon_replaces_a_service_started_on_demand_and_clients_follow(
         texts = {m["text"] for m in json.loads(found_text.stdout)["memories"]}
         assert {"The user swims.", "The user cycles."} <= texts
     finally:
-        daemon.terminate()
-        _, err = daemon.communicate(timeout=60)
-    assert daemon.returncode == 0, err
-    assert f"stopped the aria-mem service started on demand (pid {on_demand['pid']})" in err
-    assert f"(pid {daemon.pid}, daemon) serves" in err
+        code = daemon.stop()
+    assert code == 0, "\n".join(daemon.lines)
+    daemon.wait_for(f"stopped the aria-mem service started on demand (pid {on_demand['pid']})")
+    daemon.wait_for(f"(pid {daemon.proc.pid}, daemon) serves")
     assert not Path(f"/proc/{on_demand['pid']}").exists()
 
 
@@ -158,24 +151,12 @@ def test_a_daemon_whose_index_folder_is_removed_exits_to_be_started_afresh(
 ) -> None:
     """Its shards are deleted files no client can reach: it says so and exits 1 (systemd
     starts it again on a fresh folder) instead of reconciling into them."""
-    daemon = subprocess.Popen(
-        [sys.executable, "-m", "aria_mem", "daemon", "--interval", "0.2"],
-        cwd=ROOT,
-        env={**os.environ, **IN_PROCESS},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    daemon = DaemonProcess(IN_PROCESS)
     try:
-        deadline = time.monotonic() + 60
-        while not lock_held(home / "data" / "index"):
-            assert time.monotonic() < deadline and daemon.poll() is None
-            time.sleep(0.1)
-        time.sleep(0.5)
+        daemon.wait_for("pass:", timeout=60)
         shutil.rmtree(home / "data" / "index")
-        _, err = daemon.communicate(timeout=60)
+        assert daemon.proc.wait(timeout=60) == 1, "\n".join(daemon.lines)
     finally:
-        if daemon.poll() is None:
-            daemon.kill()
-    assert daemon.returncode == 1, err
-    assert "the index folder was removed under the service; exiting" in err
+        if daemon.proc.poll() is None:
+            daemon.proc.kill()
+    daemon.wait_for("the index folder was removed under the service; exiting")

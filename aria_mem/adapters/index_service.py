@@ -32,7 +32,7 @@ from typing import IO, TYPE_CHECKING, Any, Protocol
 from aria_mem.adapters.index_serving import PROTOCOL, Server, socket_path_for
 from aria_mem.errors import IndexClosedError, StoreError, VectorIndexError
 from aria_mem.private import FILE_MODE, private_dir
-from aria_mem.processes import is_aria_mem
+from aria_mem.processes import aria_mem_alive, is_aria_mem
 from aria_mem.version import __version__
 
 if TYPE_CHECKING:
@@ -309,7 +309,7 @@ def stop_service(root: Path, *, wait_seconds: float = 15.0) -> int | None:
         return None
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + wait_seconds
-    while lock_held(root) and _alive(pid):
+    while lock_held(root) and aria_mem_alive(pid):
         if time.monotonic() > deadline:
             raise StoreError(
                 f"aria-mem process {pid} still holds the index after {wait_seconds:g}s — "
@@ -317,14 +317,6 @@ def stop_service(root: Path, *, wait_seconds: float = 15.0) -> int | None:
             )
         time.sleep(0.05)
     return pid
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return is_aria_mem(pid) is not False  # a zombie has no command line
 
 
 def log_path_for(root: Path) -> Path:

@@ -3,7 +3,6 @@ data readable, and is the daemon running?"""
 
 from __future__ import annotations
 
-import os
 import socket
 import time
 import uuid
@@ -24,7 +23,7 @@ from aria_mem.domain.records import (
 )
 from aria_mem.errors import AriaMemError, ServiceError
 from aria_mem.ports import Embedder, SharedIndex, Store, VectorIndex
-from aria_mem.processes import is_aria_mem
+from aria_mem.processes import aria_mem_alive
 
 T = TypeVar("T")
 
@@ -271,18 +270,6 @@ def _data_check(counts: MemoryCounts) -> DataCheck:
     )
 
 
-def _process_alive(pid: int) -> bool:
-    """Is ``pid`` a live aria-mem process on this machine? (A killed daemon's pid may already
-    belong to something else, or be a zombie with no command line.)"""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass
-    return is_aria_mem(pid) is not False  # unreadable: alive, as the signal said
-
-
 def daemon_running(state: DaemonState | None, fallback_interval: float) -> bool:
     """The liveness rule (``domain.liveness``) applied to the daemon's record."""
     if state is None:
@@ -294,7 +281,7 @@ def daemon_running(state: DaemonState | None, fallback_interval: float) -> bool:
             interval_s=state.reconcile_interval,
             stopped=state.stopped_at is not None,
             same_host=same_host,
-            process_alive=_process_alive(state.pid) if same_host and state.pid else None,
+            process_alive=aria_mem_alive(state.pid) if same_host and state.pid else None,
         ),
         fallback_interval,
     )
