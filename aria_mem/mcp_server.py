@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from functools import partial
-from typing import Annotated, Literal, TypeVar
+from typing import Annotated, Literal, ParamSpec, TypeVar
 
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
@@ -33,6 +33,7 @@ from aria_mem.errors import AmbiguousIdError, AriaMemError, NotFoundError, Usage
 from aria_mem.mcp_guard import BearerGate, load_token, web_page
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 INSTRUCTIONS = (
     "aria-mem is the long-term memory of a companion about one user. Call search_memory "
@@ -148,7 +149,7 @@ def build_server(memory: AriaMem, *, user: str, companion: str) -> MCPServer:
         version=__version__,
     )
 
-    async def call(fn: Callable[..., T], *args: object, **kwargs: object) -> T:
+    async def call(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """Run an API call in a worker thread; its errors become tool errors."""
         try:
             return await anyio.to_thread.run_sync(partial(fn, *args, **kwargs))
@@ -185,9 +186,9 @@ def build_server(memory: AriaMem, *, user: str, companion: str) -> MCPServer:
         result = await call(
             memory.remember,
             text,
-            type=MemoryType(type),
+            memory_type=MemoryType(type),
             importance=importance,
-            emotion=emotion,
+            emotional_significance=emotion,
             confidence=confidence,
             reason=reason,
             pinned=pinned,

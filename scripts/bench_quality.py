@@ -136,7 +136,7 @@ def run(args: argparse.Namespace, home: Path) -> dict[str, object]:
     overheads: dict[str, dict[str, float]] = {}
     started = time.perf_counter()
     with AriaMem.open(None, embedder=embedder, retrieval=retrieval) as mem:
-        report = mem.import_file(lines)
+        report = mem.transfer.import_file(lines)
         setup = time.perf_counter() - started
         for persona in PERSONAS:
             mem.set_stage(Stage.ESTABLISHED, user=persona.user, companion=COMPANION)
@@ -147,25 +147,27 @@ def run(args: argparse.Namespace, home: Path) -> dict[str, object]:
         with AriaMem.open(
             None, embedder=embedder, retrieval={**retrieval, "candidates": mode}
         ) as m:
-            m._retriever._clock = lambda: clock_now
+            m._context.retriever._clock = lambda: clock_now
             for persona in PERSONAS:
                 for question in persona.questions:
                     result = ask(m, persona, question)
                     score(tallies[mode], question, ids[persona.user], ranked(result))
             overheads[mode] = time_overhead(m, args.timing_passes)
     with AriaMem.open(None, embedder=embedder, retrieval=retrieval) as mem:
-        model = mem._embedder.model_name
+        model = mem._context.embedder.model_name
         for persona in PERSONAS:
             for question in persona.questions:
                 query = (
                     f"{question.previous}\n{question.text}" if question.previous else question.text
                 )
-                vector = mem._embedder.embed_query(query)
-                hits = mem._index.search(
+                vector = mem._context.embedder.embed_query(query)
+                hits = mem._context.index.search(
                     MEMORIES_COLLECTION, vector, SearchScope(persona.user, COMPANION, model), 10
                 )
                 score(tallies["cosine"], question, ids[persona.user], [h.id for h in hits])
-                words = mem._store.reads.lexical_candidates(persona.user, COMPANION, query, 10)
+                words = mem._context.store.reads.lexical_candidates(
+                    persona.user, COMPANION, query, 10
+                )
                 score(tallies["lexical"], question, ids[persona.user], [h.id for h in words])
     return {
         "memories": report.lines,

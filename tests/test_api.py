@@ -69,10 +69,10 @@ def test_the_package_exports_the_api_and_its_errors() -> None:
 
 
 def test_remember_search_and_record_use(memory: AriaMem) -> None:
-    sister = memory.remember("The user's sister loves pottery.", type="RelationshipFact")
+    sister = memory.remember("The user's sister loves pottery.", memory_type="RelationshipFact")
     assert sister.created and sister.indexed and sister.memory.type is MemoryType.RELATIONSHIP_FACT
     allergy = memory.remember(
-        "The user is allergic to peanuts.", type=MemoryType.PROFILE_FACT, importance=0.95
+        "The user is allergic to peanuts.", memory_type=MemoryType.PROFILE_FACT, importance=0.95
     )
     again = memory.remember("the user is allergic to peanuts")
     assert not again.created and again.memory.id == allergy.memory.id
@@ -95,11 +95,13 @@ def test_remember_search_and_record_use(memory: AriaMem) -> None:
 def test_management_calls_by_id_or_prefix(memory: AriaMem) -> None:
     made = memory.remember("The user plays violin.").memory
     prefix = str(made.id)[:8]
-    assert memory.edit(prefix, text="The user plays cello.").memory.text == "The user plays cello."
-    assert memory.pin(prefix).memory.pinned and not memory.unpin(made.id).memory.pinned
-    assert memory.archive(prefix).memory.status.value == "archived"
+    changed = memory.update(prefix, text="The user plays cello.")
+    assert changed.memory.text == "The user plays cello."
+    assert memory.update(prefix, pinned=True).memory.pinned
+    assert not memory.update(made.id, pinned=False).memory.pinned
+    assert memory.update(prefix, archived=True).memory.status.value == "archived"
     assert memory.list(status=aria_mem.MemoryStatus.ACTIVE) == []
-    assert memory.unarchive(prefix).memory.status.value == "active"
+    assert memory.update(prefix, archived=False).memory.status.value == "active"
     assert memory.confirm(prefix).memory.last_confirmed_at is not None
     assert memory.forget(prefix).memory.id == made.id
     with pytest.raises(NotFoundError):
@@ -122,7 +124,7 @@ def test_bad_input_is_an_aria_mem_error_and_stores_nothing(memory: AriaMem) -> N
     for call in (
         lambda: memory.remember(""),
         lambda: memory.remember("fact", importance=2.0),
-        lambda: memory.remember("fact", type="Gossip"),
+        lambda: memory.remember("fact", memory_type="Gossip"),
         lambda: memory.remember("fact", hold_until="married"),
         lambda: memory.search("   "),
     ):
@@ -173,19 +175,19 @@ def test_stage_extract_learn_and_knowledge(memory: AriaMem, server: FakeOllama) 
 
 def test_export_and_import_round_trip(memory: AriaMem, settings: Settings, tmp_path: Path) -> None:
     memory.remember("The user keeps bees.", reason="said at dinner")
-    memory.remember("The user is allergic to peanuts.", type="ProfileFact", importance=0.9)
+    memory.remember("The user is allergic to peanuts.", memory_type="ProfileFact", importance=0.9)
     buffer = io.StringIO()
-    assert memory.export(buffer).memories == 2
+    assert memory.transfer.export(buffer).memories == 2
     path = tmp_path / "memories.jsonl"
-    assert memory.export_file(path).memories == 2 and path.read_text() == buffer.getvalue()
+    assert memory.transfer.export_file(path).memories == 2 and path.read_text() == buffer.getvalue()
     other_index = EdgeIndex(tmp_path / "other-index")
     with AriaMem(settings, store=InMemoryStore(), index=other_index) as other:
         seen: list[int] = []
-        report = other.import_file(path, progress=seen.append)
-        assert report.outcome.inserted == 2 and report.index is not None
+        report = other.transfer.import_file(path, progress=seen.append)
+        assert report.stored.inserted == 2 and report.index is not None
         assert report.index.indexed == 2 and sum(seen) == 2
-        again = other.import_file(path)
-        assert again.outcome.unchanged == 2 and again.index is not None
+        again = other.transfer.import_file(path)
+        assert again.stored.unchanged == 2 and again.index is not None
         assert again.index.indexed == 0
     other_index.close()
 

@@ -67,16 +67,52 @@ def test_no_module_is_over_four_hundred_lines() -> None:
 
 
 def test_the_facade_shows_no_adapter_and_composes_its_groups() -> None:
-    """What a user of the API sees: everyday calls and three groups; the adapters and
-    services it is built on stay private, and the groups are parts, not base classes."""
+    """What a user of the API sees: everyday calls and four groups; the adapters and
+    services it is built on stay private, and nothing is inherited: ``AriaMem`` and each
+    group hold one context instead."""
     from aria_mem import AriaMem
-    from aria_mem.api import Admin, Conversations, Knowledge
+    from aria_mem.api import Admin, Conversations, Knowledge, Transfer
 
     public = {name for name in dir(AriaMem) if not name.startswith("_")}
     internals = {"store", "index", "embedder", "chat_model", "reader", "indexer", "writer"}
-    assert not public & (internals | {"retriever", "upkeep", "daemon_lock"})
-    assert {"admin", "knowledge", "conversations"} <= public
+    assert not public & (internals | {"retriever", "upkeep", "daemon_lock", "context"})
+    assert {"admin", "knowledge", "conversations", "transfer"} <= public
     assert len(public) <= 30, sorted(public)
-    for group in (Admin, Conversations, Knowledge):
-        assert group not in AriaMem.__mro__
-        assert all(getattr(group, n).__doc__ for n in dir(group) if not n.startswith("_"))
+    for part in (AriaMem, Admin, Conversations, Knowledge, Transfer):
+        assert part.__mro__ == (part, object), part.__mro__
+        assert all(getattr(part, n).__doc__ for n in dir(part) if not n.startswith("_")), part
+
+
+def test_the_api_names_are_listed_once_and_typed_for_users(tmp_path: Path) -> None:
+    """The names type checkers see (the re-exports) are the names the package hands out at
+    run time, and a user's script checked by mypy against the package sees their types: a
+    wrong keyword is an error, a right call is not."""
+    import ast
+
+    import aria_mem.api
+
+    tree = ast.parse((ROOT / "aria_mem" / "api" / "__init__.py").read_text())
+    typed = {
+        alias.asname
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("aria_mem")
+        for alias in node.names
+    }
+    assert typed == set(aria_mem.api.__all__)
+    script = tmp_path / "user_script.py"
+    script.write_text(
+        "from aria_mem import AriaMem, SearchResult, WriteResult\n"
+        "def go(memory: AriaMem) -> None:\n"
+        "    kept: WriteResult = memory.remember('x', importance=0.5)\n"
+        "    found: SearchResult = memory.search('x')\n"
+        "    memory.remember('x', emotion=0.3)\n"
+    )
+    checked = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(script)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    errors = [line for line in checked.stdout.splitlines() if ": error:" in line]
+    assert len(errors) == 1 and 'keyword argument "emotion"' in errors[0], checked.stdout

@@ -64,7 +64,7 @@ def test_only_the_pairs_usable_memories_are_word_matched(store: PostgresStore) -
     save(store, "Biscuit the cat belongs to someone else.", user_id="u2")
     save(store, "Biscuit is this persona's word too.", companion_id="other")
     archived = save(store, "Biscuit was archived.")
-    store.memories.set_status(archived, MemoryStatus.ARCHIVED)
+    store.memories.edit(archived, MemoryChanges(status=MemoryStatus.ARCHIVED))
     save(store, "Biscuit memory that has expired.", expires_at=datetime.now(UTC) + timedelta(0, 1))
     with psycopg.connect(store.db.dsn, autocommit=True) as conn:
         conn.execute(

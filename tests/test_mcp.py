@@ -500,10 +500,10 @@ def test_another_users_memory_answers_exactly_as_no_memory(memory: AriaMem) -> N
     # A memory of Bob's whose id starts as Alice's does: her prefix must still find hers.
     twin = uuid.UUID(str(mine.id)[:9] + str(uuid.uuid4())[9:])
     stream = io.StringIO()
-    memory.export(stream, user="alice")
+    memory.transfer.export(stream, user="alice")
     record = json.loads(stream.getvalue())
     record.update(id=str(twin), user_id="bob", text="Bob's locker code is 7730.")
-    memory.import_file(io.BytesIO((json.dumps(record) + "\n").encode()))
+    memory.transfer.import_file(io.BytesIO((json.dumps(record) + "\n").encode()))
     taken = [str(m.id) for m in memory.list(everyone=True)]
     unknown_prefix = next(p for p in (f"{n:08x}" for n in range(1000)) if not any(
         t.startswith(p) for t in taken

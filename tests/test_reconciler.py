@@ -23,6 +23,7 @@ from aria_mem.domain.models import (
     NewMemory,
     SearchScope,
 )
+from aria_mem.domain.records import MemoryChanges
 from aria_mem.ports import Store
 from aria_mem.services.indexer import Indexer
 from aria_mem.services.reconciler import Reconciler
@@ -98,7 +99,7 @@ def test_one_pass_removes_vectors_of_deleted_archived_expired_and_held_memories(
         store.memories, store.relationships, Indexer(store.queue, dead, ollama_embedder)
     )
     offline.forget(ids["deleted"])  # removal queued: the index was down
-    offline.set_status(ids["archived"], MemoryStatus.ARCHIVED)
+    offline.update(ids["archived"], MemoryChanges(status=MemoryStatus.ARCHIVED))
     with psycopg.connect(_dsn(store), autocommit=True) as conn:
         conn.execute("UPDATE memories SET expires_at = now() WHERE id = %s", (ids["expired"],))
         conn.execute(
@@ -159,7 +160,7 @@ def test_rebuild_after_the_index_directory_is_deleted(
     first = EdgeIndex(tmp_path / "lost")
     ids = _save(store, 30)
     archived = ids.pop()
-    store.memories.set_status(archived, MemoryStatus.ARCHIVED)
+    store.memories.edit(archived, MemoryChanges(status=MemoryStatus.ARCHIVED))
     Reconciler(store.queue, first, ollama_embedder).run_pass()
     first.close()
     shutil.rmtree(tmp_path / "lost")

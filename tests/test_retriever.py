@@ -31,6 +31,7 @@ from aria_mem.domain.models import (
     Stage,
 )
 from aria_mem.domain.payload import memory_payload
+from aria_mem.domain.records import MemoryChanges
 from aria_mem.domain.retrieval import SearchResult
 from aria_mem.domain.selection import Section
 from aria_mem.errors import NotFoundError
@@ -448,7 +449,7 @@ def test_no_result_ever_crosses_user_companion_model_or_usability(
         if outcome == "pending":
             pass  # vector from an older write; PostgreSQL still has the row, usable
         if outcome == "archived":
-            store.memories.set_status(memory.id, MemoryStatus.ARCHIVED)
+            store.memories.edit(memory.id, MemoryChanges(status=MemoryStatus.ARCHIVED))
         if outcome == "deleted":
             with psycopg.connect(store.db.dsn, autocommit=True) as conn:
                 conn.execute("DELETE FROM memories WHERE id = %s", (memory.id,))

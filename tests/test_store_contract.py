@@ -96,8 +96,8 @@ def test_edit_into_an_existing_fact_is_refused(any_store: Store) -> None:
 
 def test_pin_archive_confirm_and_record_use(any_store: Store) -> None:
     m = any_store.memories.save(_new()).memory
-    assert any_store.memories.set_pinned(m.id, True).pinned
-    archived = any_store.memories.set_status(m.id, MemoryStatus.ARCHIVED)
+    assert any_store.memories.edit(m.id, MemoryChanges(pinned=True)).pinned
+    archived = any_store.memories.edit(m.id, MemoryChanges(status=MemoryStatus.ARCHIVED))
     assert archived.status is MemoryStatus.ARCHIVED and archived.index_state is IndexState.PENDING
     assert any_store.memories.confirm(m.id).last_confirmed_at is not None
     any_store.reads.record_use([m.id, m.id])
@@ -125,7 +125,7 @@ def test_unknown_ids_raise_not_found(any_store: Store) -> None:
     actions: list[Callable[[], object]] = [
         lambda: any_store.memories.get(missing),
         lambda: any_store.memories.confirm(missing),
-        lambda: any_store.memories.set_pinned(missing, True),
+        lambda: any_store.memories.edit(missing, MemoryChanges(pinned=True)),
         lambda: any_store.memories.delete(missing),
     ]
     for action in actions:
@@ -151,7 +151,7 @@ def test_list_filters_orders_and_limits(any_store: Store) -> None:
     first = any_store.memories.save(_new("one")).memory
     any_store.memories.save(_new("two", user="u2"))
     third = any_store.memories.save(_new("three")).memory
-    any_store.memories.set_status(third.id, MemoryStatus.ARCHIVED)
+    any_store.memories.edit(third.id, MemoryChanges(status=MemoryStatus.ARCHIVED))
     mine = any_store.memories.list_memories(user_id="u1", companion_id="aria")
     assert [m.text for m in mine] == ["one", "three"]
     active = any_store.memories.list_memories(
@@ -196,7 +196,7 @@ def test_counts(any_store: Store) -> None:
     a = any_store.memories.save(_new("a")).memory
     any_store.memories.save(_new("b", held_until_stage=Stage.CLOSE))
     c = any_store.memories.save(_new("c")).memory
-    any_store.memories.set_status(c.id, MemoryStatus.ARCHIVED)
+    any_store.memories.edit(c.id, MemoryChanges(status=MemoryStatus.ARCHIVED))
     any_store.queue.mark_indexed(Kind.MEMORY, [(a.id, a.updated_at)], "m")
     any_store.knowledge.learn("aria", "notes.md", "Notes", ["one", "two"])
     counts = any_store.memories.counts()
@@ -245,7 +245,7 @@ def test_retrieval_context_sends_exactly_the_profile_the_domain_rule_picks(
         )
     any_store.memories.save(_new("pinned note", pinned=True, importance=0.1))
     boundary = any_store.memories.save(_new("no", type=MemoryType.BOUNDARY, importance=1.0))
-    any_store.memories.set_status(boundary.memory.id, MemoryStatus.ARCHIVED)
+    any_store.memories.edit(boundary.memory.id, MemoryChanges(status=MemoryStatus.ARCHIVED))
     held = any_store.memories.save(
         _new("held", type=MemoryType.PROFILE_FACT, importance=1.0, held_until_stage=Stage.CLOSE)
     )
@@ -268,7 +268,7 @@ def test_fetch_with_usability_is_postgresqls_final_say(any_store: Store) -> None
         _new("expired", expires_at=datetime.now(UTC) - timedelta(days=1))
     ).memory
     archived = any_store.memories.save(_new("archived")).memory
-    any_store.memories.set_status(archived.id, MemoryStatus.ARCHIVED)
+    any_store.memories.edit(archived.id, MemoryChanges(status=MemoryStatus.ARCHIVED))
     gone = uuid.uuid4()
     ids = [usable.id, held.id, expired.id, archived.id, gone]
     flags = {i: ok for i, (_, ok) in any_store.reads.fetch_with_usability(ids, 2).items()}
@@ -596,7 +596,7 @@ def test_the_word_search_finds_the_pairs_usable_memories_sharing_a_rare_word(
     any_store.memories.save(_new("The user's friend Maya sings.", user="u2"))
     assert _found(any_store, "What would Maya like?") == ["The user's sister Maya loves pottery."]
     assert _found(any_store, "Something about the weather") == []
-    any_store.memories.set_status(maya.id, MemoryStatus.ARCHIVED)
+    any_store.memories.edit(maya.id, MemoryChanges(status=MemoryStatus.ARCHIVED))
     assert _found(any_store, "What would Maya like?") == []
 
 

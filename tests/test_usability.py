@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from aria_mem.adapters.postgres.store import PostgresStore
 from aria_mem.domain.models import MemoryStatus, NewMemory, Stage
+from aria_mem.domain.records import MemoryChanges
 from aria_mem.domain.usability import is_usable, unusable_reason
 
 STAGES = st.sampled_from(list(Stage))
@@ -49,7 +50,7 @@ def test_python_and_sql_agree_on_which_memories_may_be_used(
             )
         ).memory
         if archived:
-            store.memories.set_status(memory.id, MemoryStatus.ARCHIVED)
+            store.memories.edit(memory.id, MemoryChanges(status=MemoryStatus.ARCHIVED))
         ids.append(memory.id)
     judged = store.reads.fetch_with_usability(ids, timeout=5)
     effective = stage or Stage.EARLY

@@ -80,7 +80,7 @@ def _apply(
         store.memories.edit(target, MemoryChanges(text=text))
     elif kind == "archive" and target is not None:
         status = MemoryStatus.ARCHIVED if how else MemoryStatus.ACTIVE
-        store.memories.set_status(target, status)
+        store.memories.edit(target, MemoryChanges(status=status))
     elif kind == "delete" and target is not None:
         store.memories.delete(target)
     elif kind == "use" and target is not None:
@@ -134,7 +134,7 @@ def test_a_word_no_active_memory_has_any_more_leaves_no_row(store: PostgresStore
     kept = store.memories.save(NewMemory("u1", "aria", "The user plays the violin.")).memory
     gone = store.memories.save(NewMemory("u2", "aria", "The user hums in Porto.")).memory
     assert ("u2", "aria", "porto", 1) in counted(store.db.dsn)
-    store.memories.set_status(kept.id, MemoryStatus.ARCHIVED)
+    store.memories.edit(kept.id, MemoryChanges(status=MemoryStatus.ARCHIVED))
     store.erasure.erase_user("u2")
     assert counted(store.db.dsn) == set()  # not even the pairs' '' rows
     assert store.memories.counts().total == 1 and gone.id != kept.id
@@ -176,7 +176,7 @@ def test_the_migration_counts_the_memories_already_stored(pg: PgServer) -> None:
         store.memories.save(NewMemory("u1", "aria", "The user drinks tea with cats."))
         store.memories.save(NewMemory("u1", "aria", "The user drinks coffee."))
         archived = store.memories.save(NewMemory("u2", "aria", "The user drinks tea."))
-        store.memories.set_status(archived.memory.id, MemoryStatus.ARCHIVED)
+        store.memories.edit(archived.memory.id, MemoryChanges(status=MemoryStatus.ARCHIVED))
         assert store.migrate() == ["008_pair_words"]
         store.close()
         assert counted(dsn) == recounted(dsn)

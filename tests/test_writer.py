@@ -131,11 +131,11 @@ def test_edit_recomputes_the_vector(
     writer = writer_for(store, index, ollama_embedder)
     m = writer.remember(_new("The user plays violin.")).memory
     assert found(index, "violin") == [m.id]
-    edited = writer.edit(m.id, MemoryChanges(text="The user plays cello."))
+    edited = writer.update(m.id, MemoryChanges(text="The user plays cello."))
     assert edited.indexed and edited.memory.text == "The user plays cello."
     assert found(index, "violin") == [] and found(index, "cello") == [m.id]
     with pytest.raises(ValidationError, match="Nothing to change"):
-        writer.edit(m.id, MemoryChanges())
+        writer.update(m.id, MemoryChanges())
 
 
 def test_archive_removes_the_vector_and_unarchive_restores_it(
@@ -143,10 +143,10 @@ def test_archive_removes_the_vector_and_unarchive_restores_it(
 ) -> None:
     writer = writer_for(store, index, ollama_embedder)
     m = writer.remember(_new("The user collects stamps.")).memory
-    writer.set_status(m.id, MemoryStatus.ARCHIVED)
+    writer.update(m.id, MemoryChanges(status=MemoryStatus.ARCHIVED))
     assert index.ids(MEMORIES_COLLECTION) == []
     assert store.memories.get(m.id).status is MemoryStatus.ARCHIVED
-    writer.set_status(m.id, MemoryStatus.ACTIVE)
+    writer.update(m.id, MemoryChanges(status=MemoryStatus.ACTIVE))
     assert found(index, "stamps") == [m.id]
 
 
@@ -155,7 +155,7 @@ def test_pin_updates_the_payload(
 ) -> None:
     writer = writer_for(store, index, ollama_embedder)
     m = writer.remember(_new("The user's name is Sam.")).memory
-    writer.set_pinned(m.id, True)
+    writer.update(m.id, MemoryChanges(pinned=True))
     hit = index.search(MEMORIES_COLLECTION, embed("name Sam", 64), SCOPE, 1)[0]
     assert hit.payload["pinned"] is True and store.memories.get(m.id).pinned
 
@@ -173,7 +173,7 @@ def test_held_and_expired_memories_get_no_vector(
         "The user is in Paris this week.", expires_at=datetime.now(UTC) - timedelta(hours=1)
     )
     expired = store.memories.save(past).memory
-    gone = writer.edit(expired.id, MemoryChanges(importance=0.6))
+    gone = writer.update(expired.id, MemoryChanges(importance=0.6))
     assert not held.indexed and not gone.indexed
     assert index.count(MEMORIES_COLLECTION) == 0
     assert (

@@ -3,7 +3,8 @@
     from aria_mem import AriaMem
 
     with AriaMem.open() as memory:                  # the config file and the environment
-        memory.remember("The user is allergic to peanuts.", type="ProfileFact", importance=0.9)
+        memory.remember("The user is allergic to peanuts.", memory_type="ProfileFact",
+                        importance=0.9)
         result = memory.search("Any ideas for dinner tonight?")
         prompt_sections = result.prompt             # labelled as data, ready for a prompt
         memory.record_use([r.memory.id for r in result.chosen])
@@ -17,50 +18,133 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from aria_mem.api.facade import AriaMem, Initialised, detect_provider, init_config
-    from aria_mem.api.groups import Conversations, ForgottenSource, Knowledge
-    from aria_mem.api.library import ImportReport
-    from aria_mem.api.maintenance import Admin, Migrated, RunningService, Stopped, run_service
-    from aria_mem.api.memories import ForgottenUser, MemoryRef
-    from aria_mem.domain.budget import Turn
-    from aria_mem.domain.fate import Fate
-    from aria_mem.domain.models import Memory, MemoryStatus, MemoryType, Stage
+if TYPE_CHECKING:  # each name as it is re-exported, for type checkers
+    from aria_mem.api.facade import AriaMem as AriaMem
+    from aria_mem.api.facade import MemoryRef as MemoryRef
+    from aria_mem.api.groups import (
+        Conversations as Conversations,
+    )
+    from aria_mem.api.groups import (
+        ForgottenSource as ForgottenSource,
+    )
+    from aria_mem.api.groups import (
+        Knowledge as Knowledge,
+    )
+    from aria_mem.api.groups import (
+        Transfer as Transfer,
+    )
+    from aria_mem.api.initialise import (
+        Initialised as Initialised,
+    )
+    from aria_mem.api.initialise import (
+        detect_provider as detect_provider,
+    )
+    from aria_mem.api.initialise import (
+        init_config as init_config,
+    )
+    from aria_mem.api.maintenance import (
+        Admin as Admin,
+    )
+    from aria_mem.api.maintenance import (
+        Migrated as Migrated,
+    )
+    from aria_mem.api.maintenance import (
+        RunningService as RunningService,
+    )
+    from aria_mem.api.maintenance import (
+        Stopped as Stopped,
+    )
+    from aria_mem.api.maintenance import (
+        run_service as run_service,
+    )
+    from aria_mem.domain.budget import Turn as Turn
+    from aria_mem.domain.fate import Fate as Fate
+    from aria_mem.domain.models import (
+        Memory as Memory,
+    )
+    from aria_mem.domain.models import (
+        MemoryStatus as MemoryStatus,
+    )
+    from aria_mem.domain.models import (
+        MemoryType as MemoryType,
+    )
+    from aria_mem.domain.models import (
+        Stage as Stage,
+    )
     from aria_mem.domain.records import (
-        ConversationSummary,
-        DaemonState,
-        IndexOwner,
-        KnowledgeSource,
-        PassReport,
-        StoredTurn,
-        SyncReport,
+        ConversationSummary as ConversationSummary,
     )
-    from aria_mem.domain.retrieval import Profile, SearchResult
-    from aria_mem.domain.selection import Dropped, Ranked
-    from aria_mem.ports import DaemonStart
-    from aria_mem.services.chat import ChatSession, PreparedTurn
-    from aria_mem.services.extractor import Extracted
+    from aria_mem.domain.records import (
+        DaemonState as DaemonState,
+    )
+    from aria_mem.domain.records import (
+        IndexOwner as IndexOwner,
+    )
+    from aria_mem.domain.records import (
+        KnowledgeSource as KnowledgeSource,
+    )
+    from aria_mem.domain.records import (
+        PassReport as PassReport,
+    )
+    from aria_mem.domain.records import (
+        StoredTurn as StoredTurn,
+    )
+    from aria_mem.domain.records import (
+        SyncReport as SyncReport,
+    )
+    from aria_mem.domain.retrieval import Profile as Profile
+    from aria_mem.domain.retrieval import SearchResult as SearchResult
+    from aria_mem.domain.selection import Dropped as Dropped
+    from aria_mem.domain.selection import Ranked as Ranked
+    from aria_mem.ports import DaemonStart as DaemonStart
+    from aria_mem.services.chat import ChatSession as ChatSession
+    from aria_mem.services.chat import PreparedTurn as PreparedTurn
+    from aria_mem.services.erasure import ForgottenUser as ForgottenUser
+    from aria_mem.services.extractor import Extracted as Extracted
     from aria_mem.services.health import (
-        Check,
-        CollectionInfo,
-        DaemonCheck,
-        DataCheck,
-        DimensionStatus,
-        EmbedderCheck,
-        IndexCheck,
-        StatusReport,
+        Check as Check,
     )
-    from aria_mem.services.knowledge import Learned
-    from aria_mem.services.reindexer import ReindexOutcome, ReindexPlan
-    from aria_mem.services.upkeep import Upkeep
-    from aria_mem.services.writer import WriteResult
+    from aria_mem.services.health import (
+        CollectionInfo as CollectionInfo,
+    )
+    from aria_mem.services.health import (
+        DaemonCheck as DaemonCheck,
+    )
+    from aria_mem.services.health import (
+        DataCheck as DataCheck,
+    )
+    from aria_mem.services.health import (
+        DimensionStatus as DimensionStatus,
+    )
+    from aria_mem.services.health import (
+        EmbedderCheck as EmbedderCheck,
+    )
+    from aria_mem.services.health import (
+        IndexCheck as IndexCheck,
+    )
+    from aria_mem.services.health import (
+        StatusReport as StatusReport,
+    )
+    from aria_mem.services.knowledge import Learned as Learned
+    from aria_mem.services.reindexer import (
+        ReindexOutcome as ReindexOutcome,
+    )
+    from aria_mem.services.reindexer import (
+        ReindexPlan as ReindexPlan,
+    )
+    from aria_mem.services.transfer import Exported as Exported
+    from aria_mem.services.transfer import Imported as Imported
+    from aria_mem.services.upkeep import Upkeep as Upkeep
+    from aria_mem.services.writer import WriteResult as WriteResult
 
 _WHERE = {
+    "Admin": "aria_mem.api.maintenance",
     "AriaMem": "aria_mem.api.facade",
     "ChatSession": "aria_mem.services.chat",
     "Check": "aria_mem.services.health",
     "CollectionInfo": "aria_mem.services.health",
     "ConversationSummary": "aria_mem.domain.records",
+    "Conversations": "aria_mem.api.groups",
     "DaemonCheck": "aria_mem.services.health",
     "DaemonStart": "aria_mem.ports",
     "DaemonState": "aria_mem.domain.records",
@@ -68,20 +152,20 @@ _WHERE = {
     "DimensionStatus": "aria_mem.services.health",
     "Dropped": "aria_mem.domain.selection",
     "EmbedderCheck": "aria_mem.services.health",
+    "Exported": "aria_mem.services.transfer",
     "Extracted": "aria_mem.services.extractor",
     "Fate": "aria_mem.domain.fate",
     "ForgottenSource": "aria_mem.api.groups",
-    "Knowledge": "aria_mem.api.groups",
-    "Conversations": "aria_mem.api.groups",
-    "ForgottenUser": "aria_mem.api.memories",
-    "ImportReport": "aria_mem.api.library",
+    "ForgottenUser": "aria_mem.services.erasure",
+    "Imported": "aria_mem.services.transfer",
     "IndexCheck": "aria_mem.services.health",
     "IndexOwner": "aria_mem.domain.records",
-    "Initialised": "aria_mem.api.facade",
+    "Initialised": "aria_mem.api.initialise",
+    "Knowledge": "aria_mem.api.groups",
     "KnowledgeSource": "aria_mem.domain.records",
     "Learned": "aria_mem.services.knowledge",
     "Memory": "aria_mem.domain.models",
-    "MemoryRef": "aria_mem.api.memories",
+    "MemoryRef": "aria_mem.api.facade",
     "MemoryStatus": "aria_mem.domain.models",
     "MemoryType": "aria_mem.domain.models",
     "Migrated": "aria_mem.api.maintenance",
@@ -91,20 +175,20 @@ _WHERE = {
     "Ranked": "aria_mem.domain.selection",
     "ReindexOutcome": "aria_mem.services.reindexer",
     "ReindexPlan": "aria_mem.services.reindexer",
+    "RunningService": "aria_mem.api.maintenance",
     "SearchResult": "aria_mem.domain.retrieval",
     "Stage": "aria_mem.domain.models",
     "StatusReport": "aria_mem.services.health",
     "Stopped": "aria_mem.api.maintenance",
-    "RunningService": "aria_mem.api.maintenance",
-    "Admin": "aria_mem.api.maintenance",
-    "run_service": "aria_mem.api.maintenance",
     "StoredTurn": "aria_mem.domain.records",
     "SyncReport": "aria_mem.domain.records",
+    "Transfer": "aria_mem.api.groups",
     "Turn": "aria_mem.domain.budget",
     "Upkeep": "aria_mem.services.upkeep",
     "WriteResult": "aria_mem.services.writer",
-    "detect_provider": "aria_mem.api.facade",
-    "init_config": "aria_mem.api.facade",
+    "detect_provider": "aria_mem.api.initialise",
+    "init_config": "aria_mem.api.initialise",
+    "run_service": "aria_mem.api.maintenance",
 }
 """Each name is imported on first use: `aria-mem --help` and a command that needs only a few
 of them do not pay for the whole service layer."""
@@ -119,54 +203,5 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-__all__ = [
-    "Admin",
-    "AriaMem",
-    "ChatSession",
-    "Check",
-    "CollectionInfo",
-    "ConversationSummary",
-    "Conversations",
-    "DaemonCheck",
-    "DaemonStart",
-    "DaemonState",
-    "DataCheck",
-    "DimensionStatus",
-    "Dropped",
-    "EmbedderCheck",
-    "Extracted",
-    "Fate",
-    "ForgottenSource",
-    "ForgottenUser",
-    "ImportReport",
-    "IndexCheck",
-    "IndexOwner",
-    "Initialised",
-    "Knowledge",
-    "KnowledgeSource",
-    "Learned",
-    "Memory",
-    "MemoryRef",
-    "MemoryStatus",
-    "MemoryType",
-    "Migrated",
-    "PassReport",
-    "PreparedTurn",
-    "Profile",
-    "Ranked",
-    "ReindexOutcome",
-    "ReindexPlan",
-    "RunningService",
-    "SearchResult",
-    "Stage",
-    "StatusReport",
-    "Stopped",
-    "StoredTurn",
-    "SyncReport",
-    "Turn",
-    "Upkeep",
-    "WriteResult",
-    "detect_provider",
-    "init_config",
-    "run_service",
-]
+if not TYPE_CHECKING:  # type checkers read the re-exports above; at run time, the same names
+    __all__ = sorted(_WHERE)

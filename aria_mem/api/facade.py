@@ -1,137 +1,388 @@
-"""The ``AriaMem`` object and writing the first config: what `aria_mem.api` hands out."""
+"""``AriaMem``: the one object a program opens. It holds a ``Context`` (settings, adapters,
+services) and composes its groups; the everyday verbs are its own methods, each a few lines
+that check the input and hand the work to a service."""
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass
+import builtins
+import uuid
+from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Self
 
-from aria_mem import config, providers
-from aria_mem.api.groups import Conversations, Knowledge
-from aria_mem.api.library import Library
+from aria_mem import config
+from aria_mem.api.context import Context
+from aria_mem.api.groups import Conversations, Knowledge, Transfer
 from aria_mem.api.maintenance import Admin
-from aria_mem.errors import EmbedderError, UsageError
-from aria_mem.wiring import probe_embedder
+from aria_mem.config import Settings
+from aria_mem.domain import validation
+from aria_mem.domain.models import Memory, MemoryStatus, MemoryType, NewMemory, Stage
+from aria_mem.domain.records import MemoryChanges, SyncReport
+from aria_mem.errors import NotFoundError, ServiceError, ValidationError
+from aria_mem.ports import ChatModel, DocumentReader, Embedder, Store, VectorIndex
+from aria_mem.services.writer import WriteResult
+
+if TYPE_CHECKING:  # the retrieval side is loaded by the calls that use it (not by `list`)
+    from aria_mem.domain.budget import Turn
+    from aria_mem.domain.fate import Fate
+    from aria_mem.domain.retrieval import Profile, SearchResult
+    from aria_mem.services.chat import ChatSession
+    from aria_mem.services.erasure import ForgottenUser
+    from aria_mem.services.extractor import Extracted
+
+MemoryRef = uuid.UUID | str
+"""A memory id, or (as text) its first characters as lists show them."""
 
 
-class AriaMem(Library):
+class AriaMem:
     """aria-mem for one process: open it from the config (``AriaMem.open()``), from settings
     (``AriaMem(settings)``) or with adapters of your own (``AriaMem(settings, store=...)``);
     use it as a context manager, or call ``close()``. Every call is scoped to one user and
     one companion: the config's identity unless ``user=`` / ``companion=`` say otherwise.
 
-    Memories are handled by the everyday calls on this object (``remember``, ``search``,
-    ``get``, ``list``, ``edit``, ``forget``, ...); what the companion has read is under
-    ``.knowledge``, the stored chat turns under ``.conversations``, and keeping it healthy
-    under ``.admin`` (docs/python-api.md)."""
+    Memories: ``remember``, ``get``, ``list``, ``update``, ``confirm``, ``forget``,
+    ``forget_everything``. A conversation: ``search``, ``why``, ``profile``, ``record_use``,
+    ``extract``, ``chat``, ``stage``, ``set_stage``. Groups: ``.knowledge`` (what the companion
+    has read), ``.conversations`` (the stored chat turns), ``.transfer`` (export and import),
+    ``.admin`` (keeping it healthy). See docs/python-api.md.
+
+    Opens nothing until a call needs it, and is thread-safe."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        store: Store | None = None,
+        index: VectorIndex | None = None,
+        embedder: Embedder | None = None,
+        chat_model: ChatModel | None = None,
+        reader: DocumentReader | None = None,
+    ) -> None:
+        """Adapters given here are used as they are (tests hand in real local ones, e.g. an
+        in-memory store); the rest are built from ``settings`` when first needed. Closing
+        closes what was opened here, not what was given."""
+        self._context = Context(
+            settings,
+            store=store,
+            index=index,
+            embedder=embedder,
+            chat_model=chat_model,
+            reader=reader,
+        )
+        self._knowledge = Knowledge(self._context)
+        self._conversations = Conversations(self._context)
+        self._transfer = Transfer(self._context)
+        self._admin = Admin(self._context)
+
+    @classmethod
+    def open(cls, config_path: str | Path | None = None, **sections: dict[str, Any]) -> Self:
+        """From the config file (``config_path``, else $ARIA_MEM_CONFIG, else the default)
+        and the environment; ``sections`` override keys, e.g. ``identity={"user": "sam"}``."""
+        settings = config.load(Path(config_path) if config_path is not None else None)
+        if sections:
+            settings = config.with_overrides(settings, **sections)
+        return cls(settings)
 
     @property
-    def admin(self) -> Admin:
-        """Keeping it healthy: ``status``, ``sync``, ``reindex``, ``migrate``, ``stop``,
-        ``daemon_running``, and what the daemon runs (``upkeep``, ``daemon_lock``)."""
-        return self._service("admin", lambda: Admin(self))
+    def settings(self) -> Settings:
+        """The settings this object was opened with (read-only)."""
+        return self._context.settings
+
+    def close(self) -> None:
+        """Wait for work in the background, then close what this object opened."""
+        self._context.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
 
     @property
     def knowledge(self) -> Knowledge:
         """What the companion has read: ``learn``, ``list``, ``forget``."""
-        return self._service("knowledge", lambda: Knowledge(self))
+        return self._knowledge
 
     @property
     def conversations(self) -> Conversations:
         """The stored chat turns: ``list``, ``get``, ``turns_mentioning``, ``forget_turns``,
         ``forget``, ``export``."""
-        return self._service("conversations", lambda: Conversations(self))
+        return self._conversations
 
+    @property
+    def transfer(self) -> Transfer:
+        """Moving memories in and out: ``export``, ``export_file``, ``import_file``."""
+        return self._transfer
 
-@dataclass(frozen=True)
-class Initialised:
-    config_path: Path
-    wrote: bool
-    provider: str
-    model: str
-    why: str
-    """Why this provider: asked for, or which server answered first."""
-    similarity_bar: float | None
-    """The bar written for a model whose similarities run low; None: the default."""
-    host: str = ""
-    """The model server's address written to [embedder] host; empty: its default."""
+    @property
+    def admin(self) -> Admin:
+        """Keeping it healthy: ``status``, ``sync``, ``reindex``, ``migrate``, ``stop``,
+        ``daemon_running``, and what the daemon runs (``upkeep``, ``daemon_lock``)."""
+        return self._admin
 
+    # -- memories -------------------------------------------------------------------------
 
-def ollama_host_from_env() -> str:
-    """``OLLAMA_HOST`` as the ollama tools read it (``host:port``, ``:port`` or a URL), as a
-    URL; empty when unset."""
-    raw = os.environ.get("OLLAMA_HOST", "").strip()
-    if not raw:
-        return ""
-    if "://" not in raw:
-        raw = "http://" + (f"127.0.0.1{raw}" if raw.startswith(":") else raw)
-    return raw.rstrip("/")
-
-
-def detect_provider(host: str = "") -> tuple[str, str, str]:
-    """The first embedding provider that answers (model servers first), why, and at which
-    address (``host`` if given, Ollama's OLLAMA_HOST, else each server's default)."""
-    for provider in providers.EMBEDDING.values():
-        if not provider.server:
-            continue
-        where = host or (ollama_host_from_env() if provider.name == "ollama" else "")
-        try:
-            probe_embedder(provider.name, host=where).dimension()
-        except EmbedderError:
-            continue
-        if host:
-            return provider.name, f"{provider.name} answered at {host} (--host)", host
-        if where:
-            return provider.name, f"{provider.name} answered at {where} (OLLAMA_HOST)", where
-        return provider.name, f"{provider.name} answered at its default address", ""
-    fallback = next(p for p in providers.EMBEDDING.values() if not p.server)
-    tried = f" at {host}" if host else ""
-    return fallback.name, f"no model server answered{tried}, so the in-process model", ""
-
-
-def init_config(
-    config_path: Path | None = None,
-    *,
-    provider: str | None = None,
-    model: str | None = None,
-    user: str | None = None,
-    companion: str | None = None,
-    force: bool = False,
-    host: str | None = None,
-) -> Initialised:
-    """Write the config file (detecting the provider unless given); keeps an existing file
-    unless options or ``force`` ask for changes."""
-    path = config_path or config.default_config_path()
-    if path.exists() and not force and not (provider or model or user or companion or host):
-        current = config.load(path)
-        return Initialised(
-            path,
-            False,
-            current.embedder.provider,
-            current.embedder.effective_model,
-            "kept the existing config",
-            None,
+    def remember(
+        self,
+        text: str,
+        *,
+        memory_type: MemoryType | str = MemoryType.EPISODIC_EVENT,
+        importance: float = 0.5,
+        emotional_significance: float = 0.0,
+        confidence: float = 0.8,
+        reason: str = "",
+        pinned: bool = False,
+        expires: datetime | None = None,
+        hold_until: Stage | str | None = None,
+        user: str | None = None,
+        companion: str | None = None,
+    ) -> WriteResult:
+        """Save a fact about the user: in PostgreSQL first, then embedded and indexed. If the
+        model or the index cannot be reached it is still saved (``result.indexed`` is False,
+        ``result.problem`` says why) and indexed later. A fact already known is confirmed
+        (``result.created`` is False) instead of duplicated."""
+        user_id, companion_id = self._context.scope(user, companion)
+        new = NewMemory(
+            user_id=user_id,
+            companion_id=companion_id,
+            text=text,
+            type=validation.memory_type(memory_type),
+            importance=importance,
+            emotional_significance=emotional_significance,
+            confidence=confidence,
+            reason=reason,
+            pinned=pinned,
+            held_until_stage=validation.stage(hold_until) if hold_until else None,
+            expires_at=expires,
         )
-    if provider:
-        chosen = provider
-        where = host or (ollama_host_from_env() if provider == "ollama" else "")
-        why = "asked for" + (f", at {where}" if where else "")
-    else:
-        chosen, why, where = detect_provider(host or "")
-    try:
-        providers.embedding_provider(chosen)
-    except ValueError as exc:
-        raise UsageError(f"The embedding {exc}") from exc
-    chosen_model = model or config.DEFAULT_MODELS[chosen]
-    embedder: dict[str, object] = {"provider": chosen, "model": chosen_model}
-    if where and providers.EMBEDDING[chosen].server:
-        embedder["host"] = where
-    updates: dict[str, dict[str, object]] = {"embedder": embedder}
-    bar = config.SUGGESTED_MIN_SIMILARITY.get(chosen_model)
-    if bar is not None:
-        updates["retrieval"] = {"min_similarity": bar}
-    identity = {k: v for k, v in (("user", user), ("companion", companion)) if v}
-    if identity:
-        updates["identity"] = dict(identity)
-    config.save_keys(path, updates)
-    return Initialised(path, True, chosen, chosen_model, why, bar, str(embedder.get("host", "")))
+        return self._context.writer.remember(validation.new_memory(new))
+
+    def get(
+        self, memory: MemoryRef, *, user: str | None = None, companion: str | None = None
+    ) -> Memory:
+        """One memory of the user and companion, by id or by the first characters of its id.
+        Another's memory is not found, exactly as one that does not exist."""
+        return self._context.resolve(str(memory), user, companion)
+
+    def list(
+        self,
+        *,
+        user: str | None = None,
+        companion: str | None = None,
+        everyone: bool = False,
+        status: MemoryStatus | None = None,
+        limit: int | None = None,
+        memory_type: MemoryType | str | None = None,
+        contains: str | None = None,
+        newest_first: bool = False,
+    ) -> builtins.list[Memory]:
+        """Memories of the user and companion (``everyone``: of all), oldest first (or
+        newest first); ``memory_type`` and ``contains`` (a case-insensitive piece of the
+        text) narrow them."""
+        user_id, companion_id = self._context.scope(user, companion)
+        return self._context.store.memories.list_memories(
+            user_id=None if everyone else user_id,
+            companion_id=None if everyone else companion_id,
+            status=status,
+            limit=validation.limit(limit),
+            type=None if memory_type is None else validation.memory_type(memory_type),
+            contains=contains,
+            newest_first=newest_first,
+        )
+
+    def update(
+        self,
+        memory: MemoryRef,
+        *,
+        text: str | None = None,
+        importance: float | None = None,
+        emotional_significance: float | None = None,
+        confidence: float | None = None,
+        reason: str | None = None,
+        expires: datetime | None = None,
+        clear_expiry: bool = False,
+        pinned: bool | None = None,
+        archived: bool | None = None,
+        user: str | None = None,
+        companion: str | None = None,
+    ) -> WriteResult:
+        """Change a memory of the user and companion in one transaction; it is indexed
+        again. ``pinned``: always in the profile. ``archived``: kept, but never brought into
+        a prompt (its vector is removed); False brings it back."""
+        if clear_expiry and expires is not None:
+            raise ValidationError(
+                "An update either sets a new expiry or clears it, not both — drop one of them"
+            )
+        status = None
+        if archived is not None:
+            status = MemoryStatus.ARCHIVED if archived else MemoryStatus.ACTIVE
+        changes = MemoryChanges(
+            text=text,
+            importance=importance,
+            emotional_significance=emotional_significance,
+            confidence=confidence,
+            reason=reason,
+            expires_at=expires,
+            clear_expiry=clear_expiry,
+            pinned=pinned,
+            status=status,
+        )
+        found = self._context.resolve(str(memory), user, companion)
+        return self._context.writer.update(found.id, changes)
+
+    def confirm(
+        self, memory: MemoryRef, *, user: str | None = None, companion: str | None = None
+    ) -> WriteResult:
+        """The user said it again: its recency is refreshed."""
+        found = self._context.resolve(str(memory), user, companion)
+        return self._context.writer.confirm(found.id)
+
+    def forget(
+        self, memory: MemoryRef, *, user: str | None = None, companion: str | None = None
+    ) -> WriteResult:
+        """Delete it for good; its vector's removal is queued durably if the index is down."""
+        found = self._context.resolve(str(memory), user, companion)
+        return self._context.writer.forget(found.id)
+
+    def forget_everything(self, user: str) -> ForgottenUser:
+        """Forget a person: every memory of ``user`` with every companion, their
+        conversations and relationship stages, in one transaction, and the lines the chat
+        kept for Up/Down; the vectors are removed now, or by a later pass if the index does
+        not answer. ``user`` has no default: this is never done by accident."""
+        from aria_mem.services.erasure import forget_user
+
+        context = self._context
+        user_id = validation.identifier("user", user)
+        return forget_user(context.store, context.indexer, context.settings.data_dir, user_id)
+
+    # -- a conversation -------------------------------------------------------------------
+
+    def search(
+        self,
+        message: str,
+        *,
+        previous: str | None = None,
+        user: str | None = None,
+        companion: str | None = None,
+    ) -> SearchResult:
+        """The memories a companion should have in front of it for ``message`` (and the
+        user's message before it, which short follow-ups need): the profile, the relevant
+        memories, what was dropped and why, the prompt sections, the stage timings. Never
+        raises for a memory failure: ``result.degraded`` says what was skipped. Counts no
+        use: call ``record_use`` with what the reply used."""
+        from aria_mem.domain.query import build_query
+        from aria_mem.domain.retrieval import SearchResult
+
+        user_id, companion_id = self._context.scope(user, companion)
+        if not message.strip():
+            raise ValidationError("The message is empty — give the user's message")
+        try:
+            retriever = self._context.retriever
+        except ServiceError as exc:  # PostgreSQL could not even be reached to set up
+            embedder = self.settings.embedder
+            return SearchResult(
+                user_id,
+                companion_id,
+                build_query(message, previous),
+                f"{embedder.provider}/{embedder.effective_model}",
+                degraded=(f"PostgreSQL unavailable, no memories this turn: {exc}",),
+            )
+        return retriever.retrieve(user_id, companion_id, message, previous)
+
+    def warm_up(self) -> None:
+        """Load the embedding model now rather than on the first search."""
+        self._context.retriever.warm_up()
+
+    def why(self, result: SearchResult, memory: MemoryRef) -> Fate:
+        """Why one memory was, or was not, in ``result``."""
+        from aria_mem.domain import fate
+
+        memory_id = (
+            memory
+            if isinstance(memory, uuid.UUID)
+            else self._context.resolve(memory, result.user_id, result.companion_id).id
+        )
+        seen = fate.in_result(result, memory_id)
+        if seen is not None:
+            return seen
+        try:
+            stored = self._context.store.memories.get(memory_id)
+        except NotFoundError:
+            stored = None
+        return fate.unseen(result, memory_id, stored, datetime.now(UTC))
+
+    def profile(self, *, user: str | None = None, companion: str | None = None) -> Profile:
+        """What every prompt holds whatever the message: pinned memories and the most
+        important profile facts and boundaries, straight from PostgreSQL (no model needed)."""
+        from aria_mem.domain.profile import select_profile
+        from aria_mem.domain.ranking import DEFAULT_WEIGHTS
+        from aria_mem.domain.retrieval import Profile
+
+        user_id, companion_id = self._context.scope(user, companion)
+        stage, pool = self._context.store.reads.retrieval_context(
+            user_id, companion_id, timeout=self.settings.retrieval.timeout
+        )
+        return Profile(tuple(select_profile(pool)[: DEFAULT_WEIGHTS.cap(stage)]), stage)
+
+    def record_use(self, memory_ids: Sequence[uuid.UUID]) -> None:
+        """Count a use of each memory a reply used (recency and the usage signal follow)."""
+        self._context.store.reads.record_use(builtins.list(memory_ids))
+
+    def extract(
+        self,
+        conversation: Sequence[Turn],
+        *,
+        remember: bool = True,
+        user: str | None = None,
+        companion: str | None = None,
+    ) -> builtins.list[Extracted]:
+        """Facts worth remembering from the conversation's last user message (and the
+        companion message it answers), found by the chat model; remembered unless
+        ``remember`` is False. A sensitive fact shared early is held until established."""
+        from aria_mem.services import extractor
+
+        user_id, companion_id = self._context.scope(user, companion)
+        return extractor.extract(
+            conversation,
+            model=self._context.chat_model,
+            stage=self._context.store.relationships.stage(user_id, companion_id),
+            user_id=user_id,
+            companion_id=companion_id,
+            writer=self._context.writer if remember else None,
+        )
+
+    def stage(self, *, user: str | None = None, companion: str | None = None) -> Stage:
+        """The relationship stage of the user and companion."""
+        return self._context.store.relationships.stage(*self._context.scope(user, companion))
+
+    def set_stage(
+        self, stage: Stage | str, *, user: str | None = None, companion: str | None = None
+    ) -> SyncReport:
+        """Move the relationship on (or back): the similarity bar and the memory cap follow,
+        and memories held until this stage are released (indexed now, if the index answers)."""
+        user_id, companion_id = self._context.scope(user, companion)
+        self._context.store.relationships.set_stage(user_id, companion_id, validation.stage(stage))
+        return self._context.indexer.run_pending()
+
+    def chat(
+        self,
+        *,
+        user: str | None = None,
+        companion: str | None = None,
+        new: bool = False,
+        model: str | None = None,
+    ) -> ChatSession:
+        """A conversation with the configured chat model (``model`` for another one): each
+        turn brings up memories, fits the prompt into the model's window, streams the reply
+        and stores the turns; ``new`` starts a new conversation instead of resuming."""
+        from aria_mem.api.chatting import open_chat
+
+        user_id, companion_id = self._context.scope(user, companion)
+        return open_chat(self._context, user_id, companion_id, new=new, model=model)

@@ -1,21 +1,25 @@
 """The namespaced parts of the public API: what the companion has read
-(``memory.knowledge``) and the stored chat conversations (``memory.conversations``)."""
+(``memory.knowledge``), the stored chat conversations (``memory.conversations``) and moving
+memories in and out (``memory.transfer``)."""
 
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from aria_mem.domain import validation
 from aria_mem.domain.records import ConversationSummary, KnowledgeSource, StoredTurn
 from aria_mem.errors import ValidationError
+from aria_mem.private import open_private_output
 from aria_mem.services import archive as archive_service
 
 if TYPE_CHECKING:
-    from aria_mem.api.core import Core
+    from aria_mem.api.context import Context
     from aria_mem.services.knowledge import Learned
+    from aria_mem.services.transfer import Exported, Imported
 
 
 @dataclass(frozen=True)
@@ -28,8 +32,8 @@ class Knowledge:
     """Documents and pages the companion has read: passages of its own, labelled as outside
     data in a prompt, never facts about the user."""
 
-    def __init__(self, core: Core) -> None:
-        self._core = core
+    def __init__(self, context: Context) -> None:
+        self._context = context
 
     def learn(
         self, location: str, *, title: str | None = None, companion: str | None = None
@@ -37,53 +41,53 @@ class Knowledge:
         """Read a text, Markdown or HTML file or an http(s) page into knowledge passages (the
         companion's, not facts about the user), stored and indexed in their own collection.
         Learning the same source again replaces it."""
-        _, companion_id = self._core._scope(None, companion)
+        _, companion_id = self._context.scope(None, companion)
         from aria_mem.services import knowledge as knowledge_service
 
         return knowledge_service.learn(
             location,
             companion_id=companion_id,
             title=title,
-            reader=self._core._reader,
-            knowledge=self._core._store.knowledge,
-            indexer=self._core._indexer,
+            reader=self._context.reader,
+            knowledge=self._context.store.knowledge,
+            indexer=self._context.indexer,
         )
 
     def list(
         self, *, companion: str | None = None, everyone: bool = False
     ) -> builtins.list[KnowledgeSource]:
         """What the companion (``everyone``: every companion) has learned."""
-        _, companion_id = self._core._scope(None, companion)
-        return self._core._store.knowledge.sources(None if everyone else companion_id)
+        _, companion_id = self._context.scope(None, companion)
+        return self._context.store.knowledge.sources(None if everyone else companion_id)
 
     def forget(self, source_id: str) -> ForgottenSource:
         """Forget a learned source (id or its first characters): passages and vectors."""
-        source = self._core._store.knowledge.forget(source_id)
-        return ForgottenSource(source, self._core._indexer.run_deletions().deletions_done)
+        source = self._context.store.knowledge.forget(source_id)
+        return ForgottenSource(source, self._context.indexer.run_deletions().deletions_done)
 
 
 class Conversations:
     """The stored chat turns of a user and companion (a resumed chat replays them)."""
 
-    def __init__(self, core: Core) -> None:
-        self._core = core
+    def __init__(self, context: Context) -> None:
+        self._context = context
 
     def list(
         self, *, user: str | None = None, companion: str | None = None
     ) -> builtins.list[ConversationSummary]:
         """The stored conversations of the user and companion, most recent first (chat turns
         are memory too: they are replayed as history when a chat resumes)."""
-        user_id, companion_id = self._core._scope(user, companion)
-        return self._core._store.conversations.list_conversations(user_id, companion_id)
+        user_id, companion_id = self._context.scope(user, companion)
+        return self._context.store.conversations.list_conversations(user_id, companion_id)
 
     def get(
         self, conversation: str, *, user: str | None = None, companion: str | None = None
     ) -> tuple[ConversationSummary, builtins.list[tuple[str, str]]]:
         """One conversation of the user and companion (by id or its first characters) and its
         turns, oldest first; another's is not found."""
-        owner = self._core._scope(user, companion)
-        found = self._core._store.conversations.find_conversation(conversation, owner)
-        return found, self._core._store.conversations.turns(found.id)
+        owner = self._context.scope(user, companion)
+        found = self._context.store.conversations.find_conversation(conversation, owner)
+        return found, self._context.store.conversations.turns(found.id)
 
     def turns_mentioning(
         self, text: str, *, user: str | None = None, companion: str | None = None
@@ -91,14 +95,14 @@ class Conversations:
         """Stored chat turns of the user and companion that mention ``text`` (most of its
         distinctive words): what to offer for forgetting with a forgotten memory, so the
         fact is not replayed as history."""
-        user_id, companion_id = self._core._scope(user, companion)
+        user_id, companion_id = self._context.scope(user, companion)
         if len(text) > validation.MAX_TEXT_CHARS:
             raise ValidationError(
                 f"The text to look for is {len(text):,} characters; at most "
                 f"{validation.MAX_TEXT_CHARS:,}, as for a memory — give its distinctive words"
             )
         validation.plain_text("the text to look for", text)
-        return self._core._store.conversations.turns_mentioning(user_id, companion_id, text)
+        return self._context.store.conversations.turns_mentioning(user_id, companion_id, text)
 
     def forget_turns(
         self,
@@ -108,26 +112,84 @@ class Conversations:
         companion: str | None = None,
     ) -> int:
         """Delete these turns for good (only the user and companion's own); how many went."""
-        user_id, companion_id = self._core._scope(user, companion)
+        user_id, companion_id = self._context.scope(user, companion)
         ids = [t.id for t in turns]
-        return self._core._store.conversations.forget_turns(user_id, companion_id, ids)
+        return self._context.store.conversations.forget_turns(user_id, companion_id, ids)
 
     def forget(
         self, conversation: str, *, user: str | None = None, companion: str | None = None
     ) -> tuple[ConversationSummary, int]:
         """Delete a conversation of the user and companion and its turns for good; how many
         turns went."""
-        owner = self._core._scope(user, companion)
-        found = self._core._store.conversations.find_conversation(conversation, owner)
-        return found, self._core._store.conversations.forget_conversation(found.id)
+        owner = self._context.scope(user, companion)
+        found = self._context.store.conversations.find_conversation(conversation, owner)
+        return found, self._context.store.conversations.forget_conversation(found.id)
 
     def export(
         self, stream: IO[str], *, user: str | None = None, companion: str | None = None
     ) -> int:
         """The conversations of the user and companion with every turn, as JSON Lines that
         `import_file` restores; returns how many conversations."""
-        user_id, companion_id = self._core._scope(user, companion)
+        user_id, companion_id = self._context.scope(user, companion)
         written = archive_service.write_conversations(
-            stream, self._core._store.conversations, user_id, companion_id
+            stream, self._context.store.conversations, user_id, companion_id
         )
         return written.conversations
+
+
+class Transfer:
+    """Moving memories in and out as JSON Lines: a backup, a move to a new machine, or all
+    that is kept about a person, for them to read."""
+
+    def __init__(self, context: Context) -> None:
+        self._context = context
+
+    def export(
+        self, stream: IO[str], *, user: str | None = None, everything: bool = False
+    ) -> Exported:
+        """Every memory (of ``user``, or of everyone), every field, as JSON Lines that
+        ``import_file`` restores. ``everything`` adds all a new machine needs besides: the
+        relationship stages, the conversations with their turns, and the knowledge of the
+        companions involved."""
+        from aria_mem.services.transfer import export_memories
+
+        user_id = validation.identifier("user", user) if user is not None else None
+        return export_memories(stream, self._context.store, user_id=user_id, everything=everything)
+
+    def export_file(
+        self, path: str | Path, *, user: str | None = None, everything: bool = False
+    ) -> Exported:
+        """``export`` into a file readable by its owner only (0600; an existing file of
+        another account, a symbolic link or a FIFO is refused; the old file stays whole if
+        the export fails)."""
+        with open_private_output(path) as stream:
+            return self.export(stream, user=user, everything=everything)
+
+    def import_file(
+        self,
+        path: str | Path | IO[bytes],
+        *,
+        skip_invalid: bool = False,
+        index: bool = True,
+        progress: Callable[[int], None] | None = None,
+        on_start: Callable[[int], None] | None = None,
+    ) -> Imported:
+        """Import JSON Lines as ``export`` writes them, idempotently by id (stages,
+        conversations and knowledge too, when the file has them). Every line is checked
+        first: without ``skip_invalid`` a bad line stops the import and nothing is stored
+        (the memories go in one transaction; then each conversation and source in its own,
+        so a failed import can be run again). Unchanged rows keep their vectors; the rest
+        are indexed unless ``index`` is False (``on_start`` hears how many wait,
+        ``progress`` how many are done). ``path`` may also be an open binary stream (e.g.
+        ``sys.stdin.buffer``)."""
+        from aria_mem.services.transfer import import_memories
+
+        source = Path(path) if isinstance(path, str | Path) else path
+        return import_memories(
+            source,
+            self._context.store,
+            self._context.indexer if index else None,
+            skip_invalid=skip_invalid,
+            progress=progress,
+            on_start=on_start,
+        )

@@ -13,7 +13,7 @@ from aria_mem.ports import DaemonLock
 from aria_mem.wiring import Adapters
 
 if TYPE_CHECKING:
-    from aria_mem.api.core import Core
+    from aria_mem.api.context import Context
     from aria_mem.services.health import StatusReport
     from aria_mem.services.reindexer import ReindexOutcome, ReindexPlan
     from aria_mem.services.upkeep import Upkeep
@@ -59,15 +59,15 @@ class Admin:
     """Keeping aria-mem healthy: status, sync, reindex, migrate, and stopping what runs in
     the background (``memory.admin``)."""
 
-    def __init__(self, core: Core) -> None:
-        self._core = core
+    def __init__(self, context: Context) -> None:
+        self._context = context
 
     def stop(self) -> Stopped:
         """Stop what aria-mem runs in the background on this machine: the aria-mem service
         (it lets go of the index cleanly), then the embedded PostgreSQL server. The next call
         that needs them starts them again. This object's own connections are closed first."""
-        self._core.close()
-        owner, postgres = self._core._adapters.stop_local_services()
+        self._context.close()
+        owner, postgres = self._context.adapters.stop_local_services()
         return Stopped(owner, postgres)
 
     def status(self) -> StatusReport:
@@ -77,26 +77,27 @@ class Admin:
         from aria_mem.services import health
 
         return health.collect(
-            lambda: self._core._store,
-            lambda: self._core._index,
-            lambda: self._core._embedder,
-            self._core._adapters.targets(),
-            self._core.settings.daemon.reconcile_interval,
+            lambda: self._context.store,
+            lambda: self._context.index,
+            lambda: self._context.embedder,
+            self._context.adapters.targets(),
+            self._context.settings.daemon.reconcile_interval,
         )
 
     def sync(self, progress: Callable[[int], None] | None = None) -> SyncReport:
         """Index every pending memory and passage and carry out queued vector removals now
         (the daemon does it every minute)."""
-        return self._core._indexer.run_pending(progress=progress)
+        return self._context.indexer.run_pending(progress=progress)
 
     def migrate(self) -> Migrated:
         """Apply database migrations (every call that needs the store also does)."""
-        store = self._core._given.get("store") or self._core._adapters.unmigrated_store()
+        given = self._context.given_store()
+        store = given or self._context.adapters.unmigrated_store()
         try:
             applied = store.migrate()
             return Migrated(tuple(applied), store.schema_version())
         finally:
-            if store is not self._core._given.get("store"):
+            if store is not given:
                 store.close()
 
     def daemon_running(self) -> bool:
@@ -105,20 +106,22 @@ class Admin:
         from aria_mem.services import health
 
         return health.daemon_running(
-            self._core._store.daemon.daemon_state(), self._core.settings.daemon.reconcile_interval
+            self._context.store.daemon.daemon_state(),
+            self._context.settings.daemon.reconcile_interval,
         )
 
     def daemon_lock(self) -> DaemonLock:
         """The lock that lets one daemon at a time reconcile a database (for the daemon)."""
-        return self._core._adapters.daemon_lock()
+        return self._context.adapters.daemon_lock()
 
     @property
     def upkeep(self) -> Upkeep:
         """What the daemon does each pass (for `aria-mem daemon` and embedders of it)."""
         from aria_mem.services.upkeep import Upkeep
 
-        return self._core._service(
-            "upkeep", lambda: Upkeep(self._core._store, self._core._index, self._core._embedder)
+        return self._context.service(
+            "upkeep",
+            lambda: Upkeep(self._context.store, self._context.index, self._context.embedder),
         )
 
     def reindex(
@@ -143,15 +146,15 @@ class Admin:
             if model is None:
                 raise UsageError("A provider is switched to with a model: give the model too")
         if model is not None:
-            self._switch_model(provider or self._core.settings.embedder.provider, model)
+            self._switch_model(provider or self._context.settings.embedder.provider, model)
         from aria_mem.services.reindexer import Reindexer, ReindexOutcome
 
         reindexer = Reindexer(
-            self._core._store.queue,
-            self._core._store.daemon,
-            self._core._index,
-            self._core._embedder,
-            batch_size=self._core.settings.embedder.batch_size,
+            self._context.store.queue,
+            self._context.store.daemon,
+            self._context.index,
+            self._context.embedder,
+            batch_size=self._context.settings.embedder.batch_size,
         )
         plan = reindexer.prepare(rebuild=model is None, background=background)
         if on_start is not None:
@@ -162,7 +165,7 @@ class Admin:
 
     def _switch_model(self, provider: str, model: str) -> None:
         trial = config.with_overrides(
-            self._core.settings, embedder={"provider": provider, "model": model}
+            self._context.settings, embedder={"provider": provider, "model": model}
         )
         trial_adapters = Adapters(trial)
         try:  # refuse a model that does not answer (an in-process one loads in the service)
@@ -170,10 +173,6 @@ class Admin:
         finally:
             trial_adapters.close()
         config.save_keys(
-            self._core.settings.config_path, {"embedder": {"provider": provider, "model": model}}
+            self._context.settings.config_path, {"embedder": {"provider": provider, "model": model}}
         )
-        with self._core._lock:
-            self._core.close()
-            self._core.settings = config.load(self._core.settings.config_path)
-            self._core._adapters = Adapters(self._core.settings)
-            self._core._given.pop("embedder", None)
+        self._context.reopen(config.load(self._context.settings.config_path))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypeAlias
 
 import typer
 
@@ -14,7 +14,7 @@ from aria_mem.cli.context import emit_json, memory, parse_when, read_stdin_text
 from aria_mem.domain.validation import memory_to_record
 
 if TYPE_CHECKING:
-    from aria_mem.api import WriteResult
+    from aria_mem.api import AriaMem, WriteResult
 
 UserOpt = Annotated[
     str | None,
@@ -90,9 +90,9 @@ def remember(
     """
     result = memory(ctx).remember(
         read_stdin_text() if text == "-" else text,
-        type=type_,
+        memory_type=type_,
         importance=importance,
-        emotion=emotion,
+        emotional_significance=emotion,
         confidence=confidence,
         reason=reason,
         pinned=pin,
@@ -148,7 +148,7 @@ def list_(
         everyone=all_,
         status=wanted,
         limit=limit,
-        type=type_,
+        memory_type=type_,
         contains=grep,
         newest_first=newest,
     )
@@ -209,11 +209,11 @@ def edit(
 
     Example: aria-mem edit 3f2a9c1e --text "The user's sister loves ceramics."
     """
-    result = memory(ctx).edit(
+    result = memory(ctx).update(
         memory_id,
         text=text,
         importance=importance,
-        emotion=emotion,
+        emotional_significance=emotion,
         confidence=confidence,
         reason=reason,
         expires=parse_when(expires),
@@ -231,11 +231,14 @@ def _report(result: WriteResult, action: str, verb: str, as_json: bool) -> None:
         render.write_line(verb, result)
 
 
+Act: TypeAlias = "Callable[[AriaMem, str, str | None, str | None], WriteResult]"
+
+
 def _flag_command(
-    name: str, action: str, verb: str, doc: str
+    act: Act, action: str, verb: str, doc: str
 ) -> Callable[[typer.Context, str, str | None, str | None, bool], None]:
-    """`pin`, `unpin`, `archive`, `unarchive`, `confirm`: the API method ``name``, on a memory
-    of the user and companion (the config's, or --user / --companion)."""
+    """`pin`, `unpin`, `archive`, `unarchive`, `confirm`: one call of the API (``act``) on a
+    memory of the user and companion (the config's, or --user / --companion)."""
 
     def command(
         ctx: typer.Context,
@@ -244,37 +247,43 @@ def _flag_command(
         companion: CompanionOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
-        method = getattr(memory(ctx), name)
-        _report(method(memory_id, user=user, companion=companion), action, verb, as_json)
+        _report(act(memory(ctx), memory_id, user, companion), action, verb, as_json)
 
     command.__doc__ = doc
     return command
 
 
 pin = _flag_command(
-    "pin",
+    lambda mem, ref, user, companion: mem.update(ref, pinned=True, user=user, companion=companion),
     "pinned",
     "Pinned",
     "Pin a memory: it is always in the profile.\n\nExample: aria-mem pin 3f2a9c1e",
 )
 unpin = _flag_command(
-    "unpin", "unpinned", "Unpinned", "Unpin a memory.\n\nExample: aria-mem unpin 3f2a9c1e"
+    lambda mem, ref, user, companion: mem.update(ref, pinned=False, user=user, companion=companion),
+    "unpinned",
+    "Unpinned",
+    "Unpin a memory.\n\nExample: aria-mem unpin 3f2a9c1e",
 )
 archive = _flag_command(
-    "archive",
+    lambda mem, ref, user, companion: mem.update(
+        ref, archived=True, user=user, companion=companion
+    ),
     "archived",
     "Archived",
     "Archive a memory: kept, but never brought into a prompt.\n\n"
     "Example: aria-mem archive 3f2a9c1e",
 )
 unarchive = _flag_command(
-    "unarchive",
+    lambda mem, ref, user, companion: mem.update(
+        ref, archived=False, user=user, companion=companion
+    ),
     "unarchived",
     "Unarchived",
     "Bring an archived memory back.\n\nExample: aria-mem unarchive 3f2a9c1e",
 )
 confirm = _flag_command(
-    "confirm",
+    lambda mem, ref, user, companion: mem.confirm(ref, user=user, companion=companion),
     "confirmed",
     "Confirmed",
     "Record that the user said it again (refreshes its recency).\n\n"

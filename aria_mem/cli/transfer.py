@@ -44,9 +44,9 @@ def export(
     """
     mem = memory(ctx)
     if output is None or str(output) == "-":
-        mem.export(sys.stdout, user=user, everything=everything)
+        mem.transfer.export(sys.stdout, user=user, everything=everything)
         return
-    done = mem.export_file(output, user=user, everything=everything)
+    done = mem.transfer.export_file(output, user=user, everything=everything)
     rest = done.rest
     extra = (
         f", {rest.conversations} conversations ({rest.turns} turns), {rest.stages} "
@@ -104,10 +104,10 @@ def import_(
     """
     source = sys.stdin.buffer if str(file) == "-" else file
     with _progress(quiet=as_json) as (start, advance):
-        report = memory(ctx).import_file(
+        report = memory(ctx).transfer.import_file(
             source, skip_invalid=skip_invalid, index=not no_index, progress=advance, on_start=start
         )
-    outcome = report.outcome
+    outcome = report.stored
     summary: dict[str, object] = {
         "inserted": outcome.inserted,
         "updated": outcome.updated,

@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime
 from typing import Any, Self
 
-from aria_mem.domain.models import Kind, Memory
+from aria_mem.domain.models import Kind, Memory, MemoryStatus
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,7 +20,7 @@ class SaveOutcome:
 
 @dataclass(frozen=True, slots=True)
 class MemoryChanges:
-    """Fields an edit may change; None leaves a field as it is."""
+    """Fields an update may change, in one transaction; None leaves a field as it is."""
 
     text: str | None = None
     importance: float | None = None
@@ -29,6 +29,8 @@ class MemoryChanges:
     reason: str | None = None
     expires_at: datetime | None = None
     clear_expiry: bool = False
+    pinned: bool | None = None
+    status: MemoryStatus | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +40,14 @@ class ImportResult:
     merged_duplicates: int
     unchanged: int = 0
     """Rows equal to what was stored: left alone, so they are not re-embedded."""
+
+    def __add__(self, other: ImportResult) -> ImportResult:
+        return ImportResult(
+            self.inserted + other.inserted,
+            self.updated + other.updated,
+            self.merged_duplicates + other.merged_duplicates,
+            self.unchanged + other.unchanged,
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,24 +20,19 @@ from aria_mem.ports import ConversationLog, KnowledgeRepository, Relationships
 
 
 @dataclass
-class Written:
+class Carried:
+    """What an export wrote, or an import restored, besides the memories."""
+
     stages: int = 0
+    """Export: stages written; import: relationships moved on to the stage the file holds."""
     conversations: int = 0
     turns: int = 0
     sources: int = 0
     passages: int = 0
-
-
-@dataclass
-class Restored:
-    stages: int = 0
-    """Relationships moved on to the stage the file holds."""
-    conversations: int = 0
     conversations_kept: int = 0
-    """Already stored (by id): left as they are."""
-    turns: int = 0
-    sources: int = 0
+    """Import: already stored (by id), left as they are."""
     sources_unchanged: int = 0
+    """Import: the same passages were already learned."""
 
 
 def _write(stream: IO[str], line: dict[str, Any]) -> None:
@@ -49,13 +44,13 @@ def write_conversations(
     conversations: ConversationLog,
     user_id: str | None,
     companion_id: str | None = None,
-) -> Written:
-    written = Written()
+) -> Carried:
+    written = Carried()
     _write_records(stream, conversations.conversation_records(user_id, companion_id), written)
     return written
 
 
-def _write_records(stream: IO[str], records: list[ConversationRecord], written: Written) -> None:
+def _write_records(stream: IO[str], records: list[ConversationRecord], written: Carried) -> None:
     for found in records:
         for line in archive.conversation_lines(found):
             _write(stream, line)
@@ -71,11 +66,11 @@ def write_everything_else(
     knowledge: KnowledgeRepository,
     user_id: str | None,
     companions: set[str],
-) -> Written:
+) -> Carried:
     """Stages and conversations (of ``user_id``, or everyone's), and the knowledge of the
     companions the user has memories (``companions``), conversations or a stage with (with
     no user: of every companion)."""
-    written = Written()
+    written = Carried()
     records = conversations.conversation_records(user_id)
     _write_records(stream, records, written)
     involved = companions | {found.companion_id for found in records}
@@ -108,8 +103,8 @@ def restore(
     conversations: ConversationLog,
     relationships: Relationships,
     knowledge: KnowledgeRepository,
-) -> Restored:
-    restored = Restored()
+) -> Carried:
+    restored = Carried()
     for record in contents.conversations():
         if conversations.import_conversation(record):
             restored.conversations += 1

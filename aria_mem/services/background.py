@@ -80,14 +80,5 @@ class DeadlinePool:
             self._work.put(None)
 
 
-def run_into(future: Future[T], work: Callable[[], T]) -> None:
-    """Run ``work`` on this thread into a future another thread waits on; its failure is
-    handed over too (an interrupt is not: it stops this thread)."""
-    try:
-        future.set_result(work())
-    except Exception as exc:
-        future.set_exception(exc)
-
-
 def wait_until(future: Future[T], deadline: float) -> T:
     return future.result(timeout=max(0.0, deadline - time.monotonic()))

@@ -16,17 +16,21 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, BinaryIO
 
 from aria_mem.domain.archive import Archive
+from aria_mem.domain.invisible import json_line
 from aria_mem.domain.models import Memory
-from aria_mem.domain.validation import memory_from_record
+from aria_mem.domain.records import ImportResult, SyncReport
+from aria_mem.domain.validation import memory_from_record, memory_to_record
 from aria_mem.errors import ValidationError
-from aria_mem.ports import MemoryRepository
+from aria_mem.ports import MemoryRepository, Store
 from aria_mem.private import NotARegularFileError, open_regular
+from aria_mem.services.archive import Carried, restore, write_everything_else
+from aria_mem.services.indexer import Indexer
 
 MAX_LINE_BYTES = 1024 * 1024
 """Room for the longest chat turn an export holds (``archive.MAX_TURN_CHARS``)."""
@@ -54,16 +58,6 @@ class ParsedFile:
     problems: list[str] = field(default_factory=list)
     repeated: int = 0
     """Lines that repeat an earlier line word for word (harmless, imported once)."""
-
-
-@dataclass
-class ImportOutcome:
-    inserted: int = 0
-    updated: int = 0
-    unchanged: int = 0
-    merged_duplicates: int = 0
-    rejected: list[str] = field(default_factory=list)
-    """Lines PostgreSQL refused (only with skip_invalid; otherwise it raises)."""
 
 
 MAX_PROBLEMS_READ = 1000
@@ -190,11 +184,14 @@ def _skip_to_line_end(handle: IO[bytes], raw: bytes, name: str, number: int) -> 
 
 def import_lines(
     store: MemoryRepository, lines: Sequence[ParsedLine], *, skip_invalid: bool
-) -> ImportOutcome:
-    """Store the lines; see the module docstring for what happens when PostgreSQL refuses."""
-    outcome = ImportOutcome()
+) -> tuple[ImportResult, list[str]]:
+    """Store the lines; what was stored, and the lines PostgreSQL refused (only with
+    ``skip_invalid``: otherwise it raises and nothing is stored)."""
+    totals = ImportResult(0, 0, 0)
+    rejected: list[str] = []
 
     def store_part(part: Sequence[ParsedLine]) -> None:
+        nonlocal totals
         try:
             result = store.import_memories([line.memory for line in part])
         except ValidationError as exc:
@@ -204,17 +201,100 @@ def import_lines(
                     " (--skip-invalid, or skip_invalid=True in the API)"
                 ) from exc
             if len(part) == 1:
-                outcome.rejected.append(f"line {part[0].number}: {exc}")
+                rejected.append(f"line {part[0].number}: {exc}")
                 return
             half = len(part) // 2
             store_part(part[:half])
             store_part(part[half:])
             return
-        outcome.inserted += result.inserted
-        outcome.updated += result.updated
-        outcome.unchanged += result.unchanged
-        outcome.merged_duplicates += result.merged_duplicates
+        totals = totals + result
 
     if lines:
         store_part(lines)
-    return outcome
+    return totals, rejected
+
+
+@dataclass(frozen=True)
+class Exported:
+    memories: int
+    rest: Carried
+    """Stages, conversations, turns and knowledge written besides the memories."""
+
+
+@dataclass(frozen=True)
+class Imported:
+    stored: ImportResult
+    """Memories inserted, updated, merged with a stored duplicate, or left unchanged."""
+    lines: int
+    """Valid lines read."""
+    repeated: int
+    """Lines that repeat an earlier one word for word (imported once)."""
+    problems: tuple[str, ...]
+    """Lines left out (``line N: why``), with skip_invalid."""
+    index: SyncReport | None
+    """None when indexing was left to the daemon or `sync`."""
+    restored: Carried
+    """Stages, conversations and knowledge the file held besides memories."""
+
+
+def export_memories(
+    stream: IO[str], store: Store, *, user_id: str | None, everything: bool
+) -> Exported:
+    """Every memory (of ``user_id``, or of everyone), every field, as JSON Lines;
+    ``everything`` adds the stages, the conversations and the companions' knowledge."""
+    count = 0
+    companions: set[str] = set()
+    for memory in store.memories.iter_all():
+        if user_id is not None and memory.user_id != user_id:
+            continue
+        stream.write(json_line(memory_to_record(memory)) + "\n")
+        companions.add(memory.companion_id)
+        count += 1
+    if not everything:
+        return Exported(count, Carried())
+    written = write_everything_else(
+        stream,
+        conversations=store.conversations,
+        relationships=store.relationships,
+        knowledge=store.knowledge,
+        user_id=user_id,
+        companions=companions,
+    )
+    return Exported(count, written)
+
+
+def import_memories(
+    source: Path | IO[bytes],
+    store: Store,
+    indexer: Indexer | None,
+    *,
+    skip_invalid: bool,
+    progress: Callable[[int], None] | None = None,
+    on_start: Callable[[int], None] | None = None,
+) -> Imported:
+    """Check every line, store the memories (one transaction), restore the rest, then index
+    what waits unless ``indexer`` is None."""
+    if isinstance(source, Path):
+        parsed = read_lines(source, skip_invalid=skip_invalid)
+    else:
+        parsed = read_stream(source, "stdin", skip_invalid=skip_invalid)
+    stored, rejected = import_lines(store.memories, parsed.lines, skip_invalid=skip_invalid)
+    restored = restore(
+        parsed.archive,
+        conversations=store.conversations,
+        relationships=store.relationships,
+        knowledge=store.knowledge,
+    )
+    report = None
+    if indexer is not None and (parsed.lines or restored.sources or restored.stages):
+        if on_start is not None:
+            on_start(store.queue.pending_count())
+        report = indexer.run_pending(progress=progress)
+    return Imported(
+        stored,
+        len(parsed.lines),
+        parsed.repeated,
+        tuple(parsed.problems + rejected),
+        report,
+        restored,
+    )

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from aria_mem.domain import validation
-from aria_mem.domain.models import IndexState, Memory, MemoryStatus, NewMemory
+from aria_mem.domain.models import IndexState, Memory, NewMemory
 from aria_mem.domain.payload import memory_entry
 from aria_mem.domain.records import MemoryChanges
 from aria_mem.domain.usability import is_usable
@@ -59,7 +59,8 @@ class MemoryWriter:
             return self._sync(outcome.memory, outcome.created)
         return WriteResult(outcome.memory, created=False, indexed=True)
 
-    def edit(self, memory_id: uuid.UUID, changes: MemoryChanges) -> WriteResult:
+    def update(self, memory_id: uuid.UUID, changes: MemoryChanges) -> WriteResult:
+        """Apply the changes in one transaction; the memory is indexed again."""
         checked = MemoryChanges(
             text=validation.clean_text(changes.text) if changes.text is not None else None,
             importance=_unit("importance", changes.importance),
@@ -68,19 +69,15 @@ class MemoryWriter:
             reason=validation.reason(changes.reason) if changes.reason is not None else None,
             expires_at=validation.future("expires", changes.expires_at, datetime.now(UTC)),
             clear_expiry=changes.clear_expiry,
+            pinned=changes.pinned,
+            status=changes.status,
         )
         if checked == MemoryChanges():
             raise ValidationError(
-                "Nothing to change — give a new text, importance, emotion, confidence, "
-                "reason or expiry"
+                "Nothing to change — give a new text, importance, emotional significance, "
+                "confidence, reason, expiry, pinned or archived"
             )
         return self._sync(self._memories.edit(memory_id, checked))
-
-    def set_pinned(self, memory_id: uuid.UUID, pinned: bool) -> WriteResult:
-        return self._sync(self._memories.set_pinned(memory_id, pinned))
-
-    def set_status(self, memory_id: uuid.UUID, status: MemoryStatus) -> WriteResult:
-        return self._sync(self._memories.set_status(memory_id, status))
 
     def confirm(self, memory_id: uuid.UUID) -> WriteResult:
         memory = self._memories.confirm(memory_id)

@@ -164,6 +164,10 @@ class MemMemories:
                 updates["expires_at"] = None
             elif changes.expires_at is not None:
                 updates["expires_at"] = changes.expires_at
+            if changes.pinned is not None:
+                updates["pinned"] = changes.pinned
+            if changes.status is not None:
+                updates["status"] = changes.status
             if not updates:
                 return current
             if changes.text is not None:
@@ -180,16 +184,6 @@ class MemMemories:
                 index_state=IndexState.PENDING,
                 index_attempts=0,
             )
-
-    def set_pinned(self, memory_id: uuid.UUID, pinned: bool) -> Memory:
-        return self._changed(
-            memory_id, pinned=pinned, updated_at=now(), index_state=IndexState.PENDING
-        )
-
-    def set_status(self, memory_id: uuid.UUID, status: MemoryStatus) -> Memory:
-        return self._changed(
-            memory_id, status=status, updated_at=now(), index_state=IndexState.PENDING
-        )
 
     def confirm(self, memory_id: uuid.UUID) -> Memory:
         return self._changed(memory_id, last_confirmed_at=now())

@@ -95,6 +95,12 @@ class PgMemories:
         elif changes.expires_at is not None:
             sets.append("expires_at = %s")
             params.append(changes.expires_at)
+        if changes.pinned is not None:
+            sets.append("pinned = %s")
+            params.append(changes.pinned)
+        if changes.status is not None:
+            sets.append("status = %s")
+            params.append(changes.status.value)
         if not sets:
             return self.get(memory_id)
         sets += ["updated_at = now()", "index_state = 'pending'", "index_attempts = 0"]
@@ -109,22 +115,6 @@ class PgMemories:
                 "Another memory of this user and companion already says that — "
                 "edit or forget that one instead"
             ) from exc
-
-    def set_pinned(self, memory_id: uuid.UUID, pinned: bool) -> Memory:
-        return self._update_one(
-            memory_id,
-            "UPDATE memories SET pinned = %s, updated_at = now(), index_state = 'pending'"
-            f" WHERE id = %s RETURNING {rows.MEMORY}",
-            (pinned,),
-        )
-
-    def set_status(self, memory_id: uuid.UUID, status: MemoryStatus) -> Memory:
-        return self._update_one(
-            memory_id,
-            "UPDATE memories SET status = %s, updated_at = now(), index_state = 'pending'"
-            f" WHERE id = %s RETURNING {rows.MEMORY}",
-            (status.value,),
-        )
 
     def confirm(self, memory_id: uuid.UUID) -> Memory:
         return self._update_one(

@@ -1,18 +1,18 @@
-"""The base of the public API: settings, the adapters it opened (or was given), the services
-built on them, and the user and companion every call is scoped to."""
+"""What every part of the public API shares: the settings, the adapters opened (or given), the
+services built on them, and the rule for which user and companion a call is scoped to.
+
+``AriaMem`` and its groups each hold one ``Context``; none of them inherits from another."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from pathlib import Path
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from aria_mem import config
 from aria_mem.config import Settings
 from aria_mem.domain import validation
 from aria_mem.domain.fusion import CandidateSource
+from aria_mem.domain.models import Memory
 from aria_mem.ports import ChatModel, DocumentReader, Embedder, Store, VectorIndex
 from aria_mem.services.indexer import Indexer
 from aria_mem.services.writer import MemoryWriter
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-class Core:
+class Context:
     """Opens nothing until a call needs it: a call that needs only PostgreSQL never opens the
     index or loads a model. Thread-safe: adapters and services are built once, under a lock;
     the adapters themselves (a connection pool, the index, the model clients) are shared."""
@@ -43,7 +43,7 @@ class Core:
         in-memory store); the rest are built from ``settings`` when first needed. Closing
         closes what was opened here, not what was given."""
         self.settings = settings
-        self._adapters = Adapters(settings)
+        self.adapters = Adapters(settings)
         self._given: dict[str, Any] = {
             name: adapter
             for name, adapter in (
@@ -58,26 +58,6 @@ class Core:
         self._services: dict[str, Any] = {}
         self._lock = threading.RLock()
 
-    @classmethod
-    def open(cls, config_path: str | Path | None = None, **sections: dict[str, Any]) -> Self:
-        """From the config file (``config_path``, else $ARIA_MEM_CONFIG, else the default)
-        and the environment; ``sections`` override keys, e.g. ``identity={"user": "sam"}``."""
-        settings = config.load(Path(config_path) if config_path is not None else None)
-        if sections:
-            settings = config.with_overrides(settings, **sections)
-        return cls(settings)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.close()
-
     def close(self) -> None:
         """Wait for work in the background, then close what this object opened."""
         with self._lock:
@@ -85,42 +65,56 @@ class Core:
             if retriever is not None:
                 retriever.close()
             self._services.clear()
-            self._adapters.close()
+            self.adapters.close()
+
+    def reopen(self, settings: Settings) -> None:
+        """Close what was opened and build again from ``settings`` (the embedding model
+        changed): an embedder given at the start is dropped, the other given adapters stay."""
+        with self._lock:
+            self.close()
+            self.settings = settings
+            self.adapters = Adapters(settings)
+            self._given.pop("embedder", None)
+
+    def given_store(self) -> Store | None:
+        """The store handed in at the start, if one was."""
+        store: Store | None = self._given.get("store")
+        return store
 
     # -- adapters -------------------------------------------------------------------------
 
     def _adapter(self, name: str) -> Any:
         given = self._given.get(name)
-        return given if given is not None else getattr(self._adapters, name)
+        return given if given is not None else getattr(self.adapters, name)
 
     @property
-    def _store(self) -> Store:
+    def store(self) -> Store:
         store: Store = self._adapter("store")
         return store
 
     @property
-    def _index(self) -> VectorIndex:
+    def index(self) -> VectorIndex:
         index: VectorIndex = self._adapter("index")
         return index
 
     @property
-    def _embedder(self) -> Embedder:
+    def embedder(self) -> Embedder:
         embedder: Embedder = self._adapter("embedder")
         return embedder
 
     @property
-    def _chat_model(self) -> ChatModel:
+    def chat_model(self) -> ChatModel:
         model: ChatModel = self._adapter("chat_model")
         return model
 
     @property
-    def _reader(self) -> DocumentReader:
+    def reader(self) -> DocumentReader:
         reader: DocumentReader = self._adapter("reader")
         return reader
 
     # -- services -------------------------------------------------------------------------
 
-    def _service(self, name: str, build: Callable[[], T]) -> T:
+    def service(self, name: str, build: Callable[[], T]) -> T:
         with self._lock:
             if name not in self._services:
                 self._services[name] = build()
@@ -128,29 +122,27 @@ class Core:
             return found
 
     @property
-    def _indexer(self) -> Indexer:
-        return self._service(
-            "indexer", lambda: Indexer(self._store.queue, self._index, self._embedder)
-        )
+    def indexer(self) -> Indexer:
+        return self.service("indexer", lambda: Indexer(self.store.queue, self.index, self.embedder))
 
     @property
-    def _writer(self) -> MemoryWriter:
-        return self._service(
+    def writer(self) -> MemoryWriter:
+        return self.service(
             "writer",
-            lambda: MemoryWriter(self._store.memories, self._store.relationships, self._indexer),
+            lambda: MemoryWriter(self.store.memories, self.store.relationships, self.indexer),
         )
 
     @property
-    def _retriever(self) -> Retriever:
+    def retriever(self) -> Retriever:
         from aria_mem.services.retriever import Retriever
 
         r = self.settings.retrieval
-        return self._service(
+        return self.service(
             "retriever",
             lambda: Retriever(
-                self._store.reads,
-                self._index,
-                self._embedder,
+                self.store.reads,
+                self.index,
+                self.embedder,
                 min_similarity=r.min_similarity,
                 timeout=r.timeout,
                 candidates=CandidateSource(r.candidates),
@@ -159,7 +151,7 @@ class Core:
 
     # -- scope ----------------------------------------------------------------------------
 
-    def _scope(self, user: str | None, companion: str | None) -> tuple[str, str]:
+    def scope(self, user: str | None, companion: str | None) -> tuple[str, str]:
         """The user and companion a call works on: the arguments, else the config's identity.
         An empty argument is an error, not a fallback."""
         identity = self.settings.identity
@@ -169,3 +161,8 @@ class Core:
                 "companion", identity.companion if companion is None else companion
             ),
         )
+
+    def resolve(self, memory: str, user: str | None, companion: str | None) -> Memory:
+        """A memory of the user and companion by id or the first characters of its id;
+        another's is not found, exactly as one that does not exist."""
+        return self.store.memories.find_prefix(memory, self.scope(user, companion))

@@ -1,4 +1,5 @@
-"""PostgreSQL's final say over the index's candidates, as a rule over the rows it sent.
+"""Step 5 of the trip, "PostgreSQL confirms": its final say over the candidates, as a rule over
+the rows it sent.
 
 The index may still hold a vector for a memory that was deleted, archived, expired, held back
 until a later stage, or (after a bug elsewhere) for another user's or companion's memory; a
@@ -18,23 +19,23 @@ from aria_mem.domain.usability import unusable_reason
 
 
 @dataclass(frozen=True)
-class Admitted:
+class Confirmed:
     usable: list[tuple[Memory, float]] = field(default_factory=list)
     rejected: list[Dropped] = field(default_factory=list)
     problem: str | None = None
     """Why no candidate could be judged (the rows could not be read)."""
 
 
-def admit(
+def confirm(
     hits: list[Hit],
     rows: Mapping[uuid.UUID, tuple[Memory, bool]],
     user_id: str,
     companion_id: str,
     stage: Stage,
     now: datetime,
-) -> Admitted:
+) -> Confirmed:
     """``rows``: each memory that still exists, with whether PostgreSQL found it usable."""
-    result = Admitted()
+    result = Confirmed()
     for hit in hits:
         row = rows.get(hit.id)
         if row is None:
