@@ -23,81 +23,25 @@ import tomli_w
 
 from aria_mem import providers
 from aria_mem.domain.fusion import CandidateSource
-from aria_mem.domain.ranking import DEFAULT_MIN_SIMILARITY
 from aria_mem.errors import ConfigError
 from aria_mem.private import NotARegularFileError, open_regular, private_dir, write_private
+from aria_mem.sections import DEFAULT_MODELS as DEFAULT_MODELS
+from aria_mem.sections import ChatSettings as ChatSettings
+from aria_mem.sections import DaemonSettings as DaemonSettings
+from aria_mem.sections import EmbedderSettings as EmbedderSettings
+from aria_mem.sections import HygieneSettings as HygieneSettings
+from aria_mem.sections import IdentitySettings as IdentitySettings
+from aria_mem.sections import IndexSettings as IndexSettings
+from aria_mem.sections import PostgresSettings as PostgresSettings
+from aria_mem.sections import RetrievalSettings as RetrievalSettings
 
 APP_NAME = "aria-mem"
 PROVIDERS = tuple(providers.EMBEDDING)
-DEFAULT_MODELS = {name: p.default_model for name, p in providers.EMBEDDING.items()}
 
 CANDIDATE_SOURCES = tuple(source.value for source in CandidateSource)
 SUGGESTED_MIN_SIMILARITY = {"all-MiniLM-L6-v2": 0.25}
 """Similarity bars for models whose cosine scale sits well below the default bar, measured on
 related and unrelated pairs (README, "Choosing the similarity bar"). `init` writes them."""
-
-
-@dataclass(frozen=True)
-class IdentitySettings:
-    user: str = "me"
-    companion: str = "aria"
-
-
-@dataclass(frozen=True)
-class PostgresSettings:
-    dsn: str = ""
-    connect_timeout: float = 5.0
-
-
-@dataclass(frozen=True)
-class IndexSettings:
-    url: str = ""
-    api_key: str = ""
-    timeout: float = 5.0
-
-
-@dataclass(frozen=True)
-class EmbedderSettings:
-    provider: str = "ollama"
-    model: str = ""
-    host: str = ""
-    timeout: float = 30.0
-    batch_size: int = 64
-
-    @property
-    def effective_model(self) -> str:
-        return self.model or DEFAULT_MODELS[self.provider]
-
-
-@dataclass(frozen=True)
-class RetrievalSettings:
-    min_similarity: float = DEFAULT_MIN_SIMILARITY
-    timeout: float = 2.0
-    candidates: str = "fused"
-    language: str = "english"
-
-
-@dataclass(frozen=True)
-class ChatSettings:
-    provider: str = "ollama"
-    model: str = "llama3.2"
-    host: str = ""
-    timeout: float = 120.0
-    context_window: int = 4096
-    reply_reserve: int = 512
-    history_turns: int = 20
-    persona_name: str = "Aria"
-    system_prompt: str = (
-        "You are Aria, a warm and attentive companion. You remember what the user has shared "
-        "with you and use it naturally and kindly, never reciting it."
-    )
-    extract_memories: str = "on"
-
-
-@dataclass(frozen=True)
-class DaemonSettings:
-    reconcile_interval: float = 60.0
-    service_idle_exit: float = 1800.0  # s with no client before an on-demand service exits
 
 
 @dataclass(frozen=True)
@@ -109,6 +53,7 @@ class Settings:
     retrieval: RetrievalSettings
     daemon: DaemonSettings
     chat: ChatSettings
+    hygiene: HygieneSettings
     config_path: Path
     data_dir: Path
 
@@ -137,7 +82,15 @@ _SECTIONS: dict[str, type[Any]] = {
     "retrieval": RetrievalSettings,
     "daemon": DaemonSettings,
     "chat": ChatSettings,
+    "hygiene": HygieneSettings,
 }
+
+_CHOICES = (
+    ("chat", "extract_memories", ("on", "off")),
+    ("hygiene", "merge", ("on", "off")),
+    ("hygiene", "judge", ("on", "off")),
+    ("hygiene", "retire", ("propose", "apply", "off")),
+)
 
 _ALIASES = {"MEMORY_MIN_SIMILARITY": ("retrieval", "min_similarity")}
 
@@ -172,6 +125,9 @@ _BOUNDS: dict[tuple[str, str], tuple[float, float]] = {
     ("chat", "history_turns"): (0, 10_000),
     ("daemon", "reconcile_interval"): (0.1, 86_400),
     ("daemon", "service_idle_exit"): (0, 31_536_000),
+    ("hygiene", "merge_similarity"): (0, 1),
+    ("hygiene", "conflict_similarity"): (0, 1),
+    ("hygiene", "retire_after_days"): (1, 36_500),
 }
 """Every number has a sane range: a timeout of inf or a context window of 1e23 is a typo."""
 
@@ -239,8 +195,9 @@ def _check(settings: Settings, sources: dict[tuple[str, str], str]) -> None:
     language = settings.retrieval.language
     if not (language and language.replace("_", "").isalnum() and len(language) <= 63):
         fail("retrieval", "language", "must be a text-search configuration name, e.g. english")
-    if settings.chat.extract_memories not in ("on", "off"):
-        fail("chat", "extract_memories", "must be on or off")
+    for section, key, allowed in _CHOICES:
+        if getattr(getattr(settings, section), key) not in allowed:
+            fail(section, key, f"must be one of {', '.join(allowed)}")
     if not settings.chat.reply_reserve < settings.chat.context_window:
         fail("chat", "reply_reserve", "must be smaller than context_window")
     url = settings.index.url

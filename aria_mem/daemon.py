@@ -153,7 +153,9 @@ class Daemon:
         if finished:
             log.info("re-index to %s finished", finished)
         idle = not (
-            report.indexed
+            report.retired
+            or report.retirements_proposed
+            or report.indexed
             or report.removed
             or report.deletions_done
             or report.failed
@@ -163,12 +165,15 @@ class Daemon:
         level = logging.WARNING if report.errors else logging.DEBUG if idle else logging.INFO
         log.log(
             level,
-            "pass: indexed=%d removed=%d deletions=%d failed=%d pending=%d took=%.0fms%s",
+            "pass: indexed=%d removed=%d deletions=%d failed=%d pending=%d retired=%d"
+            " proposed_retirements=%d took=%.0fms%s",
             report.indexed,
             report.removed,
             report.deletions_done,
             report.failed,
             report.pending_left,
+            report.retired,
+            report.retirements_proposed,
             report.duration_ms,
             f" errors: {'; '.join(report.errors)}" if report.errors else "",
         )

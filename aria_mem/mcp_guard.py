@@ -27,11 +27,11 @@ import stat
 from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import platformdirs
 
 from aria_mem import config
+from aria_mem.domain.addresses import split_address
 from aria_mem.errors import ConfigError, UsageError
 from aria_mem.private import (
     FILE_MODE,
@@ -201,8 +201,7 @@ def web_page(location: str) -> str:
     text = location.strip()
     shown = repr(text if len(text) <= 200 else text[:200] + "...")
     try:
-        parts = urlsplit(text)
-        _ = parts.port  # a malformed port raises here, not later in the fetch
+        parts = split_address(text)
     except ValueError as exc:
         raise UsageError(
             f"{shown} is not a valid web address ({exc}) — learn takes an http:// or https:// URL"

@@ -9,7 +9,8 @@ each class answers to its provider's name.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+
+from aria_mem.domain.addresses import split_address
 
 
 @dataclass(frozen=True)
@@ -62,14 +63,13 @@ def is_server_address(value: str) -> bool:
     if any(ch.isspace() for ch in text):
         return False
     try:
-        parts = urlsplit(text if "://" in text else f"http://{text}")
-        port = parts.port
+        parts = split_address(text if "://" in text else f"http://{text}")
     except ValueError:
         return False
     return (
         parts.scheme in ("http", "https", "ws", "wss")
         and bool(parts.hostname)
-        and (port is None or 0 < port < 65536)
+        and (parts.port is None or 0 < parts.port < 65536)
         and not parts.query
         and not parts.fragment
     )

@@ -139,7 +139,7 @@ def run(args: argparse.Namespace, home: Path) -> dict[str, object]:
         report = mem.transfer.import_file(lines)
         setup = time.perf_counter() - started
         for persona in PERSONAS:
-            mem.set_stage(Stage.ESTABLISHED, user=persona.user, companion=COMPANION)
+            mem.relationship.set_stage(Stage.ESTABLISHED, user=persona.user, companion=COMPANION)
     # The index and the in-process model are the aria-mem service's (another process), as for
     # any command or chat. The baselines below reach past the public API on purpose (its
     # private adapters): plain cosine and plain words are not what it offers.

@@ -31,7 +31,7 @@ CHILD = (sys.executable, "-m", "tests.fakes.index_child")
 
 TABLES = (
     "memories, relationships, vector_deletions, knowledge_items, knowledge_sources, "
-    "daemon_state, reindex_runs, turns, conversations"
+    "daemon_state, reindex_runs, turns, conversations, memory_events, review_items"
 )
 
 

@@ -137,11 +137,11 @@ def test_stage_extract_learn_and_knowledge(memory: AriaMem, server: FakeOllama) 
     held = memory.remember(
         "The user's father died last spring.", hold_until="established", importance=0.9
     )
-    assert memory.stage() is Stage.EARLY
+    assert memory.relationship.stage() is Stage.EARLY
     dropped = memory.search("my dad died").dropped
     assert {d.reason for d in dropped if d.memory_id == held.memory.id} <= {DropReason.HELD}
-    memory.set_stage("established")
-    assert memory.stage() is Stage.ESTABLISHED
+    memory.relationship.set_stage("established")
+    assert memory.relationship.stage() is Stage.ESTABLISHED
     assert [r.memory.id for r in memory.search("my dad died").chosen] == [held.memory.id]
 
     server.state.structured_reply = json.dumps(

@@ -43,7 +43,7 @@ def test_the_import_contracts_are_kept() -> None:
         ),
         ("services/writer.py", "from aria_mem.adapters import documents", "Services use ports"),
         ("domain/query.py", "import httpx", "The domain does no I/O"),
-        ("ports.py", "from aria_mem.services import writer", "Layers"),
+        ("ports/__init__.py", "from aria_mem.services import writer", "Layers"),
     ],
 )
 def test_a_deliberate_violation_breaks_a_contract(

@@ -42,6 +42,8 @@ TOOLS = {
     "list_memories",
     "forget_memory",
     "confirm_memory",
+    "update_memory",
+    "memory_history",
     "learn",
     "status",
 }
@@ -143,7 +145,21 @@ def test_a_client_uses_the_memories_over_stdio(env: dict[str, str], bobs_secret:
         unknown = await client.call_tool("remember", {"text": "x", "type": "Gossip"})
         assert unknown.is_error and "type" in _error(unknown)
 
-        gone = await client.call_tool("forget_memory", {"memory_id": made["id"][:8]})
+        changed = _structured(
+            await client.call_tool(
+                "update_memory",
+                {"memory_id": made["id"][:8], "text": "The user's sister now paints, not pottery."},
+            )
+        )
+        assert changed["superseded"] == made["id"] and changed["created"]
+        told = _structured(await client.call_tool("memory_history", {"memory_id": changed["id"]}))
+        assert [v["status"] for v in told["versions"]] == ["superseded", "active"]
+        assert any(" superseded " in e for e in told["events"])
+        assert (await client.call_tool("memory_history", {"memory_id": bobs_secret})).is_error
+        again = _structured(await client.call_tool("search_memory", {"message": "sister pottery"}))
+        assert made["id"] not in {m["id"] for m in again["memories"]}
+
+        gone = await client.call_tool("forget_memory", {"memory_id": changed["id"][:8]})
         assert not gone.is_error
         after = _structured(await client.call_tool("list_memories", {}))
         assert [m["text"] for m in after["result"]] == ["The user is allergic to peanuts."]

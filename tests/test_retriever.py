@@ -426,7 +426,7 @@ def test_no_result_ever_crosses_user_companion_model_or_usability(
     stage: Stage,
 ) -> None:
     with psycopg.connect(store.db.dsn, autocommit=True) as conn:
-        conn.execute("TRUNCATE memories, relationships, vector_deletions")
+        conn.execute("TRUNCATE memories, relationships, vector_deletions CASCADE")
     index = EdgeIndex(tmp_path / f"iso-{uuid.uuid4().hex}")
     index.ensure_collection(MEMORIES_COLLECTION, 16)
     same_vector = [1.0] + [0.0] * 15  # every candidate is a perfect match: only filters decide

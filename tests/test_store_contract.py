@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from aria_mem.domain.memory_line import memory_from_record, memory_to_record
 from aria_mem.domain.models import (
     KNOWLEDGE_COLLECTION,
     MEMORIES_COLLECTION,
@@ -22,7 +23,6 @@ from aria_mem.domain.models import (
 )
 from aria_mem.domain.profile import select_profile
 from aria_mem.domain.records import MemoryChanges, PassReport
-from aria_mem.domain.validation import memory_from_record, memory_to_record
 from aria_mem.errors import NotFoundError, StoreError
 from aria_mem.ports import DaemonStart, Store
 

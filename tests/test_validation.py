@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from aria_mem.domain import validation
+from aria_mem.domain import memory_line, validation
 from aria_mem.domain.models import MemoryType, NewMemory, Stage
 from aria_mem.errors import ValidationError
 
@@ -92,7 +92,7 @@ def _record(**overrides: object) -> dict[str, object]:
 
 
 def test_record_round_trip_keeps_every_exported_field() -> None:
-    memory = validation.memory_from_record(
+    memory = memory_line.memory_from_record(
         _record(
             pinned=True,
             status="archived",
@@ -102,9 +102,9 @@ def test_record_round_trip_keeps_every_exported_field() -> None:
             last_used_at="2026-02-01T00:00:00+00:00",
         )
     )
-    again = validation.memory_to_record(memory)
-    assert set(again) == set(validation.EXPORT_FIELDS)
-    assert validation.memory_from_record(again) == memory
+    again = memory_line.memory_to_record(memory)
+    assert set(again) == set(memory_line.EXPORT_FIELDS)
+    assert memory_line.memory_from_record(again) == memory
     assert memory.expires_at == datetime(2027, 1, 1, tzinfo=UTC)
 
 
@@ -127,7 +127,7 @@ def test_record_round_trip_keeps_every_exported_field() -> None:
 )
 def test_bad_records_name_the_problem(overrides: dict[str, object], message: str) -> None:
     with pytest.raises(ValidationError, match=message):
-        validation.memory_from_record(_record(**overrides))
+        memory_line.memory_from_record(_record(**overrides))
 
 
 def test_missing_fields_are_named() -> None:
@@ -135,4 +135,4 @@ def test_missing_fields_are_named() -> None:
     del record["text"]
     del record["user_id"]
     with pytest.raises(ValidationError, match="missing field\\(s\\): user_id, text"):
-        validation.memory_from_record(record)
+        memory_line.memory_from_record(record)

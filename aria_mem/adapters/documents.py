@@ -23,6 +23,7 @@ from urllib.parse import SplitResult, urljoin, urlsplit
 import httpx
 
 from aria_mem.adapters.page_text import main_text, pdf_text
+from aria_mem.domain.addresses import split_address
 from aria_mem.errors import ServiceError, UsageError
 
 MAX_BYTES = 5_000_000
@@ -64,8 +65,7 @@ def address(url: str) -> SplitResult:
     """``url`` split into its parts; an address Python cannot parse (an unclosed IPv6
     bracket, a port that is not a number) is refused as such."""
     try:
-        parts = urlsplit(url)
-        _ = parts.port
+        parts = split_address(url)
     except ValueError as exc:
         raise UsageError(
             f"{url!r} is not a valid address ({exc}) — check it and try again"

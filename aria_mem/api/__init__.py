@@ -31,6 +31,9 @@ if TYPE_CHECKING:  # each name as it is re-exported, for type checkers
         Knowledge as Knowledge,
     )
     from aria_mem.api.groups import (
+        Reviews as Reviews,
+    )
+    from aria_mem.api.groups import (
         Transfer as Transfer,
     )
     from aria_mem.api.initialise import (
@@ -59,6 +62,8 @@ if TYPE_CHECKING:  # each name as it is re-exported, for type checkers
     )
     from aria_mem.domain.budget import Turn as Turn
     from aria_mem.domain.fate import Fate as Fate
+    from aria_mem.domain.hygiene import MemoryEvent as MemoryEvent
+    from aria_mem.domain.hygiene import ReviewItem as ReviewItem
     from aria_mem.domain.models import (
         Memory as Memory,
     )
@@ -132,6 +137,8 @@ if TYPE_CHECKING:  # each name as it is re-exported, for type checkers
     from aria_mem.services.reindexer import (
         ReindexPlan as ReindexPlan,
     )
+    from aria_mem.services.review import Decided as Decided
+    from aria_mem.services.review import History as History
     from aria_mem.services.transfer import Exported as Exported
     from aria_mem.services.transfer import Imported as Imported
     from aria_mem.services.upkeep import Upkeep as Upkeep
@@ -162,6 +169,11 @@ _WHERE = {
     "IndexOwner": "aria_mem.domain.records",
     "Initialised": "aria_mem.api.initialise",
     "Knowledge": "aria_mem.api.groups",
+    "Reviews": "aria_mem.api.groups",
+    "ReviewItem": "aria_mem.domain.hygiene",
+    "MemoryEvent": "aria_mem.domain.hygiene",
+    "History": "aria_mem.services.review",
+    "Decided": "aria_mem.services.review",
     "KnowledgeSource": "aria_mem.domain.records",
     "Learned": "aria_mem.services.knowledge",
     "Memory": "aria_mem.domain.models",

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from aria_mem.config import Settings
 from aria_mem.domain import validation
 from aria_mem.domain.fusion import CandidateSource
+from aria_mem.domain.hygiene import rule_for
 from aria_mem.domain.models import Memory
 from aria_mem.ports import ChatModel, DocumentReader, Embedder, Store, VectorIndex
 from aria_mem.services.indexer import Indexer
@@ -127,9 +128,28 @@ class Context:
 
     @property
     def writer(self) -> MemoryWriter:
-        return self.service(
-            "writer",
-            lambda: MemoryWriter(self.store.memories, self.store.relationships, self.indexer),
+        return self.service("writer", self._build_writer)
+
+    def _build_writer(self) -> MemoryWriter:
+        from aria_mem.services.curator import Curator
+
+        hygiene = self.settings.hygiene
+        curator = None
+        if hygiene.merge == "on":
+            rule = rule_for(
+                self.settings.embedder.effective_model,
+                hygiene.merge_similarity,
+                hygiene.conflict_similarity,
+            )
+            curator = Curator(
+                self.store.memories, self.store.hygiene, self.index, self.embedder, rule
+            )
+        return MemoryWriter(
+            self.store.memories,
+            self.store.relationships,
+            self.indexer,
+            hygiene=self.store.hygiene,
+            curator=curator,
         )
 
     @property

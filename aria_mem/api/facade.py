@@ -7,20 +7,20 @@ from __future__ import annotations
 import builtins
 import uuid
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
 from aria_mem import config
 from aria_mem.api.context import Context
-from aria_mem.api.groups import Conversations, Knowledge, Transfer
+from aria_mem.api.groups import Conversations, Knowledge, Relationship, Reviews, Transfer
 from aria_mem.api.maintenance import Admin
 from aria_mem.config import Settings
 from aria_mem.domain import validation
 from aria_mem.domain.models import Memory, MemoryStatus, MemoryType, NewMemory, Stage
-from aria_mem.domain.records import MemoryChanges, SyncReport
-from aria_mem.errors import NotFoundError, ServiceError, ValidationError
+from aria_mem.domain.records import MemoryChanges
+from aria_mem.errors import ServiceError, ValidationError
 from aria_mem.ports import ChatModel, DocumentReader, Embedder, Store, VectorIndex
 from aria_mem.services.writer import WriteResult
 
@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # the retrieval side is loaded by the calls that use it (not 
     from aria_mem.services.chat import ChatSession
     from aria_mem.services.erasure import ForgottenUser
     from aria_mem.services.extractor import Extracted
+    from aria_mem.services.review import History
 
 MemoryRef = uuid.UUID | str
 """A memory id, or (as text) its first characters as lists show them."""
@@ -42,10 +43,11 @@ class AriaMem:
     use it as a context manager, or call ``close()``. Every call is scoped to one user and
     one companion: the config's identity unless ``user=`` / ``companion=`` say otherwise.
 
-    Memories: ``remember``, ``get``, ``list``, ``update``, ``confirm``, ``forget``,
-    ``forget_everything``. A conversation: ``search``, ``why``, ``profile``, ``record_use``,
-    ``extract``, ``chat``, ``stage``, ``set_stage``. Groups: ``.knowledge`` (what the companion
-    has read), ``.conversations`` (the stored chat turns), ``.transfer`` (export and import),
+    Memories: ``remember``, ``get``, ``list``, ``update``, ``confirm``, ``history``,
+    ``restore``, ``forget``, ``forget_everything``. A conversation: ``search``, ``why``,
+    ``profile``, ``record_use``, ``extract``, ``chat``. Groups: ``.relationship`` (its
+    stage), ``.review`` (what awaits a person's decision), ``.knowledge`` (what the companion has
+    read), ``.conversations`` (the stored chat turns), ``.transfer`` (export and import),
     ``.admin`` (keeping it healthy). See docs/python-api.md.
 
     Opens nothing until a call needs it, and is thread-safe."""
@@ -74,6 +76,8 @@ class AriaMem:
         self._knowledge = Knowledge(self._context)
         self._conversations = Conversations(self._context)
         self._transfer = Transfer(self._context)
+        self._relationship = Relationship(self._context)
+        self._review = Reviews(self._context)
         self._admin = Admin(self._context)
 
     @classmethod
@@ -122,6 +126,17 @@ class AriaMem:
         return self._transfer
 
     @property
+    def relationship(self) -> Relationship:
+        """The relationship stage of a user and companion: ``stage``, ``set_stage``."""
+        return self._relationship
+
+    @property
+    def review(self) -> Reviews:
+        """What awaits a person's decision (likely merges, likely conflicts, stale memories):
+        ``list``, ``accept``, ``reject``, ``edit``."""
+        return self._review
+
+    @property
     def admin(self) -> Admin:
         """Keeping it healthy: ``status``, ``sync``, ``reindex``, ``migrate``, ``stop``,
         ``daemon_running``, and what the daemon runs (``upkeep``, ``daemon_lock``)."""
@@ -141,13 +156,16 @@ class AriaMem:
         pinned: bool = False,
         expires: datetime | None = None,
         hold_until: Stage | str | None = None,
+        merge: bool = True,
+        replaces: MemoryRef | None = None,
         user: str | None = None,
         companion: str | None = None,
     ) -> WriteResult:
-        """Save a fact about the user: in PostgreSQL first, then embedded and indexed. If the
-        model or the index cannot be reached it is still saved (``result.indexed`` is False,
-        ``result.problem`` says why) and indexed later. A fact already known is confirmed
-        (``result.created`` is False) instead of duplicated."""
+        """Save a fact about the user: in PostgreSQL first, then embedded and indexed (if the
+        model or the index is down it is indexed later: ``result.problem`` says why). A known
+        fact is confirmed; one said again in other words is merged into it (``result.merged``)
+        unless ``merge`` is False; likely conflicts go to ``.review``. ``replaces``: the
+        memory this one supersedes (``history`` shows both)."""
         user_id, companion_id = self._context.scope(user, companion)
         new = NewMemory(
             user_id=user_id,
@@ -162,7 +180,10 @@ class AriaMem:
             held_until_stage=validation.stage(hold_until) if hold_until else None,
             expires_at=expires,
         )
-        return self._context.writer.remember(validation.new_memory(new))
+        old = self._context.resolve(str(replaces), user, companion) if replaces else None
+        return self._context.writer.remember(
+            validation.new_memory(new), merge=merge, replaces=old.id if old else None
+        )
 
     def get(
         self, memory: MemoryRef, *, user: str | None = None, companion: str | None = None
@@ -216,10 +237,6 @@ class AriaMem:
         """Change a memory of the user and companion in one transaction; it is indexed
         again. ``pinned``: always in the profile. ``archived``: kept, but never brought into
         a prompt (its vector is removed); False brings it back."""
-        if clear_expiry and expires is not None:
-            raise ValidationError(
-                "An update either sets a new expiry or clears it, not both — drop one of them"
-            )
         status = None
         if archived is not None:
             status = MemoryStatus.ARCHIVED if archived else MemoryStatus.ACTIVE
@@ -244,10 +261,28 @@ class AriaMem:
         found = self._context.resolve(str(memory), user, companion)
         return self._context.writer.confirm(found.id)
 
+    def history(
+        self, memory: MemoryRef, *, user: str | None = None, companion: str | None = None
+    ) -> History:
+        """Every version of the fact (what it replaced, what replaced it, oldest first) and
+        what happened to each: merges, edits with the text before, supersessions, restores."""
+        from aria_mem.services.review import history
+
+        found = self._context.resolve(str(memory), user, companion)
+        return history(self._context.store.memories, self._context.store.hygiene, found)
+
+    def restore(
+        self, memory: MemoryRef, *, user: str | None = None, companion: str | None = None
+    ) -> WriteResult:
+        """Bring back a superseded or retired memory: active again, retrieved again."""
+        found = self._context.resolve(str(memory), user, companion)
+        return self._context.writer.restore(found.id, "restored as asked")
+
     def forget(
         self, memory: MemoryRef, *, user: str | None = None, companion: str | None = None
     ) -> WriteResult:
-        """Delete it for good; its vector's removal is queued durably if the index is down."""
+        """Delete it for good, with its history; its vector's removal is queued durably if the
+        index is down."""
         found = self._context.resolve(str(memory), user, companion)
         return self._context.writer.forget(found.id)
 
@@ -302,34 +337,23 @@ class AriaMem:
 
     def why(self, result: SearchResult, memory: MemoryRef) -> Fate:
         """Why one memory was, or was not, in ``result``."""
-        from aria_mem.domain import fate
+        from aria_mem.services.explain import fate_of
 
         memory_id = (
             memory
             if isinstance(memory, uuid.UUID)
             else self._context.resolve(memory, result.user_id, result.companion_id).id
         )
-        seen = fate.in_result(result, memory_id)
-        if seen is not None:
-            return seen
-        try:
-            stored = self._context.store.memories.get(memory_id)
-        except NotFoundError:
-            stored = None
-        return fate.unseen(result, memory_id, stored, datetime.now(UTC))
+        return fate_of(self._context.store.memories, result, memory_id)
 
     def profile(self, *, user: str | None = None, companion: str | None = None) -> Profile:
         """What every prompt holds whatever the message: pinned memories and the most
         important profile facts and boundaries, straight from PostgreSQL (no model needed)."""
-        from aria_mem.domain.profile import select_profile
-        from aria_mem.domain.ranking import DEFAULT_WEIGHTS
-        from aria_mem.domain.retrieval import Profile
+        from aria_mem.services.explain import profile_of
 
         user_id, companion_id = self._context.scope(user, companion)
-        stage, pool = self._context.store.reads.retrieval_context(
-            user_id, companion_id, timeout=self.settings.retrieval.timeout
-        )
-        return Profile(tuple(select_profile(pool)[: DEFAULT_WEIGHTS.cap(stage)]), stage)
+        timeout = self.settings.retrieval.timeout
+        return profile_of(self._context.store.reads, user_id, companion_id, timeout)
 
     def record_use(self, memory_ids: Sequence[uuid.UUID]) -> None:
         """Count a use of each memory a reply used (recency and the usage signal follow)."""
@@ -356,20 +380,8 @@ class AriaMem:
             user_id=user_id,
             companion_id=companion_id,
             writer=self._context.writer if remember else None,
+            judge=self.settings.hygiene.judge == "on",
         )
-
-    def stage(self, *, user: str | None = None, companion: str | None = None) -> Stage:
-        """The relationship stage of the user and companion."""
-        return self._context.store.relationships.stage(*self._context.scope(user, companion))
-
-    def set_stage(
-        self, stage: Stage | str, *, user: str | None = None, companion: str | None = None
-    ) -> SyncReport:
-        """Move the relationship on (or back): the similarity bar and the memory cap follow,
-        and memories held until this stage are released (indexed now, if the index answers)."""
-        user_id, companion_id = self._context.scope(user, companion)
-        self._context.store.relationships.set_stage(user_id, companion_id, validation.stage(stage))
-        return self._context.indexer.run_pending()
 
     def chat(
         self,

@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from aria_mem.domain import validation
-from aria_mem.domain.records import ConversationSummary, KnowledgeSource, StoredTurn
+from aria_mem.domain.hygiene import ReviewItem
+from aria_mem.domain.models import Stage
+from aria_mem.domain.records import ConversationSummary, KnowledgeSource, StoredTurn, SyncReport
 from aria_mem.errors import ValidationError
 from aria_mem.private import open_private_output
 from aria_mem.services import archive as archive_service
@@ -19,6 +21,7 @@ from aria_mem.services import archive as archive_service
 if TYPE_CHECKING:
     from aria_mem.api.context import Context
     from aria_mem.services.knowledge import Learned
+    from aria_mem.services.review import Decided, Review
     from aria_mem.services.transfer import Exported, Imported
 
 
@@ -193,3 +196,70 @@ class Transfer:
             progress=progress,
             on_start=on_start,
         )
+
+
+class Reviews:
+    """What awaits a person's decision: likely merges, likely conflicts (a newer memory that
+    seems to change an older one), and stale memories the daemon proposes to retire."""
+
+    def __init__(self, context: Context) -> None:
+        self._context = context
+
+    def list(
+        self, *, user: str | None = None, companion: str | None = None, everyone: bool = False
+    ) -> builtins.list[ReviewItem]:
+        """The open items of the user and companion (``everyone``: of all), oldest first."""
+        if everyone:
+            return self._context.store.hygiene.reviews(None, None)
+        return self._context.store.hygiene.reviews(*self._context.scope(user, companion))
+
+    def accept(
+        self, item: str, *, user: str | None = None, companion: str | None = None
+    ) -> Decided:
+        """Do what the item proposes: merge the newer memory into the older, let the newer
+        supersede the older, or retire the stale one (each reversible with ``restore``)."""
+        return self._reviewer().accept(self._find(item, user, companion))
+
+    def reject(
+        self, item: str, *, user: str | None = None, companion: str | None = None
+    ) -> Decided:
+        """Leave both memories as they are and close the item."""
+        return self._reviewer().reject(self._find(item, user, companion))
+
+    def edit(
+        self, item: str, text: str, *, user: str | None = None, companion: str | None = None
+    ) -> Decided:
+        """Say it right: the item's (older) memory gets ``text``, the other one is
+        superseded by it; the old text stays in its history."""
+        return self._reviewer().edit(self._find(item, user, companion), text)
+
+    def _find(self, item: str, user: str | None, companion: str | None) -> ReviewItem:
+        owner = self._context.scope(user, companion)
+        return self._context.store.hygiene.find_review(item, owner)
+
+    def _reviewer(self) -> Review:
+        from aria_mem.services.review import Review
+
+        store = self._context.store
+        return Review(store.memories, store.hygiene, self._context.writer)
+
+
+class Relationship:
+    """How far the relationship of a user and companion has come: the similarity bar, the
+    memory cap and the memories held back follow its stage."""
+
+    def __init__(self, context: Context) -> None:
+        self._context = context
+
+    def stage(self, *, user: str | None = None, companion: str | None = None) -> Stage:
+        """The relationship stage of the user and companion."""
+        return self._context.store.relationships.stage(*self._context.scope(user, companion))
+
+    def set_stage(
+        self, stage: Stage | str, *, user: str | None = None, companion: str | None = None
+    ) -> SyncReport:
+        """Move the relationship on (or back): the similarity bar and the memory cap follow,
+        and memories held until this stage are released (indexed now, if the index answers)."""
+        user_id, companion_id = self._context.scope(user, companion)
+        self._context.store.relationships.set_stage(user_id, companion_id, validation.stage(stage))
+        return self._context.indexer.run_pending()

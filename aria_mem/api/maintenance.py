@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import TYPE_CHECKING, Protocol
 
 from aria_mem import config, providers
@@ -117,11 +118,21 @@ class Admin:
     @property
     def upkeep(self) -> Upkeep:
         """What the daemon does each pass (for `aria-mem daemon` and embedders of it)."""
+        from aria_mem.domain.hygiene import RetirementRule
         from aria_mem.services.upkeep import Upkeep
 
-        return self._context.service(
+        context = self._context
+        hygiene = context.settings.hygiene
+        rule = RetirementRule(older_than=timedelta(days=hygiene.retire_after_days))
+        return context.service(
             "upkeep",
-            lambda: Upkeep(self._context.store, self._context.index, self._context.embedder),
+            lambda: Upkeep(
+                context.store,
+                context.index,
+                context.embedder,
+                retire=hygiene.retire,
+                retirement=rule,
+            ),
         )
 
     def reindex(

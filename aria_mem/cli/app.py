@@ -19,6 +19,7 @@ from aria_mem.cli import (
     chat,
     conversations,
     forgetting,
+    hygiene,
     knowledge,
     logs,
     mcp,
@@ -170,6 +171,7 @@ def _only(name: str | None) -> typer.Typer:
 
 
 memories.register(app)
+hygiene.register(app)
 forgetting.register(app)
 transfer.register(app)
 search.register(app)

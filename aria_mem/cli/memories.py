@@ -11,7 +11,8 @@ import typer
 from aria_mem.api import MemoryStatus, MemoryType
 from aria_mem.cli import render, tsv
 from aria_mem.cli.context import emit_json, memory, parse_when, read_stdin_text
-from aria_mem.domain.validation import memory_to_record
+from aria_mem.cli.render import markup_safe
+from aria_mem.domain.memory_line import memory_to_record
 
 if TYPE_CHECKING:
     from aria_mem.api import AriaMem, WriteResult
@@ -44,6 +45,9 @@ def result_json(result: WriteResult, action: str) -> dict[str, object]:
         "index_state": result.memory.index_state.value,
         "indexed": result.indexed,
         "problem": result.problem,
+        "superseded": str(result.superseded.id) if result.superseded else None,
+        "review_items": result.review,
+        "note": result.note,
     }
 
 
@@ -71,6 +75,17 @@ def remember(
             "(early, established, close)."
         ),
     ] = None,
+    no_merge: Annotated[
+        bool,
+        typer.Option("--no-merge", help="Store it as given, even if it repeats a memory."),
+    ] = False,
+    replaces: Annotated[
+        str | None,
+        typer.Option(
+            help="The memory (id or its first characters) this fact replaces: it is kept in "
+            "its history (`aria-mem history`) and never brought up again."
+        ),
+    ] = None,
     user: UserOpt = None,
     companion: CompanionOpt = None,
     as_json: JsonOpt = False,
@@ -79,7 +94,9 @@ def remember(
 
     Saved in PostgreSQL first, then embedded and indexed. If the embedding model or the index
     is unreachable the memory is still saved (pending) and indexed later; the exit code is 0.
-    Remembering a fact that is already known confirms it instead of adding a duplicate.
+    A fact already known is confirmed; one that says what a memory says in other words is
+    merged into it (--no-merge stores it as given); one that seems to change a memory is
+    queued for `aria-mem review`. When a fact has changed, say which memory it replaces.
 
     While a command runs, its arguments can be read by any local account (/proc/PID/cmdline):
     give a private fact as "-" and pipe it in, as in the second example.
@@ -87,6 +104,8 @@ def remember(
     Example: aria-mem remember "The user is allergic to peanuts." -t ProfileFact -i 0.9
 
     Example: echo "The user has a cat called Miso." | aria-mem remember -
+
+    Example: aria-mem remember "The user moved to Lisbon." --replaces 3f2a9c1e
     """
     result = memory(ctx).remember(
         read_stdin_text() if text == "-" else text,
@@ -98,14 +117,30 @@ def remember(
         pinned=pin,
         expires=parse_when(expires),
         hold_until=hold_until,
+        merge=not no_merge,
+        replaces=replaces,
         user=user,
         companion=companion,
     )
-    action = "created" if result.created else "confirmed"
+    action = "merged" if result.merged else "created" if result.created else "confirmed"
     if as_json:
         emit_json(result_json(result, action))
+        return
+    if result.merged:
+        verb = "Said before in other words — merged into"
     else:
-        render.write_line("Remembered" if result.created else "Already known — confirmed", result)
+        verb = "Remembered" if result.created else "Already known — confirmed"
+    render.write_line(verb, result)
+    if result.superseded is not None:
+        render.console.print(
+            f"  It replaces [cyan]{str(result.superseded.id)[:8]}[/cyan] "
+            f"({markup_safe(result.superseded.text)}) — `aria-mem history` shows both"
+        )
+    if result.review:
+        render.console.print(
+            f"  It may change {result.review} known memor{'y' if result.review == 1 else 'ies'}"
+            " — `aria-mem review` to decide"
+        )
 
 
 def list_(

@@ -178,13 +178,13 @@ def stage(
     """
     mem = memory(ctx)
     if new_stage is not None:
-        report = mem.set_stage(new_stage, user=user, companion=companion)
+        report = mem.relationship.set_stage(new_stage, user=user, companion=companion)
         if report.errors:
             render.err_console.print(
                 "[yellow]held memories will be (un)indexed by the next "
                 f"sync:[/yellow] {markup_safe('; '.join(report.errors))}"
             )
-    current = mem.stage(user=user, companion=companion)
+    current = mem.relationship.stage(user=user, companion=companion)
     user_id = user if user is not None else mem.settings.identity.user
     companion_id = companion if companion is not None else mem.settings.identity.companion
     if as_json:

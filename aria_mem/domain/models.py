@@ -22,6 +22,9 @@ class MemoryType(StrEnum):
 class MemoryStatus(StrEnum):
     ACTIVE = "active"
     ARCHIVED = "archived"
+    SUPERSEDED = "superseded"
+    """Replaced by a newer memory, or merged into another (``superseded_by``): kept with its
+    text and dates for its history, never retrieved."""
 
 
 class IndexState(StrEnum):
@@ -71,6 +74,7 @@ class DropReason(StrEnum):
     PROFILE_CUT_BY_CAP = "profile larger than the memory cap"
     DELETED = "deleted (the index still had a vector)"
     ARCHIVED = "archived"
+    SUPERSEDED = "superseded by a newer memory"
     EXPIRED = "expired"
     HELD = "held until a closer relationship stage"
     OTHER_SCOPE = "belongs to another user or companion"
@@ -105,6 +109,8 @@ class Memory:
     indexed_model: str | None
     index_attempts: int
     index_error: str | None
+    superseded_by: uuid.UUID | None = None
+    """The memory that replaced this one (or that it was merged into), while superseded."""
 
 
 MEMORY_FIELDS = tuple(f.name for f in fields(Memory))

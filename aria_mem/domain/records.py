@@ -161,6 +161,10 @@ class PassReport(SyncReport):
     pending_left: int = 0
     duration_ms: float = 0.0
     at: str = ""
+    retired: int = 0
+    """Stale memories archived by the hygiene pass ([hygiene] retire = "apply")."""
+    retirements_proposed: int = 0
+    """Stale memories put to a person (`aria-mem review`; [hygiene] retire = "propose")."""
 
 
 @dataclass

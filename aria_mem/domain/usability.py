@@ -33,6 +33,8 @@ def usable_sql(now: str = "now()") -> str:
 
 def unusable_reason(memory: Memory, stage: Stage, now: datetime) -> DropReason | None:
     """Why the memory may not be used now, or None when it may."""
+    if memory.status is MemoryStatus.SUPERSEDED:
+        return DropReason.SUPERSEDED
     if memory.status is not MemoryStatus.ACTIVE:
         return DropReason.ARCHIVED
     if memory.expires_at is not None and memory.expires_at <= now:

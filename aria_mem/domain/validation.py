@@ -1,4 +1,5 @@
 """Checks on what people and files hand us, and the text normalisation that finds duplicates.
+(How a memory is written to and read from an export line is ``memory_line``.)
 
 Every check raises ``ValidationError`` with a message that names the field and the fix, so the
 CLI can print it as it is.
@@ -11,16 +12,11 @@ import unicodedata
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from enum import Enum
 from typing import Any, TypeVar
 
 from aria_mem.domain.invisible import has_default_ignorable
 from aria_mem.domain.models import (
-    INDEX_FIELDS,
-    MEMORY_FIELDS,
-    IndexState,
     Memory,
-    MemoryStatus,
     MemoryType,
     NewMemory,
     Stage,
@@ -263,15 +259,15 @@ def new_memory(candidate: NewMemory, now: datetime | None = None) -> NewMemory:
 
 def iso_timestamp(name: str, value: Any) -> datetime:
     """A required ISO 8601 timestamp from a file line, with its time zone."""
-    parsed = _timestamp(name, value, required=True)
-    assert parsed is not None
+    parsed = optional_iso_timestamp(name, value)
+    if parsed is None:
+        raise ValidationError(f"{name} is missing")
     return parsed
 
 
-def _timestamp(name: str, value: Any, *, required: bool) -> datetime | None:
+def optional_iso_timestamp(name: str, value: Any) -> datetime | None:
+    """An ISO 8601 timestamp from a file line, or None when the line has none."""
     if value is None:
-        if required:
-            raise ValidationError(f"{name} is missing")
         return None
     if not isinstance(value, str):
         raise ValidationError(f"{name} must be an ISO 8601 timestamp string, got {value!r}")
@@ -280,79 +276,3 @@ def _timestamp(name: str, value: Any, *, required: bool) -> datetime | None:
     except ValueError:
         raise ValidationError(f"{name} is not an ISO 8601 timestamp: {value!r}") from None
     return timestamp(name, parsed)
-
-
-EXPORT_FIELDS = tuple(name for name in MEMORY_FIELDS if name not in INDEX_FIELDS)
-"""The fields of an export line. The index state is not exported: it belongs to one machine."""
-
-
-def _exported(value: object) -> object:
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, uuid.UUID):
-        return str(value)
-    return value
-
-
-def memory_to_record(memory: Memory) -> dict[str, Any]:
-    return {name: _exported(getattr(memory, name)) for name in EXPORT_FIELDS}
-
-
-def memory_from_record(record: Any) -> Memory:
-    """Validate one export line (already parsed from JSON) into a Memory marked pending."""
-    if not isinstance(record, dict):
-        raise ValidationError("each line must be a JSON object")
-    unknown = sorted(set(record) - set(EXPORT_FIELDS) - {"index_state", "indexed_model"})
-    if unknown:
-        raise ValidationError(f"unknown field(s): {', '.join(unknown)}")
-    missing = [f for f in ("id", "user_id", "companion_id", "type", "text") if f not in record]
-    if missing:
-        raise ValidationError(f"missing field(s): {', '.join(missing)}")
-    try:
-        memory_id = uuid.UUID(str(record["id"]))
-    except ValueError:
-        raise ValidationError(f"id is not a UUID: {record['id']!r}") from None
-    status_value = record.get("status", "active")
-    try:
-        status = MemoryStatus(status_value)
-    except ValueError:
-        raise ValidationError(
-            f"status must be 'active' or 'archived', got {status_value!r}"
-        ) from None
-    held = record.get("held_until_stage")
-    pinned = record.get("pinned", False)
-    if not isinstance(pinned, bool):
-        raise ValidationError(f"pinned must be true or false, got {pinned!r}")
-    created_at = _timestamp("created_at", record.get("created_at"), required=True)
-    assert created_at is not None
-    updated_at = _timestamp("updated_at", record.get("updated_at"), required=False) or created_at
-    return Memory(
-        id=memory_id,
-        user_id=identifier("user_id", record["user_id"]),
-        companion_id=identifier("companion_id", record["companion_id"]),
-        type=memory_type(record["type"]),
-        text=clean_text(record["text"]) if isinstance(record["text"], str) else clean_text(""),
-        importance=unit_interval("importance", record.get("importance", 0.5)),
-        emotional_significance=unit_interval(
-            "emotional_significance", record.get("emotional_significance", 0.0)
-        ),
-        confidence=unit_interval("confidence", record.get("confidence", 0.8)),
-        reason=reason(record.get("reason", "") or ""),
-        pinned=pinned,
-        status=status,
-        held_until_stage=stage(held) if held is not None else None,
-        expires_at=_timestamp("expires_at", record.get("expires_at"), required=False),
-        created_at=created_at,
-        updated_at=updated_at,
-        last_used_at=_timestamp("last_used_at", record.get("last_used_at"), required=False),
-        last_confirmed_at=_timestamp(
-            "last_confirmed_at", record.get("last_confirmed_at"), required=False
-        ),
-        use_count=use_count(record.get("use_count", 0)),
-        index_state=IndexState.PENDING,
-        indexed_model=None,
-        index_attempts=0,
-        index_error=None,
-    )

@@ -43,9 +43,12 @@ def extract(
     user_id: str,
     companion_id: str,
     writer: MemoryWriter | None,
+    judge: bool = False,
 ) -> list[Extracted]:
     """Facts from the conversation's last user message (with the companion message it
-    answers); remembered through ``writer`` unless it is None."""
+    answers); remembered through ``writer`` unless it is None. ``judge``: the same model
+    judges each fact against the nearest known memories (a repeat is merged, a change
+    supersedes what it changes)."""
     history = list(turns)
     last = next((i for i in range(len(history) - 1, -1, -1) if history[i].role == "user"), None)
     if last is None:
@@ -67,7 +70,8 @@ def extract(
                     confidence=fact.confidence,
                     reason=fact.reason,
                     held_until_stage=hold,
-                )
+                ),
+                judge=model if judge else None,
             )
         found.append(Extracted(fact, hold, saved))
     return found

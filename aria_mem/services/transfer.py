@@ -23,9 +23,9 @@ from typing import IO, BinaryIO
 
 from aria_mem.domain.archive import Archive
 from aria_mem.domain.invisible import json_line
+from aria_mem.domain.memory_line import memory_from_record, memory_to_record
 from aria_mem.domain.models import Memory
 from aria_mem.domain.records import ImportResult, SyncReport
-from aria_mem.domain.validation import memory_from_record, memory_to_record
 from aria_mem.errors import ValidationError
 from aria_mem.ports import MemoryRepository, Store
 from aria_mem.private import NotARegularFileError, open_regular

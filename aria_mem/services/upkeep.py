@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+from aria_mem.domain.hygiene import RetirementRule, ReviewItem, ReviewKind, stale
 from aria_mem.domain.records import DaemonState, DimensionCheck, PassReport, SweepReport
 from aria_mem.errors import ServiceError
 from aria_mem.ports import DaemonStart, Embedder, Store, VectorIndex
@@ -15,12 +17,28 @@ from aria_mem.services.reconciler import Reconciler
 log = logging.getLogger(__name__)
 
 
+RETIREMENT_BATCH = 200
+"""Stale memories looked at per pass: a first pass over years of memories stays short."""
+
+
 class Upkeep:
-    def __init__(self, store: Store, index: VectorIndex, embedder: Embedder) -> None:
+    def __init__(
+        self,
+        store: Store,
+        index: VectorIndex,
+        embedder: Embedder,
+        *,
+        retire: str = "propose",
+        retirement: RetirementRule = RetirementRule(),
+    ) -> None:
+        """``retire``: what a pass does with stale memories: "propose" them for review,
+        "apply" (archive them, reversible), or "off"."""
         self._store = store
         self._index = index
         self._embedder = embedder
         self._reconciler = Reconciler(store.queue, index, embedder)
+        self._retire = retire
+        self._retirement = retirement
 
     @property
     def model(self) -> str:
@@ -55,8 +73,43 @@ class Upkeep:
         self._store.daemon.daemon_heartbeat(last_sweep=report)
         return report
 
+    def retire_stale(self, now: datetime) -> tuple[int, int]:
+        """Stale memories (``domain.hygiene.stale``) archived or proposed for review: how
+        many of each. Never a delete; a proposal a person rejected is not made again."""
+        if self._retire == "off":
+            return 0, 0
+        hygiene = self._store.hygiene
+        retired = proposed = 0
+        older = now - self._retirement.older_than
+        for memory in hygiene.retirement_candidates(older, RETIREMENT_BATCH):
+            why = stale(memory, now, self._retirement)
+            if why is None:
+                continue
+            if self._retire == "apply":
+                hygiene.retire(memory.id, why)
+                retired += 1
+                continue
+            item = ReviewItem(
+                uuid.uuid4(),
+                memory.user_id,
+                memory.companion_id,
+                ReviewKind.RETIRE,
+                memory.id,
+                None,
+                why,
+                now,
+            )
+            proposed += hygiene.propose(item)
+        return retired, proposed
+
     def run_pass(self, should_stop: Callable[[], bool]) -> PassReport:
+        try:
+            retired, proposed = self.retire_stale(datetime.now(UTC))
+        except ServiceError as exc:
+            log.warning("hygiene pass skipped: %s", exc)
+            retired = proposed = 0
         report = self._reconciler.run_pass(should_stop)
+        report.retired, report.retirements_proposed = retired, proposed
         report.at = datetime.now(UTC).isoformat()
         self._store.daemon.daemon_heartbeat(last_pass=report)
         return report

@@ -8,16 +8,18 @@ it; nothing is lost.
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from aria_mem.domain import validation
+from aria_mem.domain.hygiene import more_informative
 from aria_mem.domain.models import IndexState, Memory, NewMemory
 from aria_mem.domain.payload import memory_entry
 from aria_mem.domain.records import MemoryChanges
 from aria_mem.domain.usability import is_usable
 from aria_mem.errors import ServiceError, ValidationError
-from aria_mem.ports import MemoryRepository, Relationships
+from aria_mem.ports import ChatModel, Hygiene, MemoryRepository, Relationships
+from aria_mem.services.curator import Curator, Decision
 from aria_mem.services.indexer import Indexer
 
 
@@ -28,16 +30,39 @@ class WriteResult:
     indexed: bool = False
     problem: str | None = None
     """Why the index could not be updated now (the memory is saved and stays pending)."""
+    merged: bool = False
+    """The new memory said what ``memory`` already said: merged into it, not stored twice."""
+    superseded: Memory | None = None
+    """The memory this one replaced (kept, never retrieved; ``history`` shows it)."""
+    review: int = 0
+    """Likely conflicts with known memories queued for a person (`aria-mem review`)."""
+    note: str = ""
+    """Why it was merged or superseded, or why it was not compared with known memories."""
 
 
 class MemoryWriter:
     def __init__(
-        self, memories: MemoryRepository, relationships: Relationships, indexer: Indexer | None
+        self,
+        memories: MemoryRepository,
+        relationships: Relationships,
+        indexer: Indexer | None,
+        *,
+        hygiene: Hygiene | None = None,
+        curator: Curator | None = None,
     ) -> None:
-        """``indexer`` may be None to save without touching the index (e.g. bulk work)."""
+        """``indexer`` may be None to save without touching the index (e.g. bulk work);
+        without ``curator`` nothing is merged or judged, without ``hygiene`` nothing can be
+        superseded."""
         self._memories = memories
         self._relationships = relationships
         self._indexer = indexer
+        self._hygiene = hygiene
+        self._curator = curator
+
+    def sync(self, memory: Memory) -> WriteResult:
+        """Bring the index in line with a memory changed elsewhere (its vector goes when it
+        may no longer be used)."""
+        return self._sync(memory, False)
 
     def _sync(self, memory: Memory, created: bool = True) -> WriteResult:
         if self._indexer is None:
@@ -53,14 +78,107 @@ class MemoryWriter:
             return WriteResult(fresh, created, False, "; ".join(report.errors))
         return WriteResult(fresh, created, usable)
 
-    def remember(self, new: NewMemory) -> WriteResult:
-        outcome = self._memories.save(validation.new_memory(new))
+    def remember(
+        self,
+        new: NewMemory,
+        *,
+        merge: bool = True,
+        replaces: uuid.UUID | None = None,
+        judge: ChatModel | None = None,
+    ) -> WriteResult:
+        """Save a memory. ``replaces``: it supersedes that memory. ``merge``: compared with
+        the pair's nearest memories first: a repeat is merged into the one it repeats; with
+        ``judge`` (a chat model) a change supersedes what it changes; likely conflicts are
+        queued for review. ``merge=False`` stores it as given."""
+        new = validation.new_memory(new)
+        if replaces is not None:
+            return self.replace(replaces, new, "replaced as asked")
+        decision, note = Decision(), ""
+        if merge and self._curator is not None:
+            look = self._curator.look(new)
+            note = look.problem or ""
+            decision = self._curator.decide(new, look, judge)
+            if decision.merge_into is not None:
+                return self._merge(new, decision.merge_into.memory, decision.why)
+        outcome = self._memories.save(new)
         if outcome.created or outcome.memory.index_state is IndexState.PENDING:
-            return self._sync(outcome.memory, outcome.created)
-        return WriteResult(outcome.memory, created=False, indexed=True)
+            result = self._sync(outcome.memory, outcome.created)
+        else:
+            result = WriteResult(outcome.memory, created=False, indexed=True)
+        if not outcome.created:
+            return result
+        if decision.supersedes is not None and self._hygiene is not None:
+            old = self._hygiene.supersede(
+                decision.supersedes.memory.id, outcome.memory.id, decision.why
+            )
+            self._sync(old, False)
+            return replace(result, superseded=old, note=decision.why)
+        queued = 0
+        if decision.proposals and self._curator is not None:
+            queued = self._curator.propose(outcome.memory, decision)
+        return replace(result, review=queued, note=decision.why or note)
+
+    def _merge(self, new: NewMemory, known: Memory, why: str) -> WriteResult:
+        assert self._hygiene is not None
+        wording = more_informative(known.text, new.text)
+        text = None if wording == known.text else wording
+        try:
+            merged = self._hygiene.merge_into(
+                known.id,
+                said=new.text,
+                text=text,
+                importance=new.importance,
+                confidence=new.confidence,
+                detail=why,
+            )
+        except ValidationError:  # the fuller wording is another memory's: keep this one's
+            merged = self._hygiene.merge_into(
+                known.id,
+                said=new.text,
+                text=None,
+                importance=new.importance,
+                confidence=new.confidence,
+                detail=why,
+            )
+        if merged.index_state is IndexState.PENDING:
+            result = self._sync(merged, False)
+        else:
+            result = WriteResult(merged, created=False, indexed=True)
+        return replace(result, merged=True, note=why)
+
+    def replace(self, old_id: uuid.UUID, new: NewMemory, why: str) -> WriteResult:
+        """Store ``new`` and supersede ``old_id`` with it (kept in its history)."""
+        if self._hygiene is None:
+            raise ValidationError("This store cannot supersede memories")
+        outcome = self._memories.save(validation.new_memory(new))
+        if outcome.memory.id == old_id:
+            raise ValidationError(
+                "The new text is what that memory already says — edit it instead, or give "
+                "what changed"
+            )
+        old = self._hygiene.supersede(old_id, outcome.memory.id, why)
+        self._sync(old, False)
+        result = self._sync(outcome.memory, outcome.created)
+        return replace(result, superseded=old, note=why)
+
+    def restore(self, memory_id: uuid.UUID, why: str) -> WriteResult:
+        """A superseded or retired memory is active again (and indexed)."""
+        if self._hygiene is None:
+            raise ValidationError("This store cannot restore memories")
+        return self._sync(self._hygiene.restore(memory_id, why), False)
+
+    def retire(self, memory_id: uuid.UUID, why: str) -> WriteResult:
+        """Archive a stale memory (reversible with ``restore``); its vector goes."""
+        if self._hygiene is None:
+            raise ValidationError("This store cannot retire memories")
+        return self._sync(self._hygiene.retire(memory_id, why), False)
 
     def update(self, memory_id: uuid.UUID, changes: MemoryChanges) -> WriteResult:
         """Apply the changes in one transaction; the memory is indexed again."""
+        if changes.clear_expiry and changes.expires_at is not None:
+            raise ValidationError(
+                "An update either sets a new expiry or clears it, not both — drop one of them"
+            )
         checked = MemoryChanges(
             text=validation.clean_text(changes.text) if changes.text is not None else None,
             importance=_unit("importance", changes.importance),

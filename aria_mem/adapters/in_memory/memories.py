@@ -10,6 +10,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
+from aria_mem.domain.hygiene import EventKind, MemoryEvent, ReviewItem
+from aria_mem.domain.memory_line import EXPORT_FIELDS
 from aria_mem.domain.models import (
     MEMORIES_COLLECTION,
     IndexState,
@@ -29,7 +31,6 @@ from aria_mem.domain.records import (
 )
 from aria_mem.domain.usability import is_usable
 from aria_mem.domain.validation import (
-    EXPORT_FIELDS,
     id_prefix,
     no_memory,
     normalize_text,
@@ -66,6 +67,33 @@ class State:
     deletion_attempts: dict[int, int] = field(default_factory=dict)
     next_deletion: int = 1
     passages: dict[uuid.UUID, Passage] = field(default_factory=dict)
+    events: list[MemoryEvent] = field(default_factory=list)
+    reviews: dict[uuid.UUID, ReviewItem] = field(default_factory=dict)
+
+    def record(
+        self,
+        memory_id: uuid.UUID,
+        kind: EventKind,
+        *,
+        other_id: uuid.UUID | None = None,
+        text: str | None = None,
+        detail: str = "",
+    ) -> None:
+        self.events.append(MemoryEvent(memory_id, kind, now(), other_id, text, detail))
+
+    def drop_memory(self, memory_id: uuid.UUID) -> Memory:
+        """Delete a memory with its history and the review items about it (as PostgreSQL's
+        cascades do), clear what pointed at it, and queue its vector's removal."""
+        memory = self.memory(memory_id)
+        del self.memories[memory_id]
+        self.events = [e for e in self.events if e.memory_id != memory_id]
+        self.reviews = {
+            k: r for k, r in self.reviews.items() if memory_id not in (r.memory_id, r.other_id)
+        }
+        for other in [m for m in self.memories.values() if m.superseded_by == memory_id]:
+            self.memories[other.id] = replace(other, superseded_by=None)
+        self.queue_deletion(MEMORIES_COLLECTION, memory_id)
+        return memory
 
     def stage(self, user_id: str, companion_id: str) -> Stage:
         return self.stages.get((user_id, companion_id), Stage.EARLY)
@@ -177,6 +205,8 @@ class MemMemories:
                         "Another memory of this user and companion already says that — "
                         "edit or forget that one instead"
                     )
+            if changes.text is not None and changes.text != current.text:
+                self._s.record(memory_id, EventKind.EDITED, text=current.text)
             return self._changed(
                 memory_id,
                 **updates,
@@ -190,10 +220,7 @@ class MemMemories:
 
     def delete(self, memory_id: uuid.UUID) -> Memory:
         with self._s.lock:
-            memory = self._s.memory(memory_id)
-            del self._s.memories[memory_id]
-            self._s.queue_deletion(MEMORIES_COLLECTION, memory_id)
-            return memory
+            return self._s.drop_memory(memory_id)
 
     def get(self, memory_id: uuid.UUID) -> Memory:
         with self._s.lock:

@@ -12,7 +12,6 @@ from aria_mem.adapters.in_memory.memories import Passage, State, now, pending_co
 from aria_mem.domain import mentions
 from aria_mem.domain.models import (
     KNOWLEDGE_COLLECTION,
-    MEMORIES_COLLECTION,
     IndexState,
     KnowledgeItem,
 )
@@ -293,8 +292,7 @@ class MemErasure:
         with self._s.lock:
             mine = [mid for mid, m in self._s.memories.items() if m.user_id == user_id]
             for memory_id in mine:
-                del self._s.memories[memory_id]
-                self._s.queue_deletion(MEMORIES_COLLECTION, memory_id)
+                self._s.drop_memory(memory_id)
             conversations, turns = self._conversations.drop_user(user_id)
             stages = [key for key in self._s.stages if key[0] == user_id]
             for key in stages:

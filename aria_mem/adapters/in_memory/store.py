@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
+from aria_mem.adapters.in_memory.hygiene import MemHygiene
 from aria_mem.adapters.in_memory.memories import MemMemories, State, now, pending_count
 from aria_mem.adapters.in_memory.records import (
     MemConversations,
@@ -284,6 +285,7 @@ class InMemoryStore:
         self.conversations = MemConversations(self.state)
         self.daemon = MemDaemonRecords(self.state)
         self.erasure = MemErasure(self.state, self.conversations)
+        self.hygiene = MemHygiene(self.state)
 
     def migrate(self) -> list[str]:
         return []

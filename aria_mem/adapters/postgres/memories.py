@@ -10,6 +10,9 @@ import psycopg
 
 from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database
+from aria_mem.adapters.postgres.hygiene import record_event
+from aria_mem.domain.hygiene import EventKind
+from aria_mem.domain.memory_line import EXPORT_FIELDS
 from aria_mem.domain.models import (
     MEMORIES_COLLECTION,
     Memory,
@@ -20,7 +23,6 @@ from aria_mem.domain.models import (
 from aria_mem.domain.records import ImportResult, MemoryChanges, MemoryCounts, SaveOutcome
 from aria_mem.domain.validation import (
     EARLIEST,
-    EXPORT_FIELDS,
     LATEST,
     no_memory,
     normalize_text,
@@ -105,11 +107,20 @@ class PgMemories:
             return self.get(memory_id)
         sets += ["updated_at = now()", "index_state = 'pending'", "index_attempts = 0"]
         try:
-            return self._update_one(
-                memory_id,
-                f"UPDATE memories SET {', '.join(sets)} WHERE id = %s RETURNING {rows.MEMORY}",
-                params,
-            )
+            with self._db.connection() as conn, conn.transaction():
+                before = conn.execute(
+                    "SELECT text FROM memories WHERE id = %s FOR UPDATE", (memory_id,)
+                ).fetchone()
+                if before is None:
+                    raise no_memory(memory_id)
+                row = conn.execute(
+                    f"UPDATE memories SET {', '.join(sets)} WHERE id = %s RETURNING {rows.MEMORY}",
+                    (*params, memory_id),
+                ).fetchone()
+                assert row is not None
+                if changes.text is not None and changes.text != before["text"]:
+                    record_event(conn, memory_id, EventKind.EDITED, text=before["text"])
+                return rows.memory(row)
         except psycopg.errors.UniqueViolation as exc:
             raise StoreError(
                 "Another memory of this user and companion already says that — "
@@ -131,6 +142,9 @@ class PgMemories:
             ).fetchone()
             if row is None:
                 raise no_memory(memory_id)
+            conn.execute(
+                "UPDATE memories SET superseded_by = NULL WHERE superseded_by = %s", (memory_id,)
+            )
             conn.execute(
                 "INSERT INTO vector_deletions (collection, point_id) VALUES (%s, %s)",
                 (MEMORIES_COLLECTION, memory_id),
@@ -329,4 +343,5 @@ def _import_row(m: Memory) -> tuple[object, ...]:
         m.last_used_at,
         m.last_confirmed_at,
         m.use_count,
+        m.superseded_by,
     )

@@ -117,6 +117,7 @@ def memory_at(values: Sequence[Any], start: int = 0) -> Memory:
         indexed_model,
         index_attempts,
         index_error,
+        superseded_by,
     ) = values[start : start + _MEMORY_WIDTH]
     return Memory(
         id=memory_id,
@@ -141,6 +142,7 @@ def memory_at(values: Sequence[Any], start: int = 0) -> Memory:
         indexed_model=indexed_model,
         index_attempts=index_attempts,
         index_error=index_error,
+        superseded_by=superseded_by,
     )
 
 

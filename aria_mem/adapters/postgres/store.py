@@ -11,6 +11,7 @@ from aria_mem.adapters.postgres.connection import Database
 from aria_mem.adapters.postgres.conversations import PgConversations
 from aria_mem.adapters.postgres.daemon_records import PgDaemonRecords
 from aria_mem.adapters.postgres.erasure import PgErasure
+from aria_mem.adapters.postgres.hygiene import PgHygiene
 from aria_mem.adapters.postgres.knowledge import PgKnowledge
 from aria_mem.adapters.postgres.memories import PgMemories
 from aria_mem.adapters.postgres.queue import PgIndexQueue
@@ -38,6 +39,7 @@ class PostgresStore:
         self.conversations = PgConversations(self.db, self.text_search)
         self.daemon = PgDaemonRecords(self.db)
         self.erasure = PgErasure(self.db)
+        self.hygiene = PgHygiene(self.db)
 
     def migrate(self) -> list[str]:
         """Apply missing migrations; then make the stored words follow the language."""

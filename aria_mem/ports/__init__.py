@@ -10,19 +10,16 @@ import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol
 
 from aria_mem.domain.fusion import LexicalHit
 from aria_mem.domain.models import (
-    Hit,
-    IndexPoint,
     Kind,
     KnowledgeItem,
     Memory,
     MemoryStatus,
     MemoryType,
     NewMemory,
-    SearchScope,
     Stage,
 )
 from aria_mem.domain.records import (
@@ -33,7 +30,6 @@ from aria_mem.domain.records import (
     ErasedUser,
     ImportResult,
     IndexEntry,
-    IndexOwner,
     KnowledgeSource,
     LearnOutcome,
     MemoryChanges,
@@ -45,6 +41,12 @@ from aria_mem.domain.records import (
     StoredTurn,
     SweepReport,
 )
+from aria_mem.ports.engines import ChatModel as ChatModel
+from aria_mem.ports.engines import DocumentReader as DocumentReader
+from aria_mem.ports.engines import Embedder as Embedder
+from aria_mem.ports.engines import SharedIndex as SharedIndex
+from aria_mem.ports.engines import VectorIndex as VectorIndex
+from aria_mem.ports.hygiene import Hygiene as Hygiene
 
 # -- the store, by job ----------------------------------------------------------------------
 
@@ -283,6 +285,8 @@ class Store(Protocol):
     def daemon(self) -> DaemonRecords: ...
     @property
     def erasure(self) -> Erasure: ...
+    @property
+    def hygiene(self) -> Hygiene: ...
 
     def migrate(self) -> list[str]: ...
     def schema_version(self) -> int: ...
@@ -296,103 +300,3 @@ class DaemonLock(Protocol):
     def try_acquire(self) -> bool: ...
     def still_held(self) -> bool: ...
     def release(self) -> None: ...
-
-
-# -- the index and the models ----------------------------------------------------------------
-
-
-class VectorIndex(Protocol):
-    """A disposable copy of the vectors, in named collections."""
-
-    def collection_size(self, collection: str) -> int | None:
-        """The vector size of a collection, or None when it does not exist."""
-        ...
-
-    def ensure_collection(self, collection: str, size: int) -> None: ...
-    def drop_collection(self, collection: str) -> None: ...
-    def upsert(self, collection: str, points: Sequence[IndexPoint]) -> None: ...
-    def delete(self, collection: str, ids: Sequence[uuid.UUID]) -> None: ...
-    def search(
-        self,
-        collection: str,
-        vector: Sequence[float],
-        scope: SearchScope,
-        limit: int,
-        only: Sequence[uuid.UUID] | None = None,
-        *,
-        with_payload: bool = True,
-    ) -> list[Hit]:
-        """The nearest points within ``scope`` (and among ``only``, when given: how the
-        cosine of a lexical-only candidate is looked up). Retrieval asks without the payload
-        (PostgreSQL has the rows): handing 30 payloads to Python cost Edge 0.3-0.4 ms a search."""
-        ...
-
-    def count(self, collection: str) -> int: ...
-    def ids(self, collection: str) -> list[uuid.UUID]: ...
-    def close(self) -> None: ...
-
-
-@runtime_checkable
-class SharedIndex(Protocol):
-    """An index one process owns and serves to the others (the embedded Qdrant Edge)."""
-
-    def owner(self) -> IndexOwner: ...
-
-
-class Embedder(Protocol):
-    """A model that turns texts into vectors."""
-
-    @property
-    def model_name(self) -> str:
-        """The name stored with every vector, e.g. ``ollama/mxbai-embed-large``."""
-        ...
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """Texts to store: memories and knowledge passages."""
-        ...
-
-    def embed_query(self, text: str) -> list[float]:
-        """A search query (models trained for retrieval embed queries differently)."""
-        ...
-
-    def dimension(self) -> int:
-        """The vector size, learned from a test vector."""
-        ...
-
-    def warm_up(self) -> None:
-        """Get ready to embed without delay (an in-process model loads; a server: nothing)."""
-        ...
-
-
-class ChatModel(Protocol):
-    """A chat model that streams its reply."""
-
-    @property
-    def model_name(self) -> str: ...
-
-    def stream(self, messages: Sequence[dict[str, str]]) -> Iterator[str]:
-        """The reply, piece by piece. Closing the iterator stops the generation."""
-        ...
-
-    def complete(
-        self, messages: Sequence[dict[str, str]], *, json_schema: dict[str, Any] | None = None
-    ) -> str:
-        """The whole reply at once; with ``json_schema``, JSON that follows it."""
-        ...
-
-    def context_length(self) -> int | None:
-        """The context window in tokens, when the server says it."""
-        ...
-
-    def check(self) -> None:
-        """Raise ChatModelError now when the model cannot answer (ChatModelMissingError when
-        the server has no such model), so a chat says so before the first message."""
-        ...
-
-
-class DocumentReader(Protocol):
-    """Reads what the companion is asked to learn: a file or a web page."""
-
-    def read(self, location: str) -> tuple[str, str, str]:
-        """(source, title, text)."""
-        ...

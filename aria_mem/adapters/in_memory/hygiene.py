@@ -1,0 +1,165 @@
+"""The in-memory twin of the PostgreSQL store's hygiene part: the same rules, for service
+tests without a database (``tests/test_hygiene.py`` runs them over both)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime
+
+from aria_mem.adapters.in_memory.memories import State, now
+from aria_mem.domain.hygiene import EventKind, MemoryEvent, ReviewItem
+from aria_mem.domain.models import IndexState, Memory, MemoryStatus, MemoryType
+from aria_mem.domain.validation import id_prefix, no_memory, only_match
+from aria_mem.errors import NotFoundError, StoreError, ValidationError
+
+
+class MemHygiene:
+    def __init__(self, state: State) -> None:
+        self._s = state
+
+    def _pending(self, memory: Memory, **changes: object) -> Memory:
+        changed = replace(
+            memory,
+            **changes,  # type: ignore[arg-type]
+            updated_at=now(),
+            index_state=IndexState.PENDING,
+            index_attempts=0,
+        )
+        self._s.memories[memory.id] = changed
+        return changed
+
+    def merge_into(
+        self,
+        memory_id: uuid.UUID,
+        *,
+        said: str,
+        text: str | None,
+        importance: float,
+        confidence: float,
+        detail: str,
+    ) -> Memory:
+        with self._s.lock:
+            current = self._s.memory(memory_id)
+            raised = replace(
+                current,
+                last_confirmed_at=now(),
+                importance=max(current.importance, importance),
+                confidence=max(current.confidence, confidence),
+            )
+            if text is not None:
+                owner = self._s.fact_owner(current.user_id, current.companion_id, text)
+                if owner is not None and owner.id != memory_id:
+                    raise ValidationError("That wording is already another memory")
+                raised = self._pending(raised, text=text)
+            self._s.memories[memory_id] = raised
+            self._s.record(memory_id, EventKind.MERGED, text=said, detail=detail)
+            if text is not None:
+                self._s.record(
+                    memory_id, EventKind.EDITED, text=current.text, detail="a fuller wording"
+                )
+            return raised
+
+    def supersede(self, old_id: uuid.UUID, new_id: uuid.UUID, detail: str) -> Memory:
+        if old_id == new_id:
+            raise ValidationError("A memory cannot supersede itself — name another memory")
+        with self._s.lock:
+            old = self._pending(
+                self._s.memory(old_id), status=MemoryStatus.SUPERSEDED, superseded_by=new_id
+            )
+            self._s.record(old_id, EventKind.SUPERSEDED, other_id=new_id, detail=detail)
+            if new_id in self._s.memories:
+                self._s.record(new_id, EventKind.REPLACES, other_id=old_id, detail=detail)
+            return old
+
+    def restore(self, memory_id: uuid.UUID, detail: str) -> Memory:
+        with self._s.lock:
+            current = self._s.memory(memory_id)
+            if self._s.fact_owner(current.user_id, current.companion_id, current.text) not in (
+                None,
+                current,
+            ):
+                raise StoreError("Another memory already says that")
+            restored = self._pending(current, status=MemoryStatus.ACTIVE, superseded_by=None)
+            self._s.record(memory_id, EventKind.RESTORED, detail=detail)
+            return restored
+
+    def retire(self, memory_id: uuid.UUID, detail: str) -> Memory:
+        with self._s.lock:
+            current = self._s.memory(memory_id)
+            if current.status is not MemoryStatus.ACTIVE:
+                raise no_memory(memory_id)
+            retired = self._pending(current, status=MemoryStatus.ARCHIVED)
+            self._s.record(memory_id, EventKind.RETIRED, detail=detail)
+            return retired
+
+    def keep(self, memory_id: uuid.UUID, detail: str) -> None:
+        with self._s.lock:
+            self._s.memory(memory_id)
+            self._s.record(memory_id, EventKind.KEPT, detail=detail)
+
+    def events(self, memory_ids: Sequence[uuid.UUID]) -> list[MemoryEvent]:
+        wanted = set(memory_ids)
+        with self._s.lock:
+            return [e for e in self._s.events if e.memory_id in wanted]
+
+    def replaced_by(self, memory_id: uuid.UUID) -> list[Memory]:
+        with self._s.lock:
+            found = [m for m in self._s.memories.values() if m.superseded_by == memory_id]
+        return sorted(found, key=lambda m: m.created_at)
+
+    def retirement_candidates(self, older_than: datetime, limit: int) -> list[Memory]:
+        kept = {MemoryType.PROFILE_FACT, MemoryType.BOUNDARY}
+        with self._s.lock:
+            asked = {e.memory_id for e in self._s.events if e.kind is EventKind.KEPT}
+            found = [
+                m
+                for m in self._s.memories.values()
+                if m.status is MemoryStatus.ACTIVE
+                and not m.pinned
+                and m.type not in kept
+                and m.id not in asked
+                and max(t for t in (m.created_at, m.last_used_at, m.last_confirmed_at) if t)
+                < older_than
+            ]
+        return sorted(found, key=lambda m: m.created_at)[:limit]
+
+    def propose(self, item: ReviewItem) -> bool:
+        with self._s.lock:
+            for open_item in self._s.reviews.values():
+                if (open_item.kind, open_item.memory_id, open_item.other_id) == (
+                    item.kind,
+                    item.memory_id,
+                    item.other_id,
+                ):
+                    return False
+            self._s.reviews[item.id] = item
+            return True
+
+    def reviews(self, user_id: str | None, companion_id: str | None) -> list[ReviewItem]:
+        with self._s.lock:
+            found = [
+                r
+                for r in self._s.reviews.values()
+                if (user_id is None or r.user_id == user_id)
+                and (companion_id is None or r.companion_id == companion_id)
+            ]
+        return sorted(found, key=lambda r: (r.created_at, str(r.id)))
+
+    def find_review(self, prefix: str, owner: tuple[str, str] | None) -> ReviewItem:
+        wanted = id_prefix(prefix, "review item", "aria-mem review")
+        with self._s.lock:
+            found = [
+                r
+                for r in self._s.reviews.values()
+                if str(r.id).startswith(wanted)
+                and (owner is None or (r.user_id, r.companion_id) == owner)
+            ]
+        if not found:
+            raise NotFoundError(f"No review item {prefix!r} — `aria-mem review` lists them")
+        return only_match(found, prefix, "review items", "aria-mem review")
+
+    def close_review(self, review_id: uuid.UUID) -> None:
+        with self._s.lock:
+            self._s.reviews.pop(review_id, None)

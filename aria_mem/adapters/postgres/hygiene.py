@@ -1,0 +1,242 @@
+"""Supersession, merges, retirement, history and the review queue in PostgreSQL: each change
+and the event that records it in one transaction."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import psycopg
+
+from aria_mem.adapters.postgres import rows
+from aria_mem.adapters.postgres.connection import Database, Row
+from aria_mem.domain.hygiene import EventKind, MemoryEvent, ReviewItem, ReviewKind
+from aria_mem.domain.models import Memory
+from aria_mem.domain.validation import id_prefix, no_memory, normalize_text, only_match
+from aria_mem.errors import NotFoundError, ValidationError
+
+_PENDING = "updated_at = now(), index_state = 'pending', index_attempts = 0"
+
+
+def _event(
+    conn: psycopg.Connection[Row],
+    memory_id: uuid.UUID,
+    kind: EventKind,
+    *,
+    other_id: uuid.UUID | None = None,
+    text: str | None = None,
+    detail: str = "",
+) -> None:
+    conn.execute(
+        "INSERT INTO memory_events (memory_id, kind, other_id, text, detail)"
+        " VALUES (%s, %s, %s, %s, %s)",
+        (memory_id, kind.value, other_id, text, detail),
+    )
+
+
+def record_event(
+    conn: psycopg.Connection[Row], memory_id: uuid.UUID, kind: EventKind, **more: Any
+) -> None:
+    """For the memories' own writes (an edit keeps the text before)."""
+    _event(conn, memory_id, kind, **more)
+
+
+def _one(conn: psycopg.Connection[Row], sql: str, params: Sequence[Any]) -> Memory:
+    row = conn.execute(f"{sql} RETURNING {rows.MEMORY}", params).fetchone()
+    if row is None:
+        raise no_memory(params[-1])
+    return rows.memory(row)
+
+
+class PgHygiene:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def merge_into(
+        self,
+        memory_id: uuid.UUID,
+        *,
+        said: str,
+        text: str | None,
+        importance: float,
+        confidence: float,
+        detail: str,
+    ) -> Memory:
+        sets = [
+            "last_confirmed_at = now()",
+            "importance = greatest(importance, %s)",
+            "confidence = greatest(confidence, %s)",
+        ]
+        params: list[Any] = [importance, confidence]
+        if text is not None:
+            sets += ["text = %s", "normalized_text = %s", _PENDING]
+            params += [text, normalize_text(text)]
+        with self._db.connection() as conn, conn.transaction():
+            row = conn.execute(
+                "SELECT text FROM memories WHERE id = %s FOR UPDATE", (memory_id,)
+            ).fetchone()
+            if row is None:
+                raise no_memory(memory_id)
+            try:
+                merged = _one(
+                    conn,
+                    f"UPDATE memories SET {', '.join(sets)} WHERE id = %s",
+                    [*params, memory_id],
+                )
+            except psycopg.errors.UniqueViolation:  # the new wording is another memory's
+                raise ValidationError("That wording is already another memory") from None
+            kept = row["text"] if text is not None else None
+            _event(conn, memory_id, EventKind.MERGED, text=said, detail=detail)
+            if kept is not None:
+                _event(conn, memory_id, EventKind.EDITED, text=kept, detail="a fuller wording")
+        return merged
+
+    def supersede(self, old_id: uuid.UUID, new_id: uuid.UUID, detail: str) -> Memory:
+        if old_id == new_id:
+            raise ValidationError("A memory cannot supersede itself — name another memory")
+        with self._db.connection() as conn, conn.transaction():
+            old = _one(
+                conn,
+                "UPDATE memories SET status = 'superseded', superseded_by = %s, "
+                + _PENDING
+                + " WHERE id = %s",
+                [new_id, old_id],
+            )
+            _event(conn, old_id, EventKind.SUPERSEDED, other_id=new_id, detail=detail)
+            _event(conn, new_id, EventKind.REPLACES, other_id=old_id, detail=detail)
+        return old
+
+    def restore(self, memory_id: uuid.UUID, detail: str) -> Memory:
+        with self._db.connection() as conn, conn.transaction():
+            restored = _one(
+                conn,
+                "UPDATE memories SET status = 'active', superseded_by = NULL, "
+                + _PENDING
+                + " WHERE id = %s",
+                [memory_id],
+            )
+            _event(conn, memory_id, EventKind.RESTORED, detail=detail)
+        return restored
+
+    def retire(self, memory_id: uuid.UUID, detail: str) -> Memory:
+        with self._db.connection() as conn, conn.transaction():
+            retired = _one(
+                conn,
+                f"UPDATE memories SET status = 'archived', {_PENDING}"
+                " WHERE id = %s AND status = 'active'",
+                [memory_id],
+            )
+            _event(conn, memory_id, EventKind.RETIRED, detail=detail)
+        return retired
+
+    def keep(self, memory_id: uuid.UUID, detail: str) -> None:
+        with self._db.connection() as conn:
+            _event(conn, memory_id, EventKind.KEPT, detail=detail)
+
+    def events(self, memory_ids: Sequence[uuid.UUID]) -> list[MemoryEvent]:
+        with self._db.connection() as conn:
+            found = conn.execute(
+                "SELECT memory_id, kind, at, other_id, text, detail FROM memory_events"
+                " WHERE memory_id = ANY(%s) ORDER BY at, id",
+                (list(memory_ids),),
+            ).fetchall()
+        return [
+            MemoryEvent(
+                r["memory_id"],
+                EventKind(r["kind"]),
+                r["at"],
+                r["other_id"],
+                r["text"],
+                r["detail"],
+            )
+            for r in found
+        ]
+
+    def replaced_by(self, memory_id: uuid.UUID) -> list[Memory]:
+        with self._db.connection() as conn:
+            found = conn.execute(
+                f"SELECT {rows.MEMORY} FROM memories WHERE superseded_by = %s ORDER BY created_at",
+                (memory_id,),
+            ).fetchall()
+        return [rows.memory(r) for r in found]
+
+    def retirement_candidates(self, older_than: datetime, limit: int) -> list[Memory]:
+        with self._db.connection() as conn:
+            found = conn.execute(
+                f"SELECT {rows.MEMORY} FROM memories"
+                " WHERE status = 'active' AND NOT pinned"
+                " AND type NOT IN ('ProfileFact', 'Boundary')"
+                " AND NOT EXISTS (SELECT 1 FROM memory_events e"
+                "                 WHERE e.memory_id = memories.id AND e.kind = 'kept')"
+                " AND greatest(created_at, coalesce(last_used_at, created_at),"
+                "              coalesce(last_confirmed_at, created_at)) < %s"
+                " ORDER BY created_at LIMIT %s",
+                (older_than, limit),
+            ).fetchall()
+        return [rows.memory(r) for r in found]
+
+    # -- the review queue -----------------------------------------------------------------
+
+    def propose(self, item: ReviewItem) -> bool:
+        with self._db.connection() as conn:
+            done = conn.execute(
+                "INSERT INTO review_items (id, user_id, companion_id, kind, memory_id,"
+                " other_id, reason, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+                " ON CONFLICT DO NOTHING",
+                (
+                    item.id,
+                    item.user_id,
+                    item.companion_id,
+                    item.kind.value,
+                    item.memory_id,
+                    item.other_id,
+                    item.reason,
+                    item.created_at,
+                ),
+            )
+            return done.rowcount == 1
+
+    def reviews(self, user_id: str | None, companion_id: str | None) -> list[ReviewItem]:
+        with self._db.connection() as conn:
+            found = conn.execute(
+                "SELECT * FROM review_items WHERE (%(u)s::text IS NULL OR user_id = %(u)s)"
+                " AND (%(c)s::text IS NULL OR companion_id = %(c)s) ORDER BY created_at, id",
+                {"u": user_id, "c": companion_id},
+            ).fetchall()
+        return [_review(r) for r in found]
+
+    def find_review(self, prefix: str, owner: tuple[str, str] | None) -> ReviewItem:
+        wanted = id_prefix(prefix, "review item", "aria-mem review")
+        with self._db.connection() as conn:
+            found = conn.execute(
+                "SELECT * FROM review_items WHERE id::text LIKE %s"
+                " AND (%s::text IS NULL OR (user_id = %s AND companion_id = %s)) LIMIT 2",
+                (
+                    wanted + "%",
+                    owner[0] if owner else None,
+                    owner[0] if owner else None,
+                    owner[1] if owner else None,
+                ),
+            ).fetchall()
+        if not found:
+            raise NotFoundError(f"No review item {prefix!r} — `aria-mem review` lists them")
+        return _review(only_match(found, prefix, "review items", "aria-mem review"))
+
+    def close_review(self, review_id: uuid.UUID) -> None:
+        with self._db.connection() as conn:
+            conn.execute("DELETE FROM review_items WHERE id = %s", (review_id,))
+
+
+def _review(r: Row) -> ReviewItem:
+    return ReviewItem(
+        r["id"],
+        r["user_id"],
+        r["companion_id"],
+        ReviewKind(r["kind"]),
+        r["memory_id"],
+        r["other_id"],
+        r["reason"],
+        r["created_at"],
+    )

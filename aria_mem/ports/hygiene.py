@@ -1,0 +1,64 @@
+"""The store's part for memory over months (``domain.hygiene`` has the rules)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Protocol
+
+from aria_mem.domain.hygiene import MemoryEvent, ReviewItem
+from aria_mem.domain.models import Memory
+
+
+class Hygiene(Protocol):
+    """Supersession, merges, retirement, each memory's history and the review queue. Every
+    change is one transaction with the event it records."""
+
+    def merge_into(
+        self,
+        memory_id: uuid.UUID,
+        *,
+        said: str,
+        text: str | None,
+        importance: float,
+        confidence: float,
+        detail: str,
+    ) -> Memory:
+        """A repeat (``said``) merged into the memory: confirmed now, importance and
+        confidence raised to these, its text replaced by ``text`` when given (then pending)."""
+        ...
+
+    def supersede(self, old_id: uuid.UUID, new_id: uuid.UUID, detail: str) -> Memory:
+        """``old_id`` is replaced by ``new_id``: superseded, never retrieved; returns it."""
+        ...
+
+    def restore(self, memory_id: uuid.UUID, detail: str) -> Memory:
+        """A superseded or retired memory is active again (pending, to be indexed)."""
+        ...
+
+    def retire(self, memory_id: uuid.UUID, detail: str) -> Memory: ...
+    def keep(self, memory_id: uuid.UUID, detail: str) -> None:
+        """A person chose to keep it: it is not proposed for retirement again."""
+        ...
+
+    def events(self, memory_ids: Sequence[uuid.UUID]) -> list[MemoryEvent]:
+        """Oldest first."""
+        ...
+
+    def replaced_by(self, memory_id: uuid.UUID) -> list[Memory]:
+        """The memories ``memory_id`` superseded (or that were merged into it)."""
+        ...
+
+    def retirement_candidates(self, older_than: datetime, limit: int) -> list[Memory]:
+        """Active, unpinned memories nobody created, confirmed or used since ``older_than``
+        (the rule in ``domain.hygiene.stale`` decides)."""
+        ...
+
+    def propose(self, item: ReviewItem) -> bool:
+        """Queue it for a person; False when the same question is already open."""
+        ...
+
+    def reviews(self, user_id: str | None, companion_id: str | None) -> list[ReviewItem]: ...
+    def find_review(self, prefix: str, owner: tuple[str, str] | None) -> ReviewItem: ...
+    def close_review(self, review_id: uuid.UUID) -> None: ...

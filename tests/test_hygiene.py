@@ -1,0 +1,318 @@
+"""Memory over months on the real stores (PostgreSQL and the in-memory twin), a real Edge index
+and the ollama client against a fake server: repeats merged, opposites kept apart, changed
+facts superseded (by hand and by a scripted chat model's judgement), history, restore,
+retirement and its undo, the review queue, export and import, and forget taking the history."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from aria_mem.adapters.chat.ollama import OllamaChat
+from aria_mem.adapters.embedders.ollama import OllamaEmbedder
+from aria_mem.adapters.qdrant_edge import EdgeIndex
+from aria_mem.domain.hygiene import EventKind, HygieneRule, RetirementRule, ReviewKind
+from aria_mem.domain.memory_line import memory_from_record, memory_to_record
+from aria_mem.domain.models import (
+    MEMORIES_COLLECTION,
+    DropReason,
+    IndexPoint,
+    MemoryStatus,
+    MemoryType,
+    NewMemory,
+    SearchScope,
+)
+from aria_mem.domain.payload import memory_payload
+from aria_mem.domain.records import MemoryChanges
+from aria_mem.ports import Store
+from aria_mem.services.curator import Curator
+from aria_mem.services.indexer import Indexer
+from aria_mem.services.retriever import Retriever
+from aria_mem.services.review import Review, history
+from aria_mem.services.upkeep import Upkeep
+from aria_mem.services.writer import MemoryWriter
+from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
+
+AXES = {
+    "tea": 0,
+    "coffee": 1,
+    "sister": 2,
+    "pottery": 3,
+    "ceramics": 3,
+    "berlin": 4,
+    "lisbon": 4,
+    "lives": 4,
+    "moved": 4,
+    "sandwich": 5,
+    "violin": 6,
+}
+
+
+def meaning(text: str, dim: int) -> list[float]:
+    """Words name axes (synonyms share one); the rest only a faint common axis. Exact, so
+    each test knows which memories are near: a model's job, made predictable."""
+    vector = [0.0] * dim
+    vector[7] = 0.05
+    for word in re.findall(r"[a-z]+", text.lower()):
+        if word in AXES:
+            vector[AXES[word]] += 1.0
+    norm = sum(v * v for v in vector) ** 0.5
+    return [v / norm for v in vector]
+
+
+MODEL = "mxbai-embed-large"
+SCOPE = SearchScope("u1", "aria", f"ollama/{MODEL}")
+RULE = HygieneRule(merge_similarity=0.9, conflict_similarity=0.75)
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOllama]:
+    with FakeOllama(FakeOllamaState(dim=16, embed=meaning)) as fake:
+        yield fake
+
+
+@pytest.fixture
+def index(tmp_path: Path) -> Iterator[EdgeIndex]:
+    built = EdgeIndex(tmp_path / "index")
+    yield built
+    built.close()
+
+
+@pytest.fixture
+def writer(any_store: Store, index: EdgeIndex, server: FakeOllama) -> MemoryWriter:
+    embedder = OllamaEmbedder(MODEL, host=server.url, timeout=5)
+    store = any_store
+    curator = Curator(store.memories, store.hygiene, index, embedder, RULE)
+    indexer = Indexer(store.queue, index, embedder)
+    return MemoryWriter(
+        store.memories, store.relationships, indexer, hygiene=store.hygiene, curator=curator
+    )
+
+
+def _new(text: str, memory_type: MemoryType = MemoryType.PREFERENCE, **kw: object) -> NewMemory:
+    return NewMemory(user_id="u1", companion_id="aria", text=text, type=memory_type, **kw)  # type: ignore[arg-type]
+
+
+def _active(store: Store) -> list[str]:
+    listed = store.memories.list_memories(
+        user_id="u1", companion_id="aria", status=MemoryStatus.ACTIVE
+    )
+    return sorted(m.text for m in listed)
+
+
+def _in_index(index: EdgeIndex, memory_id: uuid.UUID) -> bool:
+    hits = index.search(MEMORIES_COLLECTION, meaning("x", 16), SCOPE, 50, [memory_id])
+    return bool(hits)
+
+
+def test_a_repeat_in_other_words_is_merged_into_the_memory_it_repeats(
+    any_store: Store, writer: MemoryWriter
+) -> None:
+    first = writer.remember(_new("The user's sister loves pottery.", importance=0.4))
+    again = writer.remember(
+        _new("The user's sister is really into ceramics and pottery classes.", importance=0.8)
+    )
+    assert again.merged and not again.created and again.memory.id == first.memory.id
+    assert _active(any_store) == ["The user's sister is really into ceramics and pottery classes."]
+    kept = any_store.memories.get(first.memory.id)
+    assert kept.importance == pytest.approx(0.8) and kept.last_confirmed_at is not None
+    events = history(any_store.memories, any_store.hygiene, kept).events
+    assert [e.kind for e in events] == [EventKind.MERGED, EventKind.EDITED]
+    assert events[1].text == "The user's sister loves pottery."  # the wording before
+    assert again.indexed  # the fuller wording was embedded again
+
+
+def test_opposites_are_never_merged_and_a_likely_conflict_waits_for_review(
+    any_store: Store, writer: MemoryWriter
+) -> None:
+    likes = writer.remember(_new("The user likes tea."))
+    dislikes = writer.remember(_new("The user dislikes tea."))
+    assert dislikes.created and not dislikes.merged and dislikes.review == 1
+    assert _active(any_store) == ["The user dislikes tea.", "The user likes tea."]
+    [item] = any_store.hygiene.reviews("u1", "aria")
+    assert item.kind is ReviewKind.CONFLICT and item.memory_id == likes.memory.id
+    assert item.other_id == dislikes.memory.id and "likes what the other dislikes" in item.reason
+    as_given = writer.remember(_new("The user is into ceramics, like the user's sister."))
+    merged_off = writer.remember(_new("The user's sister: ceramics."), merge=False)
+    assert as_given.created and merged_off.created and not merged_off.merged
+
+
+def test_a_change_supersedes_by_hand_and_the_history_shows_the_chain(
+    any_store: Store, writer: MemoryWriter, index: EdgeIndex
+) -> None:
+    berlin = writer.remember(_new("The user lives in Berlin.", MemoryType.PROFILE_FACT))
+    lisbon = writer.remember(
+        _new("The user moved to Lisbon.", MemoryType.PROFILE_FACT), replaces=berlin.memory.id
+    )
+    assert lisbon.superseded is not None and lisbon.superseded.id == berlin.memory.id
+    old = any_store.memories.get(berlin.memory.id)
+    assert old.status is MemoryStatus.SUPERSEDED and old.superseded_by == lisbon.memory.id
+    assert old.text == "The user lives in Berlin." and not _in_index(index, old.id)
+    chain = history(any_store.memories, any_store.hygiene, old)
+    assert [m.id for m in chain.chain] == [berlin.memory.id, lisbon.memory.id]
+    assert {e.kind for e in chain.events} == {EventKind.SUPERSEDED, EventKind.REPLACES}
+
+    back = writer.restore(old.id, "restored as asked")
+    assert back.memory.status is MemoryStatus.ACTIVE and back.memory.superseded_by is None
+    assert back.indexed and _in_index(index, old.id)
+
+
+def test_a_chat_models_judgement_supersedes_what_changed(
+    any_store: Store, writer: MemoryWriter, server: FakeOllama
+) -> None:
+    berlin = writer.remember(_new("The user lives in Berlin.", MemoryType.PROFILE_FACT))
+    server.state.structured_reply = json.dumps(
+        {"verdict": "updates", "memory": 1, "reason": "the user moved"}
+    )
+    judge = OllamaChat("llama3.2", host=server.url, timeout=5)
+    moved = writer.remember(_new("The user moved to Lisbon.", MemoryType.PROFILE_FACT), judge=judge)
+    assert moved.superseded is not None and moved.superseded.id == berlin.memory.id
+    assert "judged updates: the user moved" in moved.note
+    asked = server.state.chat_requests[-1]["messages"][-1]["content"]
+    assert "The user moved to Lisbon." in asked and "The user lives in Berlin." in asked
+    assert _active(any_store) == ["The user moved to Lisbon."]
+
+    server.state.structured_reply = "not json"  # a malformed answer: stored as given
+    kept = writer.remember(
+        _new("The user lives in Lisbon now.", MemoryType.PROFILE_FACT), judge=judge
+    )
+    assert kept.created and kept.superseded is None
+
+
+def test_without_a_judgement_nothing_is_superseded_silently(
+    any_store: Store, writer: MemoryWriter
+) -> None:
+    writer.remember(_new("The user lives in Berlin.", MemoryType.PROFILE_FACT))
+    moved = writer.remember(_new("The user moved to Lisbon.", MemoryType.PROFILE_FACT))
+    assert moved.superseded is None and moved.review == 1
+    assert len(_active(any_store)) == 2
+    [item] = any_store.hygiene.reviews("u1", "aria")
+    assert "different people or places" in item.reason
+
+
+def test_review_accept_supersedes_and_reject_keeps_both(
+    any_store: Store, writer: MemoryWriter
+) -> None:
+    berlin = writer.remember(_new("The user lives in Berlin.", MemoryType.PROFILE_FACT))
+    lisbon = writer.remember(_new("The user moved to Lisbon.", MemoryType.PROFILE_FACT))
+    review = Review(any_store.memories, any_store.hygiene, writer)
+    [item] = any_store.hygiene.reviews("u1", "aria")
+    review.accept(item)
+    assert any_store.memories.get(berlin.memory.id).superseded_by == lisbon.memory.id
+    assert any_store.hygiene.reviews(None, None) == []
+
+    writer.remember(_new("The user likes tea."))
+    writer.remember(_new("The user dislikes tea."))
+    [item] = any_store.hygiene.reviews("u1", "aria")
+    assert not review.reject(item).accepted
+    assert "The user likes tea." in _active(any_store) and "The user dislikes tea." in _active(
+        any_store
+    )
+    assert any_store.hygiene.reviews("u1", "aria") == []
+
+
+def test_an_edit_keeps_the_old_text_and_forget_takes_the_history(
+    any_store: Store, writer: MemoryWriter
+) -> None:
+    made = writer.remember(_new("The user plays violin."))
+    writer.update(made.memory.id, MemoryChanges(text="The user plays violin in a quartet."))
+    events = any_store.hygiene.events([made.memory.id])
+    assert [(e.kind, e.text) for e in events] == [(EventKind.EDITED, "The user plays violin.")]
+    newer = writer.remember(_new("The user plays viola now."), replaces=made.memory.id)
+    writer.forget(made.memory.id)
+    assert any_store.hygiene.events([made.memory.id]) == []
+    assert [e.kind for e in any_store.hygiene.events([newer.memory.id])] == [EventKind.REPLACES]
+    writer.forget(newer.memory.id)
+    assert any_store.hygiene.events([newer.memory.id]) == []
+
+
+def _old(store: Store, text: str, days: int, **fields: object) -> uuid.UUID:
+    """A memory said ``days`` ago (through import, which keeps the dates it is given)."""
+    at = (datetime.now(UTC) - timedelta(days=days)).isoformat()
+    record = memory_to_record(store.memories.save(_new(text)).memory)
+    store.memories.delete(uuid.UUID(record["id"]))
+    record.update(id=str(uuid.uuid4()), created_at=at, updated_at=at, **fields)
+    store.memories.import_memories([memory_from_record(record)])
+    return uuid.UUID(record["id"])
+
+
+def test_stale_memories_are_proposed_or_retired_and_retirement_is_undone(
+    any_store: Store, index: EdgeIndex, server: FakeOllama, writer: MemoryWriter
+) -> None:
+    embedder = OllamaEmbedder(MODEL, host=server.url, timeout=5)
+    stale = _old(any_store, "The user had a sandwich for lunch.", 400, importance=0.1)
+    _old(any_store, "The user is vegetarian.", 400, importance=0.1, type="ProfileFact")
+    _old(any_store, "The user had soup.", 400, importance=0.1, pinned=True)
+    _old(any_store, "The user is learning the violin.", 400, importance=0.9)
+    _old(any_store, "The user had toast.", 20, importance=0.1)
+    rule = RetirementRule(older_than=timedelta(days=180))
+    proposing = Upkeep(any_store, index, embedder, retire="propose", retirement=rule)
+    assert proposing.retire_stale(datetime.now(UTC)) == (0, 1)
+    assert proposing.retire_stale(datetime.now(UTC)) == (0, 0)  # asked once
+    [item] = any_store.hygiene.reviews("u1", "aria")
+    assert item.kind is ReviewKind.RETIRE and item.memory_id == stale
+    assert "never used" in item.reason
+    Review(any_store.memories, any_store.hygiene, writer).reject(item)
+    assert proposing.retire_stale(datetime.now(UTC)) == (0, 0)  # kept: not asked again
+
+    other = _old(any_store, "The user had a sandwich at the station.", 400, importance=0.2)
+    applying = Upkeep(any_store, index, embedder, retire="apply", retirement=rule)
+    assert applying.retire_stale(datetime.now(UTC)) == (1, 0)
+    assert any_store.memories.get(other).status is MemoryStatus.ARCHIVED
+    report = applying.run_pass(lambda: False)
+    assert report.retired == 0 and report.retirements_proposed == 0
+    back = writer.restore(other, "brought back")
+    assert back.memory.status is MemoryStatus.ACTIVE
+    kinds = [e.kind for e in any_store.hygiene.events([other])]
+    assert kinds == [EventKind.RETIRED, EventKind.RESTORED]
+
+
+def test_a_superseded_memory_is_never_retrieved_even_with_a_stale_vector(
+    any_store: Store, writer: MemoryWriter, index: EdgeIndex, server: FakeOllama
+) -> None:
+    berlin = writer.remember(_new("The user lives in Berlin.", MemoryType.PROFILE_FACT))
+    writer.remember(
+        _new("The user moved to Lisbon.", MemoryType.PROFILE_FACT), replaces=berlin.memory.id
+    )
+    old = any_store.memories.get(berlin.memory.id)
+    index.upsert(  # a vector a crash left behind
+        MEMORIES_COLLECTION,
+        [IndexPoint(old.id, meaning(old.text, 16), memory_payload(old, SCOPE.embedding_model))],
+    )
+    embedder = OllamaEmbedder(MODEL, host=server.url, timeout=5)
+    retriever = Retriever(any_store.reads, index, embedder, timeout=5, min_similarity=0.1)
+    try:
+        found = retriever.retrieve("u1", "aria", "where does the user live? berlin")
+    finally:
+        retriever.close()
+    texts = [r.memory.text for r in found.chosen]
+    assert "The user lives in Berlin." not in texts and "The user moved to Lisbon." in texts
+    assert "The user lives in Berlin." not in found.prompt
+    reasons = {d.memory_id: d.reason for d in found.dropped}
+    if old.id in reasons:  # the index may rank it out before PostgreSQL sees it
+        assert reasons[old.id] in (DropReason.SUPERSEDED, DropReason.ARCHIVED)
+
+
+def test_export_and_import_carry_the_supersession(any_store: Store, writer: MemoryWriter) -> None:
+    berlin = writer.remember(_new("The user lives in Berlin.", MemoryType.PROFILE_FACT))
+    lisbon = writer.remember(
+        _new("The user moved to Lisbon.", MemoryType.PROFILE_FACT), replaces=berlin.memory.id
+    )
+    lines = io.StringIO()
+    for memory in any_store.memories.iter_all():
+        lines.write(json.dumps(memory_to_record(memory)) + "\n")
+    records = [json.loads(line) for line in lines.getvalue().splitlines()]
+    old = next(r for r in records if r["id"] == str(berlin.memory.id))
+    assert old["status"] == "superseded" and old["superseded_by"] == str(lisbon.memory.id)
+    for memory_id in (berlin.memory.id, lisbon.memory.id):
+        any_store.memories.delete(memory_id)
+    any_store.memories.import_memories([memory_from_record(r) for r in records])
+    back = any_store.memories.get(berlin.memory.id)
+    assert back.status is MemoryStatus.SUPERSEDED and back.superseded_by == lisbon.memory.id
