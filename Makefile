@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test demo bench bench-quality lint all clean
+.PHONY: install test demo bench bench-quality bench-hygiene lint all clean
 
 install: $(STAMP)
 
@@ -34,6 +34,7 @@ bench: install
 	$(BIN)/python scripts/bench_reindex.py
 	$(BIN)/python scripts/bench_chat.py
 	$(BIN)/python scripts/bench_quality.py
+	$(BIN)/python scripts/bench_hygiene.py
 	$(BIN)/python scripts/bench_startup.py
 
 # Retrieval quality alone: hit@5, hit@10 and recall@10 for plain cosine, word search alone,
@@ -53,3 +54,7 @@ all: lint test
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .demo
+
+# Memory over months: repeats merged, changed facts superseded, the old value in prompts.
+bench-hygiene: install
+	$(BIN)/python scripts/bench_hygiene.py

@@ -23,7 +23,8 @@ on the last four (held out); both are printed.
 Counts: repeats absorbed (a wording merged into a memory of its own group) against the most
 that could be; false merges (merged into another fact's memory); look-alike pairs that ended
 as one memory; changed facts whose earlier steps were superseded by a later one; review items
-(and how many are real changes). Questions: after the last memory, each question about a
+(and how many are right to ask: the two memories are one fact said again, or one fact
+that changed). Questions: after the last memory, each question about a
 changed fact is asked as a message (relationship "established"); "old value" is the share
 whose prompt holds an obsolete step's text, "current" the share that holds the current one.
 """
@@ -91,7 +92,7 @@ class Tally:
             "look-alikes joined": f"{self.look_alikes_joined}/{self.look_alikes}",
             "changes superseded": f"{self.changes_superseded}/{self.changes}",
             "wrong supersessions": self.wrong_supersessions,
-            "review items (real changes)": f"{self.review_items} ({self.review_true})",
+            "review items (right to ask)": f"{self.review_items} ({self.review_true})",
             "questions: old value in prompt": f"{100 * self.old_in_prompt / n:.1f}%",
             "questions: current value in prompt": f"{100 * self.current_in_prompt / n:.1f}%",
         }
@@ -191,8 +192,8 @@ def run_person(mem: AriaMem, timeline: Timeline, mode: str) -> Tally:
     for item in items:
         first = key_of.get(item.memory_id, [])
         second = key_of.get(item.other_id, []) if item.other_id else []
-        chains = {s.chain for s in first if s.chain} & {s.chain for s in second if s.chain}
-        tally.review_true += bool(chains)
+        facts = {s.chain or s.group for s in first} & {s.chain or s.group for s in second}
+        tally.review_true += bool(facts - {""})
     mem.relationship.set_stage(Stage.ESTABLISHED, user=user, companion=COMPANION)
     by_key = {s.key: s for s in timeline.said}
     for question in timeline.questions:
@@ -206,6 +207,12 @@ def run_person(mem: AriaMem, timeline: Timeline, mode: str) -> Tally:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--json", action="store_true", help="print JSON for scripts")
+    parser.add_argument(
+        "--merge-similarity", type=float, default=0.0, help="0: the model's own bar"
+    )
+    parser.add_argument(
+        "--conflict-similarity", type=float, default=0.0, help="0: the model's own bar"
+    )
     args = parser.parse_args(argv)
     results: dict[str, dict[str, Tally]] = {
         m: {"tune": Tally(), "held out": Tally()} for m in MODES
@@ -214,7 +221,11 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["ARIA_MEM_HOME"] = home
         embedder = {"provider": "sentence-transformers", "model": "all-MiniLM-L6-v2"}
         retrieval = {"min_similarity": 0.25, "timeout": 30.0}
-        with AriaMem.open(None, embedder=embedder, retrieval=retrieval) as mem:
+        hygiene = {
+            "merge_similarity": args.merge_similarity,
+            "conflict_similarity": args.conflict_similarity,
+        }
+        with AriaMem.open(None, embedder=embedder, retrieval=retrieval, hygiene=hygiene) as mem:
             for mode in MODES:
                 for timeline in TIMELINES:
                     half = "tune" if timeline.user in TUNE else "held out"

@@ -127,10 +127,7 @@ class Curator:
         return Decision(proposals=proposals)
 
     def _judge(self, model: ChatModel, new: NewMemory, look: Look) -> Decision | None:
-        shown = [n for n in look.neighbours if n.similarity >= self._rule.conflict_similarity]
-        shown = shown[:JUDGED]
-        if not shown:
-            return None
+        shown = look.neighbours[:JUDGED]  # the judge decides, however near they are
         try:
             raw = model.complete(
                 judgement.request(new.text, [n.memory.text for n in shown]),
