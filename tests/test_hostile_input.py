@@ -5,6 +5,7 @@ sequences in memory text, a hung embedder, concurrent first use, concurrent impo
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import socket
@@ -210,26 +211,52 @@ BAD_LINES = {
 
 @pytest.mark.parametrize("case", sorted(BAD_LINES))
 def test_a_bad_import_line_is_named_stores_nothing_and_can_be_skipped(
-    cli: Cli, env: dict[str, str], embedded_dsn: str, tmp_path: Path, case: str
+    env: dict[str, str], embedded_dsn: str, tmp_path: Path, case: str, isolated_env: Path
 ) -> None:
+    """Each bad line through the API the CLI calls (the CLI's own handling of a bad file, its
+    exit code and message, is the test after this one)."""
+    from aria_mem import AriaMem, ValidationError
+    from aria_mem.config import load
+
     line, message = BAD_LINES[case]
     path = tmp_path / "in.jsonl"
     path.write_text(GOOD + "\n" + line + "\n", encoding="utf-8", errors="surrogatepass")
-    refused = cli("import", str(path), env=env)
-    _assert_refused(refused, message)
-    assert "line 2" in refused.stderr or "line 3" in refused.stderr
-    assert _count(embedded_dsn) == 0
+    with AriaMem(load(environ={**os.environ, **env})) as memory:
+        with pytest.raises(ValidationError) as refused:
+            memory.transfer.import_file(path)
+        told = " ".join(str(refused.value).split())
+        assert message in told and ("line 2" in told or "line 3" in told)
+        assert _count(embedded_dsn) == 0
 
+        skipped = memory.transfer.import_file(path, skip_invalid=True)
+        assert skipped.problems and message in " ".join(skipped.problems)
+        assert "The user keeps bees." in {m.text for m in memory.list()}
+        assert _count(embedded_dsn) == (2 if case == "duplicate-id" else 1)
+        # The store is still whole: every call can read it.
+        memory.transfer.export(io.StringIO())
+        assert memory.admin.status().ok
+
+
+def test_a_file_of_bad_lines_is_refused_by_the_cli_line_by_line(
+    cli: Cli, env: dict[str, str], embedded_dsn: str, tmp_path: Path
+) -> None:
+    cases = ("nul-in-text", "bidi-in-user", "json-20000-deep", "use-count-1e30")
+    path = tmp_path / "in.jsonl"
+    lines = [GOOD, *(BAD_LINES[case][0] for case in cases)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8", errors="surrogatepass")
+    refused = cli("import", str(path), env=env)
+    assert refused.code == 2 and "Traceback" not in refused.stderr
+    for number, case in enumerate(cases, start=2):
+        assert f"line {number}" in refused.stderr and BAD_LINES[case][1] in " ".join(
+            refused.stderr.split()
+        )
+    assert _count(embedded_dsn) == 0
     skipped = cli("import", str(path), "--skip-invalid", "--json", env=env)
     assert skipped.code == 0, skipped.stderr
-    summary = json.loads(skipped.stdout)
-    assert summary["invalid_lines"] and message in " ".join(summary["invalid_lines"])
+    assert len(json.loads(skipped.stdout)["invalid_lines"]) == len(cases)
     texts = {m["text"] for m in json.loads(cli("list", "--json", env=env).stdout)}
-    assert "The user keeps bees." in texts
-    assert _count(embedded_dsn) == (2 if case == "duplicate-id" else 1)
-    # The store is still whole: every command can read it.
-    assert cli("export", env=env).code == 0
-    assert cli("status", env=env).code == 0
+    assert texts == {"The user keeps bees."}
+    assert cli("export", env=env).code == 0 and cli("status", env=env).code == 0
 
 
 def test_import_refuses_a_file_that_is_not_a_regular_file(cli: Cli, env: dict[str, str]) -> None:

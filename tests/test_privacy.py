@@ -34,7 +34,7 @@ import pytest
 
 from aria_mem.adapters.index_service import IndexService, lock_held, stop_service
 from aria_mem.adapters.index_sharing import SharedEdgeIndex
-from aria_mem.adapters.postgres import embedded
+from aria_mem.adapters.postgres import embedded, server_account
 from aria_mem.domain.models import SearchScope
 from aria_mem.errors import VectorIndexError
 from tests.conftest import ROOT
@@ -256,7 +256,7 @@ def test_a_second_account_reaches_no_file_no_database_and_no_index(
                 assert _has_acl(path), f"{path} is open to its group ({oct(mode)})"
         socket_info = socket_dir.stat()
         assert stat.S_IMODE(socket_info.st_mode) == 0o700
-        assert socket_info.st_uid == pwd.getpwnam(embedded.ROOT_SERVER_ACCOUNT).pw_uid
+        assert socket_info.st_uid == pwd.getpwnam(server_account.ROOT_SERVER_ACCOUNT).pw_uid
         with psycopg.connect(dsn) as conn:
             assert conn.execute("SHOW listen_addresses").fetchone() == ("",)
 

@@ -30,7 +30,6 @@ import fcntl
 import importlib.util
 import logging
 import os
-import pwd
 import secrets
 import shlex
 import shutil
@@ -44,6 +43,10 @@ from pathlib import Path
 
 from aria_mem.adapters.postgres import posix_acl
 from aria_mem.adapters.postgres.embedded_version import check_major_version
+from aria_mem.adapters.postgres.server_account import (
+    Account,
+    server_account,
+)
 from aria_mem.errors import ConfigError, StoreError
 from aria_mem.private import FILE_MODE, private_dir
 
@@ -51,27 +54,12 @@ log = logging.getLogger(__name__)
 
 DATABASE = "postgres"
 SUPERUSER = "postgres"
-ROOT_SERVER_ACCOUNT = "embedded_postgres"
 SOCKET_PORT = 5432
 """Only names the socket file (``.s.PGSQL.5432``): there is no TCP listener."""
 _MAX_SOCKET_PATH = 100
 """A Unix socket path holds at most 107 bytes on Linux; keep a margin."""
 _START_TIMEOUT_S = 60
 HBA_MARKER = "# aria-mem: local connections with the generated password only"
-
-
-@dataclass(frozen=True)
-class Account:
-    """The operating-system account the server runs as."""
-
-    name: str
-    uid: int
-    gid: int
-
-    @property
-    def is_other(self) -> bool:
-        """True when the server runs as another account than this process (we are root)."""
-        return self.uid != os.geteuid()
 
 
 @dataclass(frozen=True)
@@ -103,24 +91,6 @@ def _bin(name: str) -> str:
 
 
 # -- accounts ---------------------------------------------------------------------------
-
-
-def server_account() -> Account:
-    """This process's account, or the system account the server runs as when we are root."""
-    if os.geteuid() != 0:
-        entry = pwd.getpwuid(os.geteuid())
-        return Account(entry.pw_name, entry.pw_uid, entry.pw_gid)
-    try:
-        entry = pwd.getpwnam(ROOT_SERVER_ACCOUNT)
-    except KeyError:
-        subprocess.run(
-            ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
-             ROOT_SERVER_ACCOUNT],
-            check=True,
-            capture_output=True,
-        )  # fmt: skip
-        entry = pwd.getpwnam(ROOT_SERVER_ACCOUNT)
-    return Account(entry.pw_name, entry.pw_uid, entry.pw_gid)
 
 
 def _give_to(path: Path, account: Account) -> None:
