@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test demo bench bench-quality bench-hygiene lint all clean
+.PHONY: install test demo bench bench-quality bench-hygiene lint all clean screenshot
 
 install: $(STAMP)
 
@@ -18,11 +18,14 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[local,mcp,dev]'
+	$(BIN)/pip install --quiet -e '.[local,mcp,ui,dev]'
 	$(BIN)/python -m compileall -q aria_mem
 	touch $(STAMP)
 
+# The review page's tests drive Debian's chromium through Playwright; without it they are
+# skipped, and this says so first.
 test: install
+	@command -v chromium >/dev/null 2>&1 || echo "No browser found: the review page's browser tests will be skipped (apt install chromium runs them)."
 	$(BIN)/python -m pytest -n auto
 
 demo: install
@@ -58,3 +61,7 @@ clean:
 # Memory over months: repeats merged, changed facts superseded, the old value in prompts.
 bench-hygiene: install
 	$(BIN)/python scripts/bench_hygiene.py
+
+# The README's picture of the review page, taken by its browser test.
+screenshot: install
+	REVIEW_PAGE_SCREENSHOT=docs/review-page.png $(BIN)/python -m pytest -q tests/test_review_page.py -k screenshot

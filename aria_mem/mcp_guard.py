@@ -237,15 +237,19 @@ def client_entry(host: str, port: int, token: str) -> dict[str, object]:
     }
 
 
-def parse_address(address: str, *, allow_remote: bool) -> tuple[str, int]:
-    """HOST:PORT for the HTTP transport; anything but loopback needs ``allow_remote``."""
+def parse_address(
+    address: str, *, allow_remote: bool, flag: str = "--http", free_port: bool = False
+) -> tuple[str, int]:
+    """HOST:PORT for a server on a TCP port (``flag`` names the option it came from);
+    anything but loopback needs ``allow_remote``. ``free_port``: port 0 (any free one) too."""
     host, sep, port_text = address.rpartition(":")
     host = host.strip("[]")
-    if not sep or not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
-        raise UsageError(f"--http takes HOST:PORT, e.g. 127.0.0.1:8765; got {address!r}")
+    lowest = 0 if free_port else 1
+    if not sep or not host or not port_text.isdigit() or not lowest <= int(port_text) < 65536:
+        raise UsageError(f"{flag} takes HOST:PORT, e.g. 127.0.0.1:8765; got {address!r}")
     if not allow_remote and not _is_loopback(host):
         raise UsageError(
-            f"--http {address} would listen beyond this machine; aria-mem serves MCP on "
+            f"{flag} {address} would listen beyond this machine; aria-mem listens on "
             "loopback only (127.0.0.1, ::1, localhost) unless you add --allow-remote"
         )
     return host, int(port_text)

@@ -21,6 +21,7 @@ from aria_mem.adapters.index_service import lock_held, stop_service
 from aria_mem.adapters.postgres import embedded
 from aria_mem.adapters.postgres.store import PostgresStore
 from aria_mem.ports import Store
+from tests.accounts import intruder  # noqa: F401 (a fixture: a second local account)
 from tests.fakes.lmstudio_server import FakeLMStudio
 from tests.fakes.ollama_server import FakeOllama
 

@@ -39,7 +39,7 @@ def test_the_import_contracts_are_kept() -> None:
         (
             "cli/admin.py",
             "from aria_mem.adapters.postgres import embedded",
-            "The CLI, the daemon and the MCP server",
+            "The CLI, the daemon, the MCP server and the review page",
         ),
         ("services/writer.py", "from aria_mem.adapters import documents", "Services use ports"),
         ("domain/query.py", "import httpx", "The domain does no I/O"),

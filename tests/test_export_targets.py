@@ -20,9 +20,9 @@ import pytest
 
 from aria_mem.errors import UsageError
 from aria_mem.private import open_private_output
+from tests.accounts import Intruder
 from tests.conftest import CliResult
 from tests.fakes.ollama_server import FakeOllama
-from tests.test_privacy import Intruder, intruder  # noqa: F401  (the fixture, by name)
 
 Cli = Callable[..., CliResult]
 SECRET = "The user's bank PIN is 4921."
@@ -172,7 +172,7 @@ _PLANT_FILE = """
 def test_what_another_account_plants_in_tmp_is_refused(
     cli: Cli,
     env: dict[str, str],
-    intruder: Intruder,  # noqa: F811  (the fixture imported above)
+    intruder: Intruder,
     shared_tmp: Path,
     tmp_path: Path,
 ) -> None:

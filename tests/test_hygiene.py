@@ -18,7 +18,13 @@ import pytest
 from aria_mem.adapters.chat.ollama import OllamaChat
 from aria_mem.adapters.embedders.ollama import OllamaEmbedder
 from aria_mem.adapters.qdrant_edge import EdgeIndex
-from aria_mem.domain.hygiene import EventKind, HygieneRule, RetirementRule, ReviewKind
+from aria_mem.domain.hygiene import (
+    EventKind,
+    HygieneRule,
+    RetirementRule,
+    ReviewKind,
+    different_content,
+)
 from aria_mem.domain.memory_line import memory_from_record, memory_to_record
 from aria_mem.domain.models import (
     MEMORIES_COLLECTION,
@@ -316,3 +322,23 @@ def test_export_and_import_carry_the_supersession(any_store: Store, writer: Memo
     any_store.memories.import_memories([memory_from_record(r) for r in records])
     back = any_store.memories.get(berlin.memory.id)
     assert back.status is MemoryStatus.SUPERSEDED and back.superseded_by == lisbon.memory.id
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "apart"),
+    [
+        ("The user likes tea.", "The user dislikes tea.", True),
+        ("Sam lives in Berlin near the river.", "Sam lives in Lisbon near the river.", True),
+        ("The user's sister loves pottery.", "The user's brother loves pottery.", True),
+        ("The user has 2 cats.", "The user has 3 cats.", True),
+        (
+            "The user's sister Maya loves pottery.",
+            "Maya, the user's sister, is into pottery.",
+            False,
+        ),
+        ("Sam moved to Berlin.", "Sam lives in Berlin with Tom now.", False),
+    ],
+)
+def test_the_words_keep_different_facts_apart(first: str, second: str, apart: bool) -> None:
+    assert (different_content(first, second) is not None) is apart
+    assert (different_content(second, first) is not None) is apart

@@ -26,7 +26,6 @@ import tempfile
 import textwrap
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
@@ -37,83 +36,13 @@ from aria_mem.adapters.index_sharing import SharedEdgeIndex
 from aria_mem.adapters.postgres import embedded, server_account
 from aria_mem.domain.models import SearchScope
 from aria_mem.errors import VectorIndexError
+from tests.accounts import Intruder
 from tests.conftest import ROOT
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.vectors import embed
 from tests.test_mcp import INITIALIZE, LIST_MEMORIES
 
-INTRUDER = "aria_intruder"
 SCOPE = SearchScope("me", "aria", "ollama/fake")
-
-
-@dataclass(frozen=True)
-class Intruder:
-    name: str
-    uid: int
-    gid: int
-    python: str
-
-    def run(self, code: str, *args: str) -> dict[str, object]:
-        """Run Python ``code`` as the second account; it prints one JSON object."""
-        done = subprocess.run(
-            [self.python, "-c", textwrap.dedent(code), *args],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            user=self.uid,
-            group=self.gid,
-            extra_groups=[],
-            cwd="/",
-            env={"PATH": os.environ.get("PATH", ""), "HOME": "/nonexistent", "PYTHONPATH": ""},
-        )
-        assert done.returncode == 0, done.stderr
-        result: dict[str, object] = json.loads(done.stdout)
-        return result
-
-
-@pytest.fixture(scope="session")
-def intruder() -> Iterator[Intruder]:
-    if not hasattr(os, "geteuid") or os.geteuid() != 0:
-        pytest.skip("creating a second local account needs root; run the suite as root")
-    if shutil.which("useradd") is None:
-        pytest.skip("useradd is not available to create a second local account")
-    created = False
-    try:
-        pwd.getpwnam(INTRUDER)
-    except KeyError:
-        subprocess.run(
-            ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", INTRUDER],
-            check=True,
-            capture_output=True,
-        )
-        created = True
-    entry = pwd.getpwnam(INTRUDER)
-    python = _python_for(entry.pw_uid, entry.pw_gid)
-    yield Intruder(entry.pw_name, entry.pw_uid, entry.pw_gid, python)
-    if created:
-        subprocess.run(["userdel", INTRUDER], check=False, capture_output=True)
-
-
-def _python_for(uid: int, gid: int) -> str:
-    """A Python the second account can run (ours may live in root's home): the system one."""
-    for candidate in ("/usr/bin/python3", "/usr/local/bin/python3", sys.executable):
-        probe = (
-            subprocess.run(
-                [candidate, "-c", "print('ok')"],
-                capture_output=True,
-                text=True,
-                user=uid,
-                group=gid,
-                extra_groups=[],
-                cwd="/",
-                check=False,
-            )
-            if Path(candidate).exists()
-            else None
-        )
-        if probe is not None and probe.stdout.strip() == "ok":
-            return candidate
-    pytest.skip("no Python that a second account may run (needed to play the intruder)")
 
 
 @pytest.fixture

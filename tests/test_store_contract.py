@@ -16,6 +16,7 @@ from aria_mem.domain.models import (
     MEMORIES_COLLECTION,
     IndexState,
     Kind,
+    MemoryOrder,
     MemoryStatus,
     MemoryType,
     NewMemory,
@@ -190,6 +191,37 @@ def test_list_by_type_by_a_piece_of_text_and_newest_first(any_store: Store) -> N
             user_id="u1", companion_id="aria", newest_first=True, limit=1
         )
     ]
+
+
+def test_list_by_pin_hold_and_expiry_sorted_and_paged(any_store: Store) -> None:
+    """What the review page's filters and paging ask of a store, the same on both."""
+    pinned = any_store.memories.save(_new("pinned", pinned=True, importance=0.2)).memory
+    held = any_store.memories.save(_new("held", held_until_stage=Stage.CLOSE, importance=0.9))
+    ends = datetime(2031, 1, 1, tzinfo=UTC)
+    expiring = any_store.memories.save(_new("expiring", expires_at=ends, importance=0.5))
+    plain = any_store.memories.save(_new("plain", importance=0.7)).memory
+
+    def texts(**kw: Any) -> list[str]:
+        return [
+            m.text
+            for m in any_store.memories.list_memories(user_id="u1", companion_id="aria", **kw)
+        ]
+
+    assert texts(pinned=True) == ["pinned"]
+    assert texts(pinned=False) == ["held", "expiring", "plain"]
+    assert texts(held=True) == ["held"] and texts(expiring=True) == ["expiring"]
+    assert texts(held=False, expiring=False) == ["pinned", "plain"]
+    by_importance = ["pinned", "expiring", "plain", "held"]
+    assert texts(order=MemoryOrder.IMPORTANCE) == by_importance
+    assert texts(order=MemoryOrder.IMPORTANCE, newest_first=True) == by_importance[::-1]
+    assert texts(order=MemoryOrder.IMPORTANCE, offset=1, limit=2) == by_importance[1:3]
+    assert texts(offset=4) == []
+    any_store.reads.record_use([plain.id])
+    assert texts(order=MemoryOrder.USES, newest_first=True)[0] == "plain"
+    assert texts(order=MemoryOrder.LAST_USED, newest_first=True)[0] == "plain"
+    assert {held.memory.id, expiring.memory.id, pinned.id} <= {
+        m.id for m in any_store.memories.list_memories(user_id="u1", companion_id="aria")
+    }
 
 
 def test_counts(any_store: Store) -> None:

@@ -68,6 +68,9 @@ if TYPE_CHECKING:  # each name as it is re-exported, for type checkers
         Memory as Memory,
     )
     from aria_mem.domain.models import (
+        MemoryOrder as MemoryOrder,
+    )
+    from aria_mem.domain.models import (
         MemoryStatus as MemoryStatus,
     )
     from aria_mem.domain.models import (
@@ -178,6 +181,7 @@ _WHERE = {
     "Learned": "aria_mem.services.knowledge",
     "Memory": "aria_mem.domain.models",
     "MemoryRef": "aria_mem.api.facade",
+    "MemoryOrder": "aria_mem.domain.models",
     "MemoryStatus": "aria_mem.domain.models",
     "MemoryType": "aria_mem.domain.models",
     "Migrated": "aria_mem.api.maintenance",

@@ -14,12 +14,14 @@ from aria_mem.domain import validation
 from aria_mem.domain.fusion import CandidateSource
 from aria_mem.domain.hygiene import rule_for
 from aria_mem.domain.models import Memory
+from aria_mem.errors import ServiceError
 from aria_mem.ports import ChatModel, DocumentReader, Embedder, Store, VectorIndex
 from aria_mem.services.indexer import Indexer
 from aria_mem.services.writer import MemoryWriter
 from aria_mem.wiring import Adapters
 
 if TYPE_CHECKING:
+    from aria_mem.domain.retrieval import SearchResult
     from aria_mem.services.retriever import Retriever
 
 T = TypeVar("T")
@@ -168,6 +170,27 @@ class Context:
                 candidates=CandidateSource(r.candidates),
             ),
         )
+
+    def retrieve(
+        self, user_id: str, companion_id: str, message: str, previous: str | None
+    ) -> SearchResult:
+        """The trip of one message; when PostgreSQL cannot even be reached to set it up, a
+        result with no memories that says so (a failed service never breaks a turn)."""
+        try:
+            retriever = self.retriever
+        except ServiceError as exc:
+            from aria_mem.domain.query import build_query
+            from aria_mem.domain.retrieval import SearchResult
+
+            embedder = self.settings.embedder
+            return SearchResult(
+                user_id,
+                companion_id,
+                build_query(message, previous),
+                f"{embedder.provider}/{embedder.effective_model}",
+                degraded=(f"PostgreSQL unavailable, no memories this turn: {exc}",),
+            )
+        return retriever.retrieve(user_id, companion_id, message, previous)
 
     # -- scope ----------------------------------------------------------------------------
 

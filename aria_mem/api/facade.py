@@ -18,9 +18,9 @@ from aria_mem.api.groups import Conversations, Knowledge, Relationship, Reviews,
 from aria_mem.api.maintenance import Admin
 from aria_mem.config import Settings
 from aria_mem.domain import validation
-from aria_mem.domain.models import Memory, MemoryStatus, MemoryType, NewMemory, Stage
+from aria_mem.domain.models import Memory, MemoryOrder, MemoryStatus, MemoryType, NewMemory, Stage
 from aria_mem.domain.records import MemoryChanges
-from aria_mem.errors import ServiceError, ValidationError
+from aria_mem.errors import ValidationError
 from aria_mem.ports import ChatModel, DocumentReader, Embedder, Store, VectorIndex
 from aria_mem.services.writer import WriteResult
 
@@ -202,11 +202,17 @@ class AriaMem:
         limit: int | None = None,
         memory_type: MemoryType | str | None = None,
         contains: str | None = None,
+        pinned: bool | None = None,
+        held: bool | None = None,
+        expiring: bool | None = None,
+        order: MemoryOrder | str = MemoryOrder.CREATED,
         newest_first: bool = False,
+        offset: int = 0,
     ) -> builtins.list[Memory]:
-        """Memories of the user and companion (``everyone``: of all), oldest first (or
-        newest first); ``memory_type`` and ``contains`` (a case-insensitive piece of the
-        text) narrow them."""
+        """Memories of the user and companion (``everyone``: of all), by ``order`` (the
+        oldest first, or the newest), skipping ``offset``. ``memory_type``, ``contains`` (a
+        case-insensitive piece of the text), ``pinned``, ``held`` (until a later stage) and
+        ``expiring`` (has an expiry date) narrow them."""
         user_id, companion_id = self._context.scope(user, companion)
         return self._context.store.memories.list_memories(
             user_id=None if everyone else user_id,
@@ -215,7 +221,12 @@ class AriaMem:
             limit=validation.limit(limit),
             type=None if memory_type is None else validation.memory_type(memory_type),
             contains=contains,
+            pinned=pinned,
+            held=held,
+            expiring=expiring,
+            order=validation.memory_order(order),
             newest_first=newest_first,
+            offset=validation.offset(offset),
         )
 
     def update(
@@ -312,24 +323,10 @@ class AriaMem:
         memories, what was dropped and why, the prompt sections, the stage timings. Never
         raises for a memory failure: ``result.degraded`` says what was skipped. Counts no
         use: call ``record_use`` with what the reply used."""
-        from aria_mem.domain.query import build_query
-        from aria_mem.domain.retrieval import SearchResult
-
         user_id, companion_id = self._context.scope(user, companion)
         if not message.strip():
             raise ValidationError("The message is empty — give the user's message")
-        try:
-            retriever = self._context.retriever
-        except ServiceError as exc:  # PostgreSQL could not even be reached to set up
-            embedder = self.settings.embedder
-            return SearchResult(
-                user_id,
-                companion_id,
-                build_query(message, previous),
-                f"{embedder.provider}/{embedder.effective_model}",
-                degraded=(f"PostgreSQL unavailable, no memories this turn: {exc}",),
-            )
-        return retriever.retrieve(user_id, companion_id, message, previous)
+        return self._context.retrieve(user_id, companion_id, message, previous)
 
     def warm_up(self) -> None:
         """Load the embedding model now rather than on the first search."""

@@ -26,6 +26,7 @@ from aria_mem.cli import (
     memories,
     search,
     transfer,
+    ui,
     upkeep,
 )
 from aria_mem.cli.context import State
@@ -181,6 +182,7 @@ knowledge.register(app)
 conversations.register(app)
 admin.register(app)
 mcp.register(app)
+ui.register(app)
 
 
 def _refuse_undecodable_arguments() -> None:

@@ -27,6 +27,16 @@ class MemoryStatus(StrEnum):
     text and dates for its history, never retrieved."""
 
 
+class MemoryOrder(StrEnum):
+    """What a listing of memories is sorted by (ties by id, so paging is stable)."""
+
+    CREATED = "created"
+    UPDATED = "updated"
+    IMPORTANCE = "importance"
+    USES = "uses"
+    LAST_USED = "last_used"
+
+
 class IndexState(StrEnum):
     PENDING = "pending"
     INDEXED = "indexed"

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from aria_mem.domain.invisible import has_default_ignorable
 from aria_mem.domain.models import (
     Memory,
+    MemoryOrder,
     MemoryType,
     NewMemory,
     Stage,
@@ -147,6 +148,21 @@ def limit(value: int | None) -> int | None:
             "for every row"
         )
     return value
+
+
+def offset(value: int) -> int:
+    """How many rows a listing skips, for paging: 0 or more."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValidationError(f"offset must be a whole number, 0 or more, got {value!r}")
+    return value
+
+
+def memory_order(value: Any) -> MemoryOrder:
+    try:
+        return MemoryOrder(str(value).strip().lower())
+    except ValueError:
+        known = ", ".join(o.value for o in MemoryOrder)
+        raise ValidationError(f"Unknown order {value!r} — use one of: {known}") from None
 
 
 def reason(value: Any) -> str:

@@ -17,6 +17,7 @@ from aria_mem.domain.models import (
     Kind,
     KnowledgeItem,
     Memory,
+    MemoryOrder,
     MemoryStatus,
     MemoryType,
     NewMemory,
@@ -68,8 +69,14 @@ class MemoryRepository(Protocol):
         type: MemoryType | None = None,
         contains: str | None = None,
         newest_first: bool = False,
+        pinned: bool | None = None,
+        held: bool | None = None,
+        expiring: bool | None = None,
+        order: MemoryOrder = MemoryOrder.CREATED,
+        offset: int = 0,
     ) -> list[Memory]:
-        """``contains``: a case-insensitive piece of the text."""
+        """``contains``: a case-insensitive piece of the text; ``held``: held until a later
+        stage; ``expiring``: with an expiry date; ``offset``: rows to skip, for paging."""
         ...
 
     def iter_all(self, batch_size: int = 1000) -> Iterator[Memory]: ...

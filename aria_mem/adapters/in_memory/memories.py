@@ -17,6 +17,7 @@ from aria_mem.domain.models import (
     IndexState,
     KnowledgeItem,
     Memory,
+    MemoryOrder,
     MemoryStatus,
     MemoryType,
     NewMemory,
@@ -250,6 +251,11 @@ class MemMemories:
         type: MemoryType | None = None,
         contains: str | None = None,
         newest_first: bool = False,
+        pinned: bool | None = None,
+        held: bool | None = None,
+        expiring: bool | None = None,
+        order: MemoryOrder = MemoryOrder.CREATED,
+        offset: int = 0,
     ) -> list[Memory]:
         with self._s.lock:
             found = [
@@ -260,9 +266,12 @@ class MemMemories:
                 and (status is None or m.status is status)
                 and (type is None or m.type is type)
                 and (not contains or contains.lower() in m.text.lower())
+                and (pinned is None or m.pinned == pinned)
+                and (held is None or (m.held_until_stage is not None) == held)
+                and (expiring is None or (m.expires_at is not None) == expiring)
             ]
-        found.sort(key=lambda m: (m.created_at, str(m.id)), reverse=newest_first)
-        return found if limit is None else found[:limit]
+        found.sort(key=lambda m: (_sort_value(m, order), str(m.id)), reverse=newest_first)
+        return found[offset:] if limit is None else found[offset : offset + limit]
 
     def iter_all(self, batch_size: int = 1000) -> Iterator[Memory]:
         with self._s.lock:
@@ -345,3 +354,19 @@ class MemMemories:
             merged_duplicates=max(0, len(memories) - written - unchanged),
             unchanged=unchanged,
         )
+
+
+_NEVER = datetime.min.replace(tzinfo=UTC)
+
+
+def _sort_value(memory: Memory, order: MemoryOrder) -> datetime | float:
+    """The value PostgreSQL's listing sorts by (a memory never used sorts as the oldest)."""
+    if order is MemoryOrder.UPDATED:
+        return memory.updated_at
+    if order is MemoryOrder.IMPORTANCE:
+        return memory.importance
+    if order is MemoryOrder.USES:
+        return float(memory.use_count)
+    if order is MemoryOrder.LAST_USED:
+        return memory.last_used_at or _NEVER
+    return memory.created_at

@@ -16,6 +16,7 @@ from aria_mem.domain.memory_line import EXPORT_FIELDS
 from aria_mem.domain.models import (
     MEMORIES_COLLECTION,
     Memory,
+    MemoryOrder,
     MemoryStatus,
     MemoryType,
     NewMemory,
@@ -32,6 +33,13 @@ from aria_mem.domain.validation import (
 )
 from aria_mem.errors import StoreError, ValidationError
 
+_ORDER_BY = {
+    MemoryOrder.CREATED: "created_at",
+    MemoryOrder.UPDATED: "updated_at",
+    MemoryOrder.IMPORTANCE: "importance",
+    MemoryOrder.USES: "use_count",
+    MemoryOrder.LAST_USED: "COALESCE(last_used_at, '-infinity')",
+}
 _IMPORT_COLUMNS = (*EXPORT_FIELDS[:5], "normalized_text", *EXPORT_FIELDS[5:])
 
 
@@ -188,6 +196,11 @@ class PgMemories:
         type: MemoryType | None = None,
         contains: str | None = None,
         newest_first: bool = False,
+        pinned: bool | None = None,
+        held: bool | None = None,
+        expiring: bool | None = None,
+        order: MemoryOrder = MemoryOrder.CREATED,
+        offset: int = 0,
     ) -> list[Memory]:
         where: list[str] = ["true"]
         params: list[Any] = []
@@ -204,14 +217,25 @@ class PgMemories:
         if contains:
             where.append("strpos(lower(text), lower(%s)) > 0")
             params.append(contains)
-        order = "DESC" if newest_first else "ASC"
+        for column, wanted in (
+            ("pinned", pinned),
+            ("held_until_stage IS NOT NULL", held),
+            ("expires_at IS NOT NULL", expiring),
+        ):
+            if wanted is not None:
+                where.append(f"({column}) = %s")
+                params.append(wanted)
+        direction = "DESC" if newest_first else "ASC"
         sql = (
             f"SELECT {rows.MEMORY} FROM memories WHERE {' AND '.join(where)}"
-            f" ORDER BY memories.created_at {order}, id {order}"
+            f" ORDER BY {_ORDER_BY[order]} {direction}, id {direction}"
         )
         if limit is not None:
             sql += " LIMIT %s"
             params.append(limit)
+        if offset:
+            sql += " OFFSET %s"
+            params.append(offset)
         with self._db.connection() as conn:
             return [rows.memory(r) for r in conn.execute(sql, params).fetchall()]
 

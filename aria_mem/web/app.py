@@ -1,0 +1,166 @@
+"""The review page's web application: server-rendered pages over the public API, behind the
+guard. Reading works without JavaScript; every change is a plain form POST that carries the
+session's CSRF token and answers with a redirect (post/redirect/get)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import jinja2
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import FormData
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from aria_mem.api import AriaMem
+from aria_mem.errors import NotFoundError, ServiceError, UsageError
+from aria_mem.web.guard import CSRF_FIELD, PageGate, Sessions, form_csrf_ok
+
+_HERE = Path(__file__).parent
+MAX_BODY_BYTES = 64 * 1024
+"""A form holds at most a memory's text and a few fields."""
+
+_SECURITY_HEADERS = {
+    "content-security-policy": "default-src 'none'; style-src 'self'; img-src 'self'; "
+    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "same-origin",
+    "cache-control": "no-store",
+    "x-frame-options": "DENY",
+}
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(_HERE / "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["short"] = lambda value: str(value)[:8]
+    env.filters["when"] = lambda value: "" if value is None else value.strftime("%Y-%m-%d %H:%M")
+    env.filters["num"] = lambda value: "" if value is None else f"{value:.2f}"
+    return env
+
+
+class Page:
+    """What every handler needs: the memory, whose memories, and how to answer."""
+
+    def __init__(self, memory: AriaMem, user: str, companion: str) -> None:
+        self.memory = memory
+        self.user = user
+        self.companion = companion
+        self._env = _environment()
+
+    @property
+    def scope(self) -> dict[str, str]:
+        return {"user": self.user, "companion": self.companion}
+
+    def render(
+        self, request: Request, template: str, status: int = 200, **values: Any
+    ) -> HTMLResponse:
+        values.update(
+            csrf=request.scope.get("state", {}).get("csrf", ""),
+            csrf_field=CSRF_FIELD,
+            user=self.user,
+            companion=self.companion,
+            path=request.url.path,
+            notice=request.query_params.get("notice", ""),
+        )
+        body = self._env.get_template(template).render(**values)
+        return HTMLResponse(body, status_code=status, headers=_SECURITY_HEADERS)
+
+    async def run(self, work: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """A call of the synchronous API, off the event loop."""
+        return await run_in_threadpool(work, *args, **kwargs)
+
+
+async def checked_form(request: Request) -> FormData:
+    """The form of a change, bounded and with the session's CSRF token, or a 4xx."""
+    length = request.headers.get("content-length")
+    if length is None or not length.isdigit():
+        raise HTTPException(411, "A change must say how long it is.")
+    if int(length) > MAX_BODY_BYTES:
+        raise HTTPException(413, f"A change is at most {MAX_BODY_BYTES // 1024} KiB.")
+    form = await request.form(max_files=0, max_fields=20, max_part_size=MAX_BODY_BYTES)
+    token = form.get(CSRF_FIELD)
+    if not form_csrf_ok(request.scope, token if isinstance(token, str) else None):
+        raise HTTPException(403, "This form is out of date: reload the page and try again.")
+    return form
+
+
+def field(form: FormData, name: str) -> str:
+    value = form.get(name, "")
+    return value if isinstance(value, str) else ""
+
+
+def back(path: str, notice: str = "", **query: str) -> RedirectResponse:
+    """Post/redirect/get, with a notice for the next page."""
+    params = {k: v for k, v in query.items() if v}
+    if notice:
+        params["notice"] = notice
+    target = path + ("?" + urlencode(params) if params else "")
+    return RedirectResponse(target, status_code=303, headers=_SECURITY_HEADERS)
+
+
+def memory_id(request: Request) -> str:
+    raw = str(request.path_params["memory_id"])
+    try:
+        return str(uuid.UUID(raw))
+    except ValueError:
+        raise HTTPException(404, "There is no such memory.") from None
+
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+def create_app(
+    memory: AriaMem,
+    *,
+    user: str,
+    companion: str,
+    sessions: Sessions,
+    hosts: frozenset[str],
+) -> PageGate:
+    """The page for one user and companion, behind the guard."""
+    from aria_mem.web import memories, pages
+
+    page = Page(memory, user, companion)
+
+    async def failed(request: Request, exc: Exception) -> Response:
+        status, message = _failure(exc)
+        return page.render(request, "message.html", status=status, message=message)
+
+    routes = [
+        Route("/", lambda request: back("/memories")),
+        *memories.routes(page),
+        *pages.routes(page),
+        Mount("/static", StaticFiles(directory=_HERE / "static"), name="static"),
+    ]
+    handlers: Mapping[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
+        HTTPException: failed,
+        UsageError: failed,
+        NotFoundError: failed,
+        ServiceError: failed,
+    }
+    app = Starlette(routes=routes, exception_handlers=dict(handlers))
+    return PageGate(app, sessions, hosts)
+
+
+def _failure(exc: Exception) -> tuple[int, str]:
+    if isinstance(exc, HTTPException):
+        return exc.status_code, str(exc.detail)
+    if isinstance(exc, NotFoundError):
+        return 404, str(exc)
+    if isinstance(exc, UsageError):
+        return 400, str(exc)
+    return 503, f"A service did not answer: {exc}"

@@ -1,0 +1,231 @@
+"""The memory pages: the list (search, filters, sort, paging), one memory with its history,
+and the changes a person makes to one: edit, pin, archive, restore, confirm, forget."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from aria_mem.api import Memory, MemoryOrder, MemoryStatus, MemoryType
+from aria_mem.web.app import Page, back, checked_form, field, memory_id
+
+PAGE_SIZE = 50
+MAX_PAGE = 10_000
+_CHOICES = ("", "yes", "no")
+
+
+def routes(page: Page) -> list[Route]:
+    async def listing(request: Request) -> Response:
+        filters = _filters(request)
+        number = _page_number(request.query_params.get("page", "1"))
+        rows, more, how = await page.run(_find, page, filters, number)
+        return page.render(
+            request,
+            "memories.html",
+            memories=rows,
+            filters=filters,
+            number=number,
+            more=more,
+            how=how,
+            types=[t.value for t in MemoryType],
+            statuses=[s.value for s in MemoryStatus],
+            orders=[o.value for o in MemoryOrder],
+            query_for=lambda n: _query(filters, n),
+        )
+
+    async def one(request: Request) -> Response:
+        found = await page.run(page.memory.get, memory_id(request), **page.scope)
+        history = await page.run(page.memory.history, found.id, **page.scope)
+        return page.render(request, "memory.html", memory=found, history=history)
+
+    async def edit(request: Request) -> Response:
+        form = await checked_form(request)
+        target = memory_id(request)
+        changes: dict[str, Any] = {"text": field(form, "text").strip() or None}
+        importance = field(form, "importance").strip()
+        if importance:
+            changes["importance"] = _number("importance", importance)
+        expires = field(form, "expires").strip()
+        if expires:
+            changes["expires"] = _moment(expires)
+        elif field(form, "clear_expiry"):
+            changes["clear_expiry"] = True
+        await page.run(page.memory.update, target, **changes, **page.scope)
+        return back(f"/memories/{target}", "Saved.")
+
+    async def act(request: Request) -> Response:
+        await checked_form(request)
+        target = memory_id(request)
+        action = str(request.path_params["action"])
+        calls: dict[str, tuple[Any, dict[str, Any], str]] = {
+            "pin": (page.memory.update, {"pinned": True}, "Pinned: always in the profile."),
+            "unpin": (page.memory.update, {"pinned": False}, "Unpinned."),
+            "archive": (page.memory.update, {"archived": True}, "Archived: kept, never used."),
+            "restore": (page.memory.restore, {}, "Restored: active again."),
+            "confirm": (page.memory.confirm, {}, "Confirmed: its recency is refreshed."),
+        }
+        if action not in calls:
+            raise HTTPException(404, "There is no such change.")
+        call, extra, notice = calls[action]
+        await page.run(call, target, **extra, **page.scope)
+        return back(f"/memories/{target}", notice)
+
+    async def ask_forget(request: Request) -> Response:
+        found = await page.run(page.memory.get, memory_id(request), **page.scope)
+        turns = await page.run(page.memory.conversations.turns_mentioning, found.text, **page.scope)
+        return page.render(request, "forget.html", memory=found, turns=turns)
+
+    async def forget(request: Request) -> Response:
+        form = await checked_form(request)
+        found = await page.run(page.memory.get, memory_id(request), **page.scope)
+        gone_turns = 0
+        if field(form, "turns"):
+            turns = await page.run(
+                page.memory.conversations.turns_mentioning, found.text, **page.scope
+            )
+            gone_turns = await page.run(page.memory.conversations.forget_turns, turns, **page.scope)
+        await page.run(page.memory.forget, found.id, **page.scope)
+        extra = f" and {gone_turns} chat turns that mentioned it" if gone_turns else ""
+        return back("/memories", f"Forgotten for good{extra}.")
+
+    return [
+        Route("/memories", listing),
+        Route("/memories/{memory_id}", one),
+        Route("/memories/{memory_id}/edit", edit, methods=["POST"]),
+        Route("/memories/{memory_id}/forget", ask_forget),
+        Route("/memories/{memory_id}/forget", forget, methods=["POST"]),
+        Route("/memories/{memory_id}/{action}", act, methods=["POST"]),
+    ]
+
+
+def _filters(request: Request) -> dict[str, str]:
+    params = request.query_params
+    wanted = {
+        "q": params.get("q", "").strip()[:500],
+        "type": params.get("type", ""),
+        "status": params.get("status", ""),
+        "pinned": params.get("pinned", ""),
+        "held": params.get("held", ""),
+        "expiring": params.get("expiring", ""),
+        "sort": params.get("sort", MemoryOrder.CREATED.value),
+        "order": params.get("order", "newest"),
+    }
+    if wanted["type"] and wanted["type"] not in {t.value for t in MemoryType}:
+        raise HTTPException(400, "There is no such memory type.")
+    if wanted["status"] and wanted["status"] not in {s.value for s in MemoryStatus}:
+        raise HTTPException(400, "There is no such status.")
+    if wanted["sort"] not in {o.value for o in MemoryOrder}:
+        raise HTTPException(400, "There is no such order.")
+    if wanted["order"] not in ("newest", "oldest"):
+        raise HTTPException(400, "The order is newest or oldest.")
+    for name in ("pinned", "held", "expiring"):
+        if wanted[name] not in _CHOICES:
+            raise HTTPException(400, f"{name} is yes, no or empty.")
+    return wanted
+
+
+def _page_number(raw: str) -> int:
+    if not raw.isdigit() or not 1 <= int(raw) <= MAX_PAGE:
+        raise HTTPException(400, f"The page is a number from 1 to {MAX_PAGE}.")
+    return int(raw)
+
+
+def _query(filters: dict[str, str], number: int) -> str:
+    from urllib.parse import urlencode
+
+    return urlencode({**{k: v for k, v in filters.items() if v}, "page": str(number)})
+
+
+def _choice(value: str) -> bool | None:
+    return None if not value else value == "yes"
+
+
+@dataclass(frozen=True)
+class _Narrowing:
+    """The filters of the list, as the API takes them."""
+
+    memory_type: str | None
+    status: MemoryStatus | None
+    pinned: bool | None
+    held: bool | None
+    expiring: bool | None
+
+    @classmethod
+    def of(cls, filters: dict[str, str]) -> _Narrowing:
+        return cls(
+            memory_type=filters["type"] or None,
+            status=MemoryStatus(filters["status"]) if filters["status"] else None,
+            pinned=_choice(filters["pinned"]),
+            held=_choice(filters["held"]),
+            expiring=_choice(filters["expiring"]),
+        )
+
+    def admits(self, memory: Memory) -> bool:
+        return all(
+            (
+                self.memory_type is None or memory.type.value == self.memory_type,
+                self.status is None or memory.status == self.status,
+                self.pinned is None or memory.pinned == self.pinned,
+                self.held is None or (memory.held_until_stage is not None) == self.held,
+                self.expiring is None or (memory.expires_at is not None) == self.expiring,
+            )
+        )
+
+
+def _find(page: Page, filters: dict[str, str], number: int) -> tuple[list[Memory], bool, str]:
+    """One page of memories and whether more follow. With words to look for, the companion's
+    own search (meaning and words, active memories) comes first, then memories of any status
+    whose text holds them."""
+    narrow = _Narrowing.of(filters)
+    if not filters["q"]:
+        rows = page.memory.list(
+            memory_type=narrow.memory_type,
+            status=narrow.status,
+            pinned=narrow.pinned,
+            held=narrow.held,
+            expiring=narrow.expiring,
+            order=MemoryOrder(filters["sort"]),
+            newest_first=filters["order"] == "newest",
+            offset=(number - 1) * PAGE_SIZE,
+            limit=PAGE_SIZE + 1,
+            user=page.user,
+            companion=page.companion,
+        )
+        return rows[:PAGE_SIZE], len(rows) > PAGE_SIZE, "listed"
+    result = page.memory.search(filters["q"], user=page.user, companion=page.companion)
+    ranked = sorted(result.evidence.items(), key=lambda item: item[1].fused_rank or 1_000_000)
+    by_id = {r.memory.id: r.memory for r in result.chosen}
+    by_id.update({d.memory_id: d.memory for d in result.dropped if d.memory is not None})
+    found = [by_id[i] for i, _ in ranked if i in by_id]
+    seen = {m.id for m in found}
+    found += [
+        m
+        for m in page.memory.list(
+            contains=filters["q"], limit=1000, user=page.user, companion=page.companion
+        )
+        if m.id not in seen
+    ]
+    found = [m for m in found if narrow.admits(m)]
+    start = (number - 1) * PAGE_SIZE
+    return found[start : start + PAGE_SIZE], len(found) > start + PAGE_SIZE, "searched"
+
+
+def _number(name: str, raw: str) -> float:
+    try:
+        return float(raw)
+    except ValueError:
+        raise HTTPException(400, f"{name} is a number from 0 to 1.") from None
+
+
+def _moment(raw: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(raw)
+    except ValueError:
+        raise HTTPException(400, "The expiry is a date like 2027-01-31.") from None
+    return moment if moment.tzinfo else moment.astimezone()

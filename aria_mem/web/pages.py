@@ -1,0 +1,156 @@
+"""The other pages: "why would this come up?", the review queue, conversations, knowledge,
+status, and the export of everything kept about the user."""
+
+from __future__ import annotations
+
+import io
+import uuid
+from datetime import UTC, datetime
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from aria_mem.api import Memory, ReviewItem
+from aria_mem.errors import NotFoundError
+from aria_mem.web.app import Page, back, checked_form, field
+
+MAX_MESSAGE_CHARS = 2000
+
+
+def routes(page: Page) -> list[Route]:
+    async def why(request: Request) -> Response:
+        message = request.query_params.get("message", "").strip()
+        previous = request.query_params.get("previous", "").strip() or None
+        if len(message) > MAX_MESSAGE_CHARS or len(previous or "") > MAX_MESSAGE_CHARS:
+            raise HTTPException(400, f"A message is at most {MAX_MESSAGE_CHARS} characters.")
+        result = None
+        if message:
+            result = await page.run(page.memory.search, message, previous=previous, **page.scope)
+        return page.render(
+            request, "why.html", message=message, previous=previous or "", result=result
+        )
+
+    async def review(request: Request) -> Response:
+        items = await page.run(page.memory.review.list, **page.scope)
+        rows = [(item, *await page.run(_pair, page, item)) for item in items]
+        return page.render(request, "review.html", rows=rows)
+
+    async def decide(request: Request) -> Response:
+        form = await checked_form(request)
+        item = _item_id(request)
+        action = str(request.path_params["action"])
+        if action == "accept":
+            await page.run(page.memory.review.accept, item, **page.scope)
+            return back("/review", "Done as proposed.")
+        if action == "reject":
+            await page.run(page.memory.review.reject, item, **page.scope)
+            return back("/review", "Both left as they were.")
+        if action == "edit":
+            await page.run(page.memory.review.edit, item, field(form, "text"), **page.scope)
+            return back("/review", "Said right; the old wording is in its history.")
+        raise HTTPException(404, "There is no such decision.")
+
+    async def conversations(request: Request) -> Response:
+        words = request.query_params.get("q", "").strip()[:MAX_MESSAGE_CHARS]
+        found = await page.run(page.memory.conversations.list, **page.scope)
+        turns = []
+        if words:
+            turns = await page.run(page.memory.conversations.turns_mentioning, words, **page.scope)
+        return page.render(
+            request, "conversations.html", conversations=found, words=words, turns=turns
+        )
+
+    async def conversation(request: Request) -> Response:
+        summary, turns = await page.run(
+            page.memory.conversations.get, _conversation_id(request), **page.scope
+        )
+        return page.render(request, "conversation.html", summary=summary, turns=turns)
+
+    async def forget_conversation(request: Request) -> Response:
+        await checked_form(request)
+        _, gone = await page.run(
+            page.memory.conversations.forget, _conversation_id(request), **page.scope
+        )
+        return back("/conversations", f"Forgotten for good, with its {gone} turns.")
+
+    async def knowledge(request: Request) -> Response:
+        words = request.query_params.get("q", "").strip()[:MAX_MESSAGE_CHARS]
+        sources = await page.run(page.memory.knowledge.list, companion=page.companion)
+        if words:
+            wanted = words.casefold()
+            sources = [s for s in sources if wanted in f"{s.title} {s.source}".casefold()]
+        return page.render(request, "knowledge.html", sources=sources, words=words)
+
+    async def forget_source(request: Request) -> Response:
+        await checked_form(request)
+        raw = str(request.path_params["source_id"])
+        try:
+            source_id = str(uuid.UUID(raw))
+        except ValueError:
+            raise HTTPException(404, "There is no such source.") from None
+        own = await page.run(page.memory.knowledge.list, companion=page.companion)
+        if source_id not in {str(s.id) for s in own}:
+            raise HTTPException(404, "There is no such source.")
+        await page.run(page.memory.knowledge.forget, source_id)
+        return back("/knowledge", "Forgotten: its passages and vectors are gone.")
+
+    async def status(request: Request) -> Response:
+        report = await page.run(page.memory.admin.status)
+        return page.render(request, "status.html", report=report)
+
+    async def export(request: Request) -> Response:
+        stream = io.StringIO()
+        await page.run(page.memory.transfer.export, stream, user=page.user, everything=True)
+        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+        return Response(
+            stream.getvalue(),
+            media_type="application/x-ndjson",
+            headers={
+                "content-disposition": f'attachment; filename="aria-mem-{stamp}.jsonl"',
+                "cache-control": "no-store",
+                "x-content-type-options": "nosniff",
+            },
+        )
+
+    return [
+        Route("/why", why),
+        Route("/review", review),
+        Route("/review/{item_id}/{action}", decide, methods=["POST"]),
+        Route("/conversations", conversations),
+        Route("/conversations/{conversation_id}", conversation),
+        Route("/conversations/{conversation_id}/forget", forget_conversation, methods=["POST"]),
+        Route("/knowledge", knowledge),
+        Route("/knowledge/{source_id}/forget", forget_source, methods=["POST"]),
+        Route("/status", status),
+        Route("/export", export),
+    ]
+
+
+def _pair(page: Page, item: ReviewItem) -> tuple[Memory | None, Memory | None]:
+    """The item's memories as they are now (None: gone since)."""
+
+    def fetch(memory_id: uuid.UUID | None) -> Memory | None:
+        if memory_id is None:
+            return None
+        try:
+            return page.memory.get(memory_id, **page.scope)
+        except NotFoundError:
+            return None
+
+    return fetch(item.memory_id), fetch(item.other_id)
+
+
+def _item_id(request: Request) -> str:
+    try:
+        return str(uuid.UUID(str(request.path_params["item_id"])))
+    except ValueError:
+        raise HTTPException(404, "There is no such review item.") from None
+
+
+def _conversation_id(request: Request) -> str:
+    try:
+        return str(uuid.UUID(str(request.path_params["conversation_id"])))
+    except ValueError:
+        raise HTTPException(404, "There is no such conversation.") from None

@@ -1,0 +1,91 @@
+"""A second local account for the tests that prove aria-mem keeps it out (run as root)."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+INTRUDER = "aria_intruder"
+
+
+@dataclass(frozen=True)
+class Intruder:
+    name: str
+    uid: int
+    gid: int
+    python: str
+
+    def run(self, code: str, *args: str) -> dict[str, object]:
+        """Run Python ``code`` as the second account; it prints one JSON object."""
+        done = subprocess.run(
+            [self.python, "-c", textwrap.dedent(code), *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            user=self.uid,
+            group=self.gid,
+            extra_groups=[],
+            cwd="/",
+            env={"PATH": os.environ.get("PATH", ""), "HOME": "/nonexistent", "PYTHONPATH": ""},
+        )
+        assert done.returncode == 0, done.stderr
+        result: dict[str, object] = json.loads(done.stdout)
+        return result
+
+
+@pytest.fixture(scope="session")
+def intruder() -> Intruder:
+    """The second account, created once and left in place (as the embedded server's account
+    is): another test worker may still be using it when this one finishes."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        pytest.skip("creating a second local account needs root; run the suite as root")
+    if shutil.which("useradd") is None:
+        pytest.skip("useradd is not available to create a second local account")
+    with open(tempfile.gettempdir() + "/aria-test-intruder.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # two workers at once would race in useradd
+        try:
+            pwd.getpwnam(INTRUDER)
+        except KeyError:
+            subprocess.run(
+                ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
+                 INTRUDER],
+                check=True,
+                capture_output=True,
+            )  # fmt: skip
+    entry = pwd.getpwnam(INTRUDER)
+    return Intruder(
+        entry.pw_name, entry.pw_uid, entry.pw_gid, _python_for(entry.pw_uid, entry.pw_gid)
+    )
+
+
+def _python_for(uid: int, gid: int) -> str:
+    """A Python the second account can run (ours may live in root's home): the system one."""
+    for candidate in ("/usr/bin/python3", "/usr/local/bin/python3", sys.executable):
+        probe = (
+            subprocess.run(
+                [candidate, "-c", "print('ok')"],
+                capture_output=True,
+                text=True,
+                user=uid,
+                group=gid,
+                extra_groups=[],
+                cwd="/",
+                check=False,
+            )
+            if Path(candidate).exists()
+            else None
+        )
+        if probe is not None and probe.stdout.strip() == "ok":
+            return candidate
+    pytest.skip("no Python that a second account may run (needed to play the intruder)")
