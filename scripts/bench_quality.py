@@ -1,15 +1,21 @@
-"""Benchmark: how often retrieval finds a memory that answers the question.
+"""Benchmark: how often retrieval finds a memory that answers the question, on two data sets.
 
-    python scripts/bench_quality.py [--background 1000] [--min-similarity 0.25]
-                                    [--dates-in-text] [--timing-passes 3] [--json]
+    python scripts/bench_quality.py [--sets personas,observations] [--background 1000]
+                                    [--min-similarity 0.25] [--dates-in-text]
+                                    [--timing-passes 3] [--json]
 
-Six people, each with ~24 facts from long conversations buried among ``--background``
-generated everyday memories (scripts/quality: written for this project, MIT, nothing fetched),
-and 84 questions whose answers are known facts, of five kinds: direct, paraphrase (never said
-in those words), temporal, follow_up (needs the message before) and name (a rare name). Every
-memory goes through the public API on the embedded defaults (embedded PostgreSQL, Qdrant
-Edge) with all-MiniLM-L6-v2 in process; each relationship is "established", and the clock is
-set just after the last memory.
+Both written for this project (scripts/quality: MIT, nothing fetched), in different styles:
+  personas      six people, each with ~24 facts from long conversations ("The user ...")
+                buried among ``--background`` generated everyday memories, and 84 questions of
+                five kinds: direct, paraphrase, temporal, follow_up (needs the message before),
+                name. The set the retrieval was tuned on.
+  observations  four scenes of third-person notes about three or four named people who share
+                names, places and hobbies, over a year of dated sessions (413 memories), and
+                193 questions of four kinds: single, multi (two facts joined), temporal, open.
+                Never tuned on: a change ships only if it does not lose here.
+Every memory goes through the public API on the embedded defaults (embedded PostgreSQL, Qdrant
+Edge) with all-MiniLM-L6-v2 in process; each relationship is "established", and each user's
+clock is set just after their last memory (when the questions are asked).
 
 Sources, all with the same model and data:
   cosine   plain similarity: the index's own 10 nearest, no floor, no ranking;
@@ -20,9 +26,8 @@ For the pipelines the ranked list is what goes into the prompt, in order, then w
 cut. hit@k: a question counts when any answering memory is among the first k; recall@10: the
 share of its answering memories among the first 10.
 
-Then, for each pipeline, the retrieval overhead on these conversational texts with their real
-vectors: the whole retrieval minus its embedding call (profile, word search, index search,
-validation, ranking, the prompt), every question ``--timing-passes`` more times, p50 and p95.
+Then, for each pipeline, the retrieval overhead on these texts with their real vectors: the
+whole retrieval minus its embedding call, every question ``--timing-passes`` more times.
 """
 
 from __future__ import annotations
@@ -35,17 +40,16 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT.parent))
 
-from quality.background import background  # noqa: E402
-from quality.personas import PERSONAS, Fact, Persona, Question  # noqa: E402
+from quality.sets import SET_NAMES, QualitySet, Query, observations, personas  # noqa: E402
 
 from aria_mem.api import AriaMem  # noqa: E402
 from aria_mem.domain.models import MEMORIES_COLLECTION, SearchScope, Stage  # noqa: E402
@@ -79,42 +83,23 @@ class Tally:
         }
 
 
-def memory_ids(persona: Persona, facts: Sequence[Fact]) -> dict[str, uuid.UUID]:
-    return {
-        f.key: uuid.uuid5(uuid.NAMESPACE_URL, f"aria-bench/{persona.user}/{f.key}") for f in facts
-    }
-
-
-def dated(fact: Fact) -> str:
-    """The memory's text with the day it was said, as a date-aware index would see it."""
-    said = datetime.fromisoformat(fact.said)
-    return f"{fact.text} (said on {said.day} {said:%B %Y})"
-
-
-def write_lines(
-    path: Path, count: int, dates_in_text: bool = False
-) -> dict[str, dict[str, uuid.UUID]]:
-    """The data set as export lines; returns each person's fact ids by key."""
-    ids: dict[str, dict[str, uuid.UUID]] = {}
+def write_lines(path: Path, data: QualitySet) -> None:
+    """The data set as export lines."""
     with path.open("w", encoding="utf-8") as out:
-        for persona in PERSONAS:
-            facts = [*persona.facts, *background(persona, count)]
-            ids[persona.user] = memory_ids(persona, facts)
-            for fact in facts:
-                said = f"{fact.said}T12:00:00+00:00"
-                record = {
-                    "id": str(ids[persona.user][fact.key]),
-                    "user_id": persona.user,
-                    "companion_id": COMPANION,
-                    "type": fact.type,
-                    "text": dated(fact) if dates_in_text else fact.text,
-                    "importance": fact.importance,
-                    "confidence": 0.9,
-                    "created_at": said,
-                    "updated_at": said,
-                }
-                out.write(json.dumps(record) + "\n")
-    return ids
+        for item in data.items:
+            said = f"{item.said}T12:00:00+00:00"
+            record = {
+                "id": str(item.id),
+                "user_id": item.user,
+                "companion_id": COMPANION,
+                "type": item.type,
+                "text": item.text,
+                "importance": item.importance,
+                "confidence": 0.9,
+                "created_at": said,
+                "updated_at": said,
+            }
+            out.write(json.dumps(record) + "\n")
 
 
 def ranked(result: SearchResult) -> list[uuid.UUID]:
@@ -125,11 +110,12 @@ def ranked(result: SearchResult) -> list[uuid.UUID]:
     return order
 
 
-def run(args: argparse.Namespace, home: Path) -> dict[str, object]:
+def run(args: argparse.Namespace, home: Path, data: QualitySet) -> dict[str, object]:
+    """Every source on one data set, in a home of its own."""
     os.environ["ARIA_MEM_HOME"] = str(home)
     lines = home / "memories.jsonl"
-    ids = write_lines(lines, args.background, args.dates_in_text)
-    clock_now = datetime(2025, 1, 15, tzinfo=UTC)
+    home.mkdir(parents=True, exist_ok=True)
+    write_lines(lines, data)
     embedder = {"provider": "sentence-transformers", "model": "all-MiniLM-L6-v2"}
     retrieval = {"min_similarity": args.min_similarity, "timeout": 30.0}
     tallies: dict[str, dict[str, Tally]] = {m: {} for m in ("cosine", "lexical", *args.modes)}
@@ -138,8 +124,8 @@ def run(args: argparse.Namespace, home: Path) -> dict[str, object]:
     with AriaMem.open(None, embedder=embedder, retrieval=retrieval) as mem:
         report = mem.transfer.import_file(lines)
         setup = time.perf_counter() - started
-        for persona in PERSONAS:
-            mem.relationship.set_stage(Stage.ESTABLISHED, user=persona.user, companion=COMPANION)
+        for user in data.users:
+            mem.relationship.set_stage(Stage.ESTABLISHED, user=user, companion=COMPANION)
     # The index and the in-process model are the aria-mem service's (another process), as for
     # any command or chat. The baselines below reach past the public API on purpose (its
     # private adapters): plain cosine and plain words are not what it offers.
@@ -147,28 +133,22 @@ def run(args: argparse.Namespace, home: Path) -> dict[str, object]:
         with AriaMem.open(
             None, embedder=embedder, retrieval={**retrieval, "candidates": mode}
         ) as m:
-            m._context.retriever._clock = lambda: clock_now
-            for persona in PERSONAS:
-                for question in persona.questions:
-                    result = ask(m, persona, question)
-                    score(tallies[mode], question, ids[persona.user], ranked(result))
-            overheads[mode] = time_overhead(m, args.timing_passes)
+            for query in data.queries:
+                m._context.retriever._clock = _fixed(data.clock[query.user])
+                score(tallies[mode], query, ranked(ask(m, query)))
+            overheads[mode] = time_overhead(m, data, args.timing_passes)
     with AriaMem.open(None, embedder=embedder, retrieval=retrieval) as mem:
         model = mem._context.embedder.model_name
-        for persona in PERSONAS:
-            for question in persona.questions:
-                query = (
-                    f"{question.previous}\n{question.text}" if question.previous else question.text
-                )
-                vector = mem._context.embedder.embed_query(query)
-                hits = mem._context.index.search(
-                    MEMORIES_COLLECTION, vector, SearchScope(persona.user, COMPANION, model), 10
-                )
-                score(tallies["cosine"], question, ids[persona.user], [h.id for h in hits])
-                words = mem._context.store.reads.lexical_candidates(
-                    persona.user, COMPANION, query, 10
-                )
-                score(tallies["lexical"], question, ids[persona.user], [h.id for h in words])
+        for query in data.queries:
+            text = f"{query.previous}\n{query.text}" if query.previous else query.text
+            vector = mem._context.embedder.embed_query(text)
+            hits = mem._context.index.search(
+                MEMORIES_COLLECTION, vector, SearchScope(query.user, COMPANION, model), 10
+            )
+            score(tallies["cosine"], query, [h.id for h in hits])
+            words = mem._context.store.reads.lexical_candidates(query.user, COMPANION, text, 10)
+            score(tallies["lexical"], query, [h.id for h in words])
+        mem.admin.stop()
     return {
         "memories": report.lines,
         "setup_seconds": round(setup, 1),
@@ -180,37 +160,35 @@ def run(args: argparse.Namespace, home: Path) -> dict[str, object]:
     }
 
 
-def ask(mem: AriaMem, persona: Persona, question: Question) -> SearchResult:
-    return mem.search(
-        question.text, previous=question.previous, user=persona.user, companion=COMPANION
-    )
+def _fixed(moment: datetime) -> Callable[[], datetime]:
+    return lambda: moment
 
 
-def time_overhead(mem: AriaMem, passes: int) -> dict[str, float]:
+def ask(mem: AriaMem, query: Query) -> SearchResult:
+    return mem.search(query.text, previous=query.previous, user=query.user, companion=COMPANION)
+
+
+def time_overhead(mem: AriaMem, data: QualitySet, passes: int) -> dict[str, float]:
     """Retrieval without its embedding call, on these conversational texts and real vectors:
     every question ``passes`` times, after the scoring pass warmed everything up."""
     totals: list[float] = []
     stages: dict[str, list[float]] = {}
     for _ in range(passes):
-        for persona in PERSONAS:
-            for question in persona.questions:
-                timings = dict(ask(mem, persona, question).timings.items())
-                totals.append(timings["total"] - timings.get("embed", 0.0))
-                for stage, value in timings.items():
-                    stages.setdefault(stage, []).append(value)
+        for query in data.queries:
+            timings = dict(ask(mem, query).timings.items())
+            totals.append(timings["total"] - timings.get("embed", 0.0))
+            for stage, value in timings.items():
+                stages.setdefault(stage, []).append(value)
     ordered = sorted(totals)
     summary = {"p50": statistics.median(ordered), "p95": ordered[int(0.95 * (len(ordered) - 1))]}
     summary |= {stage: statistics.median(v) for stage, v in stages.items() if stage != "total"}
     return {k: round(v, 2) for k, v in summary.items()}
 
 
-def score(
-    by_kind: dict[str, Tally], question: Question, ids: dict[str, uuid.UUID], order: list[uuid.UUID]
-) -> None:
-    answers = {ids[key] for key in question.answers}
-    found = [i in answers for i in order]
-    for kind in ("all", question.kind):
-        by_kind.setdefault(kind, Tally()).add(found, len(answers), sum(found[:10]))
+def score(by_kind: dict[str, Tally], query: Query, order: list[uuid.UUID]) -> None:
+    found = [i in query.answers for i in order]
+    for kind in ("all", query.kind):
+        by_kind.setdefault(kind, Tally()).add(found, len(query.answers), sum(found[:10]))
 
 
 def main() -> None:
@@ -233,17 +211,33 @@ def main() -> None:
         default=3,
         help="times each question is asked again to time the retrieval overhead",
     )
+    parser.add_argument(
+        "--sets", default=",".join(SET_NAMES), help="personas (tuned on), observations (not)"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     args.modes = tuple(args.modes.split(","))
+    chosen = {
+        "personas": lambda: personas(args.background, args.dates_in_text),
+        "observations": lambda: observations(args.dates_in_text),
+    }
+    outcomes: dict[str, dict[str, object]] = {}
     with tempfile.TemporaryDirectory(prefix="aria-quality-") as tmp:
-        outcome = run(args, Path(tmp))
+        for name in args.sets.split(","):
+            if name not in chosen:
+                parser.error(f"--sets takes {', '.join(SET_NAMES)}; got {name!r}")
+            outcomes[name] = run(args, Path(tmp) / name, chosen[name]())
     if args.json:
-        print(json.dumps(outcome, indent=2))
+        print(json.dumps(outcomes, indent=2))
         return
+    for name, outcome in outcomes.items():
+        show(name, outcome)
+
+
+def show(name: str, outcome: dict[str, object]) -> None:
     results = outcome["results"]
     assert isinstance(results, dict)
-    print(f"setup {outcome['setup_seconds']} s")
+    print(f"\n## {name}: {outcome['memories']} memories, set up in {outcome['setup_seconds']} s\n")
     print("| source | kind | questions | hit@5 | hit@10 | recall@10 |")
     print("|---|---|---|---|---|---|")
     for mode, by_kind in results.items():
@@ -252,10 +246,7 @@ def main() -> None:
             print("| " + " | ".join(str(c) for c in cells) + " |")
     overheads = outcome["overhead_ms"]
     assert isinstance(overheads, dict)
-    print(
-        f"\nretrieval overhead on these texts (everything but the embedding call), "
-        f"{outcome['memories']} memories, ms:"
-    )
+    print("\nretrieval overhead on these texts (everything but the embedding call), ms:")
     print("| source | p50 | p95 | stage medians |")
     print("|---|---:|---:|---|")
     for mode, summary in overheads.items():

@@ -30,11 +30,20 @@ CURSOR_QUERY = "\x1b[6n"
 UP = "\x1b[A"
 
 
+CLEAN_SIGNALS = (
+    "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []);"
+    " signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.executable, sys.argv[1:])"
+)
+"""Starts the program as a terminal would: no signal blocked or ignored. A test worker's
+thread may block or ignore SIGINT (libraries do, for their own threads), and a child inherits
+both across exec: Ctrl-C would then never reach the chat."""
+
+
 class Terminal:
     def __init__(self, args: list[str], env: dict[str, str]) -> None:
         self.master, slave = pty.openpty()
         self.proc = subprocess.Popen(
-            args,
+            [sys.executable, "-c", CLEAN_SIGNALS, *args],
             cwd=ROOT,
             stdin=slave,
             stdout=slave,
@@ -68,6 +77,11 @@ class Terminal:
 
     def text(self) -> str:
         return ANSI.sub("", self.screen)
+
+    def signals(self) -> str:
+        """The program's blocked, ignored and caught signal masks, for a failure's message."""
+        status = Path(f"/proc/{self.proc.pid}/status").read_text().splitlines()
+        return " ".join(line for line in status if line.startswith(("SigBlk", "SigIgn", "SigCgt")))
 
     def read_until(self, text: str, timeout: float = 60, times: int = 1) -> str:
         """Read until ``text`` has appeared ``times`` times on the screen."""
@@ -183,8 +197,12 @@ def test_ctrl_c_stops_the_reply_not_the_session(embedded_dsn: str, fake: FakeOll
     term.wait_for_prompt(1)
     term.type("tell me a long story")
     term.read_until("word5 ")
+    masks = term.signals()
     term.proc.send_signal(signal.SIGINT)
-    screen = term.read_until("(stopped)")
+    try:
+        screen = term.read_until("(stopped)")
+    except AssertionError as missed:
+        raise AssertionError(f"{missed}\nsignal masks when SIGINT was sent: {masks}") from None
     assert "word199" not in screen
     fake.state.chat_reply, fake.state.chat_delay = "Still here.", 0.0
     term.wait_for_prompt(2)

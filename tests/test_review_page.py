@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -27,9 +29,10 @@ from tests.conftest import ROOT, PgServer
 from tests.fakes.ollama_server import FakeOllama
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Dialog, Page
+    from playwright.sync_api import Browser, BrowserContext, Dialog, Page
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+COOKIE = "aria_mem_session"
 USER, COMPANION = "sam", "aria"
 FILLERS = 120
 SISTER = "Sam's sister Maya loves pottery and throws bowls on Sundays."
@@ -56,6 +59,18 @@ class Site:
     env: dict[str, str]
     home: Path
     ids: dict[str, str]
+    cookie: str = ""
+    """The Set-Cookie the one login gave (the login address works once)."""
+
+    @property
+    def session(self) -> str:
+        return self.cookie.split(";")[0].partition("=")[2]
+
+    def enter(self, browser: Browser, **options: Any) -> BrowserContext:
+        """A browser context with the session cookie, as the logged-in owner's browser."""
+        context = browser.new_context(**options)
+        context.add_cookies([{"name": COOKIE, "value": self.session, "url": self.base}])
+        return context
 
     def aria(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         done = subprocess.run(
@@ -171,7 +186,8 @@ def site(
         ids = {"sister": str(uuid.uuid4())}
         lines = [_line(ids["sister"], SISTER, "RelationshipFact")]
         for number in range(FILLERS):
-            lines.append(_line(str(uuid.uuid4()), f"Filler note {number:03d} about the weather."))
+            ids[f"filler{number}"] = str(uuid.uuid4())
+            lines.append(_line(ids[f"filler{number}"], f"Filler note {number:03d} about rain."))
         for number, text in enumerate(HOSTILE):
             ids[f"hostile{number}"] = str(uuid.uuid4())
             lines.append(_line(ids[f"hostile{number}"], text))
@@ -197,6 +213,8 @@ def site(
             assert first, server.stderr.read() if server.stderr else ""
             address = json.loads(first)
             made.base, made.login = address["url"], address["login"]
+            with httpx.Client(follow_redirects=False, timeout=10) as client:
+                made.cookie = client.get(made.login).headers["set-cookie"]
             yield made
         finally:
             server.terminate()
@@ -207,9 +225,9 @@ def site(
 
 @pytest.fixture
 def page(site: Site, browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1100, "height": 800})
+    context = site.enter(browser, viewport={"width": 1100, "height": 800})
     opened = context.new_page()
-    opened.goto(site.login)
+    opened.goto(site.base)
     yield opened
     context.close()
 
@@ -246,6 +264,61 @@ def test_an_edit_on_the_page_is_what_the_cli_sees(site: Site, page: Page) -> Non
     assert SISTER in page.locator(".events").inner_text()  # the text before, in its history
     page.click("button:text('Pin')")
     assert site.get(memory_id)["pinned"] is True
+
+
+def test_an_edit_changes_only_what_was_changed_and_odd_input_is_refused(
+    site: Site, page: Page
+) -> None:
+    memory_id = site.ids["filler7"]
+    site.aria("edit", memory_id, "--importance", "0.333", "--expires", "2031-05-17")
+    page.goto(f"{site.base}/memories/{memory_id}")
+    page.fill("textarea[name=text]", "Templates are not run: {{ 7 * 7 }}")
+    page.click("form.edit button[type=submit]")
+    after = site.get(memory_id)
+    assert after["text"] == "Templates are not run: {{ 7 * 7 }}"
+    assert after["importance"] == 0.333 and after["expires_at"].startswith("2031-05-17")
+    page.check("input[name=clear_expiry]")
+    page.click("form.edit button[type=submit]")
+    assert site.get(memory_id)["expires_at"] is None
+    for odd in ("page=%C2%B2", "page=0", "page=99999999", "type=Nope", "sort=x", "pinned=maybe"):
+        page.goto(f"{site.base}/memories?{odd}")
+        assert page.locator(".error").count() == 1, odd
+    page.goto(f"{site.base}/memories/not-a-uuid")
+    assert "no such memory" in page.locator(".error").inner_text()
+
+
+def test_the_browser_gets_the_secret_from_a_file_only_the_owner_reads(
+    site: Site, tmp_path: Path
+) -> None:
+    opened = tmp_path / "opened.txt"
+    fake_browser = tmp_path / "browser.py"
+    fake_browser.write_text(
+        f"import pathlib, sys\npathlib.Path({str(opened)!r}).write_text(' '.join(sys.argv[1:]))\n"
+    )
+    env = {**site.env, "BROWSER": f"{sys.executable} {fake_browser} %s"}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "aria_mem", "ui", "--address", "127.0.0.1:0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not opened.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        argv = opened.read_text()
+        handed = Path(argv.removeprefix("file://"))
+        assert handed.parent == site.home / "data" and oct(handed.stat().st_mode & 0o777) == "0o600"
+        login = re.search(r'url=([^"]+)"', handed.read_text())
+        assert login is not None and "token=" in login[1] and "token=" not in argv
+        with httpx.Client(follow_redirects=False, timeout=10) as client:
+            assert client.get(login[1].replace("&amp;", "&")).status_code == 303
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    assert not handed.exists()  # removed when the page stops
 
 
 def test_forget_on_the_page_is_gone_from_the_cli_and_the_index(site: Site, page: Page) -> None:
@@ -301,7 +374,7 @@ def test_conversations_and_knowledge_are_seen_searched_and_forgotten(
     page.click(f"ul.turns a[href='/conversations/{site.ids['conversation']}']")
     assert page.locator("ol.turns li").count() == 3
     page.click("button:text('Forget this conversation for good')")
-    assert "with its 3 turns" in page.locator(".notice").inner_text()
+    assert "forgotten for good, with its turns" in page.locator(".notice").inner_text()
     assert json.loads(site.aria("conversations", "list", "--json").stdout) == []
 
     page.goto(f"{site.base}/knowledge?q=glazes")
@@ -324,7 +397,7 @@ def test_export_downloads_everything_kept_about_the_user(site: Site, page: Page)
 
 
 def test_hostile_memory_texts_show_as_text(site: Site, browser: Browser) -> None:
-    context = browser.new_context()
+    context = site.enter(browser)
     shown = context.new_page()
     dialogs: list[str] = []
 
@@ -333,7 +406,6 @@ def test_hostile_memory_texts_show_as_text(site: Site, browser: Browser) -> None
         dialog.dismiss()
 
     shown.on("dialog", on_dialog)
-    shown.goto(site.login)
     for number, text in enumerate(HOSTILE):
         if number == 10:
             continue  # forgotten by another test
@@ -350,24 +422,37 @@ def test_hostile_memory_texts_show_as_text(site: Site, browser: Browser) -> None
 
 
 def test_without_the_secret_nothing_is_served(site: Site) -> None:
+    assert "HttpOnly" in site.cookie and "SameSite=Strict" in site.cookie
     with httpx.Client(base_url=site.base, follow_redirects=False, timeout=10) as client:
         assert client.get("/memories").status_code == 401
-        assert client.get("/login", params={"token": "x" * 43}).status_code == 401
-    with httpx.Client(base_url=site.base, cookies={"aria_mem_session": "guess"}) as guessing:
-        assert guessing.get("/memories").status_code == 401
-    with httpx.Client(base_url=site.base, follow_redirects=False, timeout=10) as client:
         assert client.get("/export").status_code == 401
-        logged_in = client.get(site.login.removeprefix(site.base))
-        assert logged_in.status_code == 303 and "token" not in logged_in.headers["location"]
-        cookie = logged_in.headers["set-cookie"]
-        assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
-        assert client.get("/memories").status_code == 200
-        rebound = client.get("/memories", headers={"Host": "attacker.example:80"})
+        assert client.get("/login", params={"token": "x" * 43}).status_code == 401
+        again = client.get(site.login.removeprefix(site.base))
+        assert again.status_code == 401 and "used already" in again.text  # once only
+    with httpx.Client(base_url=site.base, cookies={COOKIE: "guess"}) as guessing:
+        assert guessing.get("/memories").status_code == 401
+    with httpx.Client(base_url=site.base, cookies={COOKIE: site.session}) as owner:
+        listed = owner.get("/memories")
+        assert listed.status_code == 200
+        assert "script-src" not in listed.headers["content-security-policy"]
+        assert listed.headers["x-frame-options"] == "DENY"
+        rebound = owner.get("/memories", headers={"Host": "attacker.example:80"})
         assert rebound.status_code == 421  # DNS rebinding: another name for this address
+        memory_page = owner.get(f"/memories/{site.ids['hostile0']}").text
+        token = re.search(r'name="csrf" value="([^"]+)"', memory_page)
+        assert token is not None
         target = f"/memories/{site.ids['hostile0']}/pin"
-        no_token = client.post(target, data={"csrf": "wrong"}, headers={"Origin": site.base})
-        assert no_token.status_code == 403
-    assert site.get(site.ids["hostile0"])["pinned"] is False
+        foreign = {"Origin": "http://127.0.0.1:1"}
+        assert owner.post(target, data={"csrf": token[1]}, headers=foreign).status_code == 403
+        assert owner.post(target, data={"csrf": token[1]}).status_code == 403  # no Origin
+        right = {"Origin": site.base}
+        assert owner.post(target, data={"csrf": "wrong"}, headers=right).status_code == 403
+        assert site.get(site.ids["hostile0"])["pinned"] is False
+        done = owner.post(target, data={"csrf": token[1]}, headers=right)
+        assert done.status_code == 303 and site.get(site.ids["hostile0"])["pinned"] is True
+        owner.post(
+            f"/memories/{site.ids['hostile0']}/unpin", data={"csrf": token[1]}, headers=right
+        )
 
 
 def test_a_cross_site_form_changes_nothing(site: Site, browser: Browser) -> None:
@@ -389,13 +474,14 @@ def test_a_cross_site_form_changes_nothing(site: Site, browser: Browser) -> None
 
     evil = ThreadingHTTPServer(("127.0.0.1", 0), Evil)
     threading.Thread(target=evil.serve_forever, daemon=True).start()
-    context = browser.new_context()
+    context = site.enter(browser)
     try:
         victim = context.new_page()
-        victim.goto(site.login)  # the owner's browser is logged in
-        victim.goto(f"http://localhost:{evil.server_address[1]}/")
+        # Another port of 127.0.0.1 is the same site: the browser sends the owner's cookie
+        # along with the form, and only the Origin check stands in the way.
+        victim.goto(f"http://127.0.0.1:{evil.server_address[1]}/")
         victim.wait_for_url(f"{target}*")
-        assert victim.locator("body").inner_text().strip() != ""
+        assert "must come from the page itself" in victim.locator("body").inner_text()
         assert site.get(site.ids["hostile1"])["status"] == "active"
     finally:
         context.close()
@@ -405,9 +491,9 @@ def test_a_cross_site_form_changes_nothing(site: Site, browser: Browser) -> None
 def test_the_page_reads_without_javascript_by_keyboard_and_on_a_narrow_window(
     site: Site, browser: Browser
 ) -> None:
-    context = browser.new_context(java_script_enabled=False, viewport={"width": 360, "height": 700})
+    context = site.enter(browser, java_script_enabled=False, viewport={"width": 360, "height": 700})
     narrow = context.new_page()
-    narrow.goto(site.login)
+    narrow.goto(site.base)
     assert narrow.locator("table.memories tbody tr").count() == 50
     overflow = narrow.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 1
@@ -421,9 +507,8 @@ def test_the_page_reads_without_javascript_by_keyboard_and_on_a_narrow_window(
 def test_screenshot_for_the_readme(site: Site, browser: Browser) -> None:
     """The README's picture of the page, taken here so it shows the page as it is; written
     to the file REVIEW_PAGE_SCREENSHOT names (`make screenshot`: docs/review-page.png)."""
-    context = browser.new_context(viewport={"width": 1000, "height": 640})
+    context = site.enter(browser, viewport={"width": 1000, "height": 640})
     shot = context.new_page()
-    shot.goto(site.login)
     shot.goto(f"{site.base}/why?message=Does+Maya+still+do+pottery%3F")
     picture = shot.screenshot()
     assert picture.startswith(b"\x89PNG")

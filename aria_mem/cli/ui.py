@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import signal
 import sys
 from typing import Annotated
 
@@ -111,6 +112,10 @@ def ui(
                 highlight=False,
             )
 
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)  # the page's server hands SIGTERM back once it is down
     try:
         serve.run(mem, bound, user=user_id, companion=companion_id, on_ready=ready)
     finally:

@@ -28,14 +28,23 @@ _HERE = Path(__file__).parent
 MAX_BODY_BYTES = 64 * 1024
 """A form holds at most a memory's text and a few fields."""
 
-_SECURITY_HEADERS = {
-    "content-security-policy": "default-src 'none'; style-src 'self'; img-src 'self'; "
-    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-    "x-content-type-options": "nosniff",
-    "referrer-policy": "same-origin",
-    "cache-control": "no-store",
-    "x-frame-options": "DENY",
+NOTICES = {
+    "saved": "Saved.",
+    "pinned": "Pinned: always in the profile.",
+    "unpinned": "Unpinned.",
+    "archived": "Archived: kept, never used.",
+    "restored": "Restored: active again.",
+    "confirmed": "Confirmed: its recency is refreshed.",
+    "forgotten": "Forgotten for good.",
+    "forgotten-with-turns": "Forgotten for good, with the chat turns that mentioned it.",
+    "accepted": "Done as proposed.",
+    "rejected": "Both left as they were.",
+    "reworded": "Said right; the old wording is in its history.",
+    "conversation-forgotten": "The conversation is forgotten for good, with its turns.",
+    "source-forgotten": "Forgotten: its passages and vectors are gone.",
 }
+"""What a page may say about the change before it: a redirect names one of these, so no
+address can make the page say anything else."""
 
 
 def _environment() -> jinja2.Environment:
@@ -74,10 +83,10 @@ class Page:
             user=self.user,
             companion=self.companion,
             path=request.url.path,
-            notice=request.query_params.get("notice", ""),
+            notice=NOTICES.get(request.query_params.get("notice", ""), ""),
         )
         body = self._env.get_template(template).render(**values)
-        return HTMLResponse(body, status_code=status, headers=_SECURITY_HEADERS)
+        return HTMLResponse(body, status_code=status)
 
     async def run(self, work: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """A call of the synchronous API, off the event loop."""
@@ -103,13 +112,10 @@ def field(form: FormData, name: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def back(path: str, notice: str = "", **query: str) -> RedirectResponse:
-    """Post/redirect/get, with a notice for the next page."""
-    params = {k: v for k, v in query.items() if v}
-    if notice:
-        params["notice"] = notice
-    target = path + ("?" + urlencode(params) if params else "")
-    return RedirectResponse(target, status_code=303, headers=_SECURITY_HEADERS)
+def back(path: str, notice: str = "") -> RedirectResponse:
+    """Post/redirect/get, with a notice (one of NOTICES) for the next page."""
+    target = path + ("?" + urlencode({"notice": notice}) if notice else "")
+    return RedirectResponse(target, status_code=303)
 
 
 def memory_id(request: Request) -> str:
@@ -129,7 +135,8 @@ def create_app(
     user: str,
     companion: str,
     sessions: Sessions,
-    hosts: frozenset[str],
+    hosts: frozenset[str] | None,
+    port: int,
 ) -> PageGate:
     """The page for one user and companion, behind the guard."""
     from aria_mem.web import memories, pages
@@ -153,7 +160,7 @@ def create_app(
         ServiceError: failed,
     }
     app = Starlette(routes=routes, exception_handlers=dict(handlers))
-    return PageGate(app, sessions, hosts)
+    return PageGate(app, sessions, hosts, port)
 
 
 def _failure(exc: Exception) -> tuple[int, str]:

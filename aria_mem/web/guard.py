@@ -20,7 +20,9 @@ It is pure ASGI and does not know the pages it guards.
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import secrets
+import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
@@ -38,41 +40,78 @@ CSRF_FIELD = "csrf"
 LOGIN_PATH = "/login"
 _SAFE_METHODS = frozenset({"GET", "HEAD"})
 _MAX_SESSIONS = 64
+IDLE_SECONDS = 12 * 3600
+SECURITY_HEADERS = (
+    (b"content-security-policy", b"default-src 'none'; style-src 'self'; img-src 'self'; "
+     b"form-action 'self'; frame-ancestors 'none'; base-uri 'none'"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"same-origin"),
+    (b"x-frame-options", b"DENY"),
+    (b"cache-control", b"no-store"),
+)  # fmt: skip
+"""On every response: no script, no framing, nothing cached, no address sent elsewhere."""
 
 
 @dataclass
 class Sessions:
-    """The login secret of this server's life and the browser sessions it let in."""
+    """The login secret of this server's life (good for one login) and the browser sessions
+    it let in (forgotten after ``IDLE_SECONDS`` unused, and all of them when the page stops)."""
 
     secret: str = field(default_factory=lambda: secrets.token_urlsafe(32))
-    _csrf_by_session: dict[str, str] = field(default_factory=dict)
+    _used: bool = False
+    _sessions: dict[str, tuple[str, float]] = field(default_factory=dict)
+    """session id -> (its CSRF token, when it was last used)."""
 
     def open(self, presented: str) -> str | None:
-        """A new session id if ``presented`` is the login secret."""
-        if not hmac.compare_digest(presented.encode(), self.secret.encode()):
+        """A new session id if ``presented`` is the login secret and it was not used yet."""
+        if self._used or not hmac.compare_digest(presented.encode(), self.secret.encode()):
             return None
-        if len(self._csrf_by_session) >= _MAX_SESSIONS:
-            self._csrf_by_session.pop(next(iter(self._csrf_by_session)))
+        self._used = True
+        self._forget_idle()
+        if len(self._sessions) >= _MAX_SESSIONS:
+            self._sessions.pop(next(iter(self._sessions)))
         session = secrets.token_urlsafe(32)
-        self._csrf_by_session[session] = secrets.token_urlsafe(32)
+        self._sessions[session] = (secrets.token_urlsafe(32), time.monotonic())
         return session
 
+    @property
+    def used(self) -> bool:
+        return self._used
+
     def csrf(self, session: str | None) -> str | None:
-        """The CSRF token of a known session."""
+        """The CSRF token of a known, recently used session (and the session is used now)."""
         if not session:
             return None
-        for known, token in self._csrf_by_session.items():
+        self._forget_idle()
+        for known, (token, _) in self._sessions.items():
             if hmac.compare_digest(known.encode(), session.encode()):
+                self._sessions[known] = (token, time.monotonic())
                 return token
         return None
 
+    def _forget_idle(self) -> None:
+        oldest = time.monotonic() - IDLE_SECONDS
+        for known in [k for k, (_, seen) in self._sessions.items() if seen < oldest]:
+            del self._sessions[known]
 
-def host_names(host: str, port: int) -> frozenset[str]:
-    """The Host header values a browser sends for the address the server listens on."""
+
+def host_names(host: str, port: int) -> frozenset[str] | None:
+    """The Host header values a browser sends for the address the server listens on; None
+    when it listens on every address (``--allow-remote`` on 0.0.0.0 or ::), where any name
+    of this machine is right and only the port is checked."""
+    if _is_unspecified(host):
+        return None
     names = {f"{host}:{port}", f"[{host}]:{port}"} if ":" in host else {f"{host}:{port}"}
     if host in ("127.0.0.1", "::1", "localhost"):
         names.add(f"localhost:{port}")
     return frozenset(names)
+
+
+def _is_unspecified(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_unspecified
+    except ValueError:
+        return False
 
 
 def session_of(scope: Scope) -> str | None:
@@ -100,19 +139,22 @@ class PageGate:
     The CSRF token in the form is checked by the page's handlers (they read the form);
     ``scope["state"]["csrf"]`` carries the session's token to them and to the templates."""
 
-    def __init__(self, app: ASGIApp, sessions: Sessions, hosts: frozenset[str]) -> None:
+    def __init__(
+        self, app: ASGIApp, sessions: Sessions, hosts: frozenset[str] | None, port: int
+    ) -> None:
         self._app = app
         self._sessions = sessions
         self._hosts = hosts
-        self._origins = frozenset(f"http://{h}" for h in hosts)
+        self._port = port
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             if scope["type"] == "lifespan":
                 await self._app(scope, receive, send)
             return
+        send = _with_security_headers(send)
         host = _header(scope, b"host")
-        if host not in self._hosts:
+        if not self._known_host(host):
             await _refuse(send, 421, "This page answers only at its own address.")
             return
         if scope["path"] == LOGIN_PATH:
@@ -132,22 +174,38 @@ class PageGate:
         scope.setdefault("state", {})["csrf"] = csrf
         await self._app(scope, receive, send)
 
-    def _same_origin(self, scope: Scope) -> bool:
-        origin = _header(scope, b"origin")
-        if origin is not None:
-            return origin in self._origins
-        referer = _header(scope, b"referer")
-        if referer is None:
+    def _known_host(self, host: str | None) -> bool:
+        if host is None:
             return False
-        parts = urlsplit(referer)
-        return f"{parts.scheme}://{parts.netloc}" in self._origins
+        if self._hosts is None:
+            return host.rpartition(":")[2] == str(self._port)
+        return host in self._hosts
+
+    def _same_origin(self, scope: Scope) -> bool:
+        """The change comes from a page of this address: its Origin (or, from a browser that
+        sends none, its Referer) names the Host the request was sent to."""
+        origin = _header(scope, b"origin")
+        if origin is None:
+            referer = _header(scope, b"referer")
+            if referer is None:
+                return False
+            parts = urlsplit(referer)
+            origin = f"{parts.scheme}://{parts.netloc}"
+        return origin == f"http://{_header(scope, b'host')}"
 
     async def _login(self, scope: Scope, send: Send) -> None:
         query = parse_qs(bytes(scope.get("query_string", b"")).decode("latin-1"))
         presented = query.get("token", [""])[0]
         session = self._sessions.open(presented) if scope["method"] == "GET" else None
         if session is None:
-            await _refuse(send, 401, "That login address is not this page's.")
+            await _refuse(
+                send,
+                401,
+                "That login address was used already, or is not this page's: run "
+                "`aria-mem ui` again to let this browser in."
+                if self._sessions.used
+                else "That login address is not this page's.",
+            )
             return
         cookie = f"{COOKIE}={session}; HttpOnly; SameSite=Strict; Path=/"
         await send(
@@ -157,8 +215,6 @@ class PageGate:
                 "headers": [
                     (b"location", b"/"),
                     (b"set-cookie", cookie.encode("latin-1")),
-                    (b"cache-control", b"no-store"),
-                    (b"referrer-policy", b"no-referrer"),
                     (b"content-length", b"0"),
                 ],
             }
@@ -183,8 +239,19 @@ async def _refuse(send: Send, status: int, message: str) -> None:
             "headers": [
                 (b"content-type", b"text/html; charset=utf-8"),
                 (b"content-length", str(len(body)).encode()),
-                (b"cache-control", b"no-store"),
             ],
         }
     )
     await send({"type": "http.response.body", "body": body})
+
+
+def _with_security_headers(send: Send) -> Send:
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = list(message.get("headers", []))
+            present = {bytes(name).lower() for name, _ in headers}
+            headers += [(n, v) for n, v in SECURITY_HEADERS if n not in present]
+            message["headers"] = headers
+        await send(message)
+
+    return sending

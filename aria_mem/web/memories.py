@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
@@ -46,29 +47,22 @@ def routes(page: Page) -> list[Route]:
 
     async def edit(request: Request) -> Response:
         form = await checked_form(request)
-        target = memory_id(request)
-        changes: dict[str, Any] = {"text": field(form, "text").strip() or None}
-        importance = field(form, "importance").strip()
-        if importance:
-            changes["importance"] = _number("importance", importance)
-        expires = field(form, "expires").strip()
-        if expires:
-            changes["expires"] = _moment(expires)
-        elif field(form, "clear_expiry"):
-            changes["clear_expiry"] = True
-        await page.run(page.memory.update, target, **changes, **page.scope)
-        return back(f"/memories/{target}", "Saved.")
+        found = await page.run(page.memory.get, memory_id(request), **page.scope)
+        changes = _changes(form, found)
+        if changes:
+            await page.run(page.memory.update, found.id, **changes, **page.scope)
+        return back(f"/memories/{found.id}", "saved")
 
     async def act(request: Request) -> Response:
         await checked_form(request)
         target = memory_id(request)
         action = str(request.path_params["action"])
         calls: dict[str, tuple[Any, dict[str, Any], str]] = {
-            "pin": (page.memory.update, {"pinned": True}, "Pinned: always in the profile."),
-            "unpin": (page.memory.update, {"pinned": False}, "Unpinned."),
-            "archive": (page.memory.update, {"archived": True}, "Archived: kept, never used."),
-            "restore": (page.memory.restore, {}, "Restored: active again."),
-            "confirm": (page.memory.confirm, {}, "Confirmed: its recency is refreshed."),
+            "pin": (page.memory.update, {"pinned": True}, "pinned"),
+            "unpin": (page.memory.update, {"pinned": False}, "unpinned"),
+            "archive": (page.memory.update, {"archived": True}, "archived"),
+            "restore": (page.memory.restore, {}, "restored"),
+            "confirm": (page.memory.confirm, {}, "confirmed"),
         }
         if action not in calls:
             raise HTTPException(404, "There is no such change.")
@@ -82,17 +76,21 @@ def routes(page: Page) -> list[Route]:
         return page.render(request, "forget.html", memory=found, turns=turns)
 
     async def forget(request: Request) -> Response:
+        """Forgets the memory, then the turns the person was shown and left ticked (only
+        those that still mention it, of this user and companion)."""
         form = await checked_form(request)
         found = await page.run(page.memory.get, memory_id(request), **page.scope)
-        gone_turns = 0
-        if field(form, "turns"):
-            turns = await page.run(
+        ticked = {v for v in form.getlist("turn") if isinstance(v, str)}
+        turns = []
+        if ticked:
+            mentioning = await page.run(
                 page.memory.conversations.turns_mentioning, found.text, **page.scope
             )
-            gone_turns = await page.run(page.memory.conversations.forget_turns, turns, **page.scope)
+            turns = [t for t in mentioning if str(t.id) in ticked]
         await page.run(page.memory.forget, found.id, **page.scope)
-        extra = f" and {gone_turns} chat turns that mentioned it" if gone_turns else ""
-        return back("/memories", f"Forgotten for good{extra}.")
+        if turns:
+            await page.run(page.memory.conversations.forget_turns, turns, **page.scope)
+        return back("/memories", "forgotten-with-turns" if turns else "forgotten")
 
     return [
         Route("/memories", listing),
@@ -131,7 +129,7 @@ def _filters(request: Request) -> dict[str, str]:
 
 
 def _page_number(raw: str) -> int:
-    if not raw.isdigit() or not 1 <= int(raw) <= MAX_PAGE:
+    if not (raw.isascii() and raw.isdecimal()) or not 1 <= int(raw) <= MAX_PAGE:
         raise HTTPException(400, f"The page is a number from 1 to {MAX_PAGE}.")
     return int(raw)
 
@@ -216,6 +214,29 @@ def _find(page: Page, filters: dict[str, str], number: int) -> tuple[list[Memory
     return found[start : start + PAGE_SIZE], len(found) > start + PAGE_SIZE, "searched"
 
 
+def _changes(form: FormData, memory: Memory) -> dict[str, Any]:
+    """What the edit form changed: each field is compared with the value the form was shown
+    with (sent back hidden), so saving a new text leaves the importance and expiry as they
+    are, whatever the form rounded or dropped when it showed them."""
+    changes: dict[str, Any] = {}
+    text = field(form, "text").strip()
+    if text and text != memory.text:
+        changes["text"] = text
+    importance = field(form, "importance").strip()
+    if importance != field(form, "shown_importance").strip():
+        changes["importance"] = _number("importance", importance)
+    expires = field(form, "expires").strip()
+    if field(form, "clear_expiry"):
+        if memory.expires_at is not None:
+            changes["clear_expiry"] = True
+    elif expires != field(form, "shown_expires").strip():
+        if expires:
+            changes["expires"] = _moment(expires)
+        elif memory.expires_at is not None:
+            changes["clear_expiry"] = True
+    return changes
+
+
 def _number(name: str, raw: str) -> float:
     try:
         return float(raw)
@@ -224,8 +245,9 @@ def _number(name: str, raw: str) -> float:
 
 
 def _moment(raw: str) -> datetime:
+    """A day from the form: the end of that day, local time."""
     try:
-        moment = datetime.fromisoformat(raw)
-    except ValueError:
+        day = datetime.fromisoformat(raw[:10])
+        return day.replace(hour=23, minute=59, second=59).astimezone()
+    except (ValueError, OverflowError):
         raise HTTPException(400, "The expiry is a date like 2027-01-31.") from None
-    return moment if moment.tzinfo else moment.astimezone()

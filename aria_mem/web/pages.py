@@ -43,13 +43,13 @@ def routes(page: Page) -> list[Route]:
         action = str(request.path_params["action"])
         if action == "accept":
             await page.run(page.memory.review.accept, item, **page.scope)
-            return back("/review", "Done as proposed.")
+            return back("/review", "accepted")
         if action == "reject":
             await page.run(page.memory.review.reject, item, **page.scope)
-            return back("/review", "Both left as they were.")
+            return back("/review", "rejected")
         if action == "edit":
             await page.run(page.memory.review.edit, item, field(form, "text"), **page.scope)
-            return back("/review", "Said right; the old wording is in its history.")
+            return back("/review", "reworded")
         raise HTTPException(404, "There is no such decision.")
 
     async def conversations(request: Request) -> Response:
@@ -70,10 +70,8 @@ def routes(page: Page) -> list[Route]:
 
     async def forget_conversation(request: Request) -> Response:
         await checked_form(request)
-        _, gone = await page.run(
-            page.memory.conversations.forget, _conversation_id(request), **page.scope
-        )
-        return back("/conversations", f"Forgotten for good, with its {gone} turns.")
+        await page.run(page.memory.conversations.forget, _conversation_id(request), **page.scope)
+        return back("/conversations", "conversation-forgotten")
 
     async def knowledge(request: Request) -> Response:
         words = request.query_params.get("q", "").strip()[:MAX_MESSAGE_CHARS]
@@ -94,7 +92,7 @@ def routes(page: Page) -> list[Route]:
         if source_id not in {str(s.id) for s in own}:
             raise HTTPException(404, "There is no such source.")
         await page.run(page.memory.knowledge.forget, source_id)
-        return back("/knowledge", "Forgotten: its passages and vectors are gone.")
+        return back("/knowledge", "source-forgotten")
 
     async def status(request: Request) -> Response:
         report = await page.run(page.memory.admin.status)

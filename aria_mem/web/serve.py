@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import html
+import os
 import socket
 import webbrowser
 from collections.abc import Callable
@@ -22,7 +23,8 @@ from aria_mem.errors import UsageError
 from aria_mem.private import private_dir, write_private
 from aria_mem.web.guard import LOGIN_PATH, Sessions, host_names
 
-OPEN_FILE = "ui-open.html"
+OPEN_FILE = "ui-open-{pid}.html"
+"""One per running page, so two pages never share or remove each other's."""
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,7 @@ def write_open_file(folder: Path, bound: Bound) -> Path:
         f'<meta http-equiv="refresh" content="0;url={target}">'
         f'<title>aria-mem</title><p><a href="{target}">Open aria-mem</a></p>\n'
     )
-    path = folder / OPEN_FILE
+    path = folder / OPEN_FILE.format(pid=os.getpid())
     write_private(path, page)
     return path
 
@@ -105,6 +107,7 @@ def run(
         companion=companion,
         sessions=bound.sessions,
         hosts=host_names(bound.host, bound.port),
+        port=bound.port,
     )
     server = uvicorn.Server(
         uvicorn.Config(

@@ -1,0 +1,97 @@
+"""The two retrieval-quality data sets in one shape, for scripts/bench_quality.py.
+
+- ``personas``: six people, each with ~24 facts about them ("The user ...") buried among
+  generated everyday memories; the set the retrieval was tuned on.
+- ``observations``: four scenes of third-person notes about named people over a year
+  (observations.py); written later, in another style, and never tuned on: a change ships only
+  if it does not lose here.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from quality.background import background
+from quality.observations import SCENES
+from quality.personas import PERSONAS
+
+SET_NAMES = ("personas", "observations")
+
+
+@dataclass(frozen=True)
+class Item:
+    """One memory as the benchmark imports it."""
+
+    user: str
+    id: uuid.UUID
+    type: str
+    text: str
+    said: str
+    """ISO date it was said."""
+    importance: float
+
+
+@dataclass(frozen=True)
+class Query:
+    user: str
+    text: str
+    previous: str | None
+    answers: frozenset[uuid.UUID]
+    kind: str
+
+
+@dataclass(frozen=True)
+class QualitySet:
+    name: str
+    items: tuple[Item, ...]
+    queries: tuple[Query, ...]
+    clock: dict[str, datetime]
+    """Each user's clock during the questions: just after the last memory, or when asked."""
+
+    @property
+    def users(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(i.user for i in self.items))
+
+
+def _id(set_name: str, user: str, key: str) -> uuid.UUID:
+    return uuid.uuid5(uuid.NAMESPACE_URL, f"aria-bench/{set_name}/{user}/{key}")
+
+
+def _dated(text: str, said: str) -> str:
+    day = datetime.fromisoformat(said)
+    return f"{text} (said on {day.day} {day:%B %Y})"
+
+
+def personas(background_count: int, dates_in_text: bool = False) -> QualitySet:
+    items: list[Item] = []
+    queries: list[Query] = []
+    for persona in PERSONAS:
+        for fact in (*persona.facts, *background(persona, background_count)):
+            text = _dated(fact.text, fact.said) if dates_in_text else fact.text
+            ident = _id("personas", persona.user, fact.key)
+            items.append(Item(persona.user, ident, fact.type, text, fact.said, fact.importance))
+        for q in persona.questions:
+            answers = frozenset(_id("personas", persona.user, key) for key in q.answers)
+            queries.append(Query(persona.user, q.text, q.previous, answers, q.kind))
+    now = datetime(2025, 1, 15, tzinfo=UTC)
+    clock = {p.user: now for p in PERSONAS}
+    return QualitySet("personas", tuple(items), tuple(queries), clock)
+
+
+def observations(dates_in_text: bool = False) -> QualitySet:
+    items: list[Item] = []
+    queries: list[Query] = []
+    clock: dict[str, datetime] = {}
+    for scene in SCENES:
+        for o in scene.observations:
+            text = _dated(o.text, o.said) if dates_in_text else o.text
+            ident = _id("observations", scene.name, o.key)
+            items.append(Item(scene.name, ident, o.type, text, o.said, o.importance))
+        for ask in scene.asks:
+            answers = frozenset(_id("observations", scene.name, key) for key in ask.answers)
+            queries.append(Query(scene.name, ask.text, None, answers, ask.kind))
+            asked = datetime.fromisoformat(ask.asked).replace(tzinfo=UTC) + timedelta(hours=12)
+            clock[scene.name] = max(clock.get(scene.name, asked), asked)
+    return QualitySet("observations", tuple(items), tuple(queries), clock)
