@@ -52,6 +52,7 @@ sys.path.insert(0, str(ROOT.parent))
 from quality.sets import SET_NAMES, QualitySet, Query, observations, personas  # noqa: E402
 
 from aria_mem.api import AriaMem  # noqa: E402
+from aria_mem.domain.fusion import DEFAULT_FUSION, FusionWeights  # noqa: E402
 from aria_mem.domain.models import MEMORIES_COLLECTION, SearchScope, Stage  # noqa: E402
 from aria_mem.domain.retrieval import SearchResult  # noqa: E402
 
@@ -133,6 +134,7 @@ def run(args: argparse.Namespace, home: Path, data: QualitySet) -> dict[str, obj
         with AriaMem.open(
             None, embedder=embedder, retrieval={**retrieval, "candidates": mode}
         ) as m:
+            m._context.retriever._fusion = args.fusion
             for query in data.queries:
                 m._context.retriever._clock = _fixed(data.clock[query.user])
                 score(tallies[mode], query, ranked(ask(m, query)))
@@ -214,9 +216,22 @@ def main() -> None:
     parser.add_argument(
         "--sets", default=",".join(SET_NAMES), help="personas (tuned on), observations (not)"
     )
+    parser.add_argument(
+        "--lexical-weight",
+        type=float,
+        default=DEFAULT_FUSION.lexical_weight,
+        help="fusion's word weight, to measure another (default: what ships)",
+    )
+    parser.add_argument(
+        "--lexical-candidates",
+        type=int,
+        default=DEFAULT_FUSION.lexical_candidates,
+        help="how many word matches fusion reads, to measure another (default: what ships)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     args.modes = tuple(args.modes.split(","))
+    args.fusion = FusionWeights(args.lexical_weight, args.lexical_candidates)
     chosen = {
         "personas": lambda: personas(args.background, args.dates_in_text),
         "observations": lambda: observations(args.dates_in_text),

@@ -180,6 +180,7 @@ def site(
             ARIA_MEM_USER=USER,
             ARIA_MEM_COMPANION=COMPANION,
             ARIA_MEM_HYGIENE_CONFLICT_SIMILARITY="0.5",
+            ARIA_MEM_RETRIEVAL_TIMEOUT="30",  # a busy test machine is not a failed service
             NO_COLOR="1",
             COLUMNS="200",
         )
@@ -357,6 +358,7 @@ def test_the_why_view_shows_what_a_message_brings_up(site: Site, page: Page) -> 
     page.goto(f"{site.base}/why")
     page.fill("textarea[name=message]", "Does Maya still do pottery?")
     page.click("form.why button[type=submit]")
+    assert page.locator("main .error").count() == 0, page.locator("main .error").all_inner_texts()
     brought = page.locator("table.explain").inner_text()
     assert "Maya" in brought and "similarity" in brought and "importance" in brought
     assert "Maya" in page.locator("#prompt").inner_text()
