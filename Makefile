@@ -40,8 +40,9 @@ bench: install
 	$(BIN)/python scripts/bench_hygiene.py
 	$(BIN)/python scripts/bench_startup.py
 
-# Retrieval quality alone: hit@5, hit@10 and recall@10 for plain cosine, word search alone,
-# the seed's pipeline (dense) and the shipped one (fused), with all-MiniLM-L6-v2 in process.
+# Retrieval quality on both data sets (personas, tuned on; observations, not): hit@5, hit@10
+# and recall@10 per question kind for plain cosine, word search alone, the seed's pipeline
+# (dense) and the shipped one (fused), with all-MiniLM-L6-v2 in process.
 bench-quality: install
 	$(BIN)/python scripts/bench_quality.py
 

@@ -3,7 +3,8 @@
 - ``personas``: six people, each with ~24 facts about them ("The user ...") buried among
   generated everyday memories; the set the retrieval was tuned on.
 - ``observations``: four scenes of third-person notes about named people over a year
-  (observations.py); written later, in another style, and never tuned on: a change ships only
+  (observations.py), each buried among generated small talk about the same people
+  (small_talk.py); written later, in another style, and never tuned on: a change ships only
   if it does not lose here.
 """
 
@@ -16,6 +17,7 @@ from datetime import UTC, datetime, timedelta
 from quality.background import background
 from quality.observations import SCENES
 from quality.personas import PERSONAS
+from quality.small_talk import small_talk
 
 SET_NAMES = ("personas", "observations")
 
@@ -80,7 +82,7 @@ def personas(background_count: int, dates_in_text: bool = False) -> QualitySet:
     return QualitySet("personas", tuple(items), tuple(queries), clock)
 
 
-def observations(dates_in_text: bool = False) -> QualitySet:
+def observations(small_talk_count: int, dates_in_text: bool = False) -> QualitySet:
     items: list[Item] = []
     queries: list[Query] = []
     clock: dict[str, datetime] = {}
@@ -89,6 +91,12 @@ def observations(dates_in_text: bool = False) -> QualitySet:
             text = _dated(o.text, o.said) if dates_in_text else o.text
             ident = _id("observations", scene.name, o.key)
             items.append(Item(scene.name, ident, o.type, text, o.said, o.importance))
+        days = sorted(o.said for o in scene.observations)
+        noise = small_talk(scene.people, days[0], days[-1], small_talk_count, scene.name)
+        for number, (type_, text, said) in enumerate(noise):
+            shown = _dated(text, said) if dates_in_text else text
+            ident = _id("observations", scene.name, f"small-talk-{number}")
+            items.append(Item(scene.name, ident, type_, shown, said, 0.3))
         for ask in scene.asks:
             answers = frozenset(_id("observations", scene.name, key) for key in ask.answers)
             queries.append(Query(scene.name, ask.text, None, answers, ask.kind))
