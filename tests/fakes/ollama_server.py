@@ -5,6 +5,7 @@ client is exercised as it is against Ollama. Speaks /api/embed, /api/tags, /api/
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -181,6 +182,13 @@ class _Server(ThreadingHTTPServer):
     def __init__(self, state: FakeOllamaState) -> None:
         self.state = state
         super().__init__(("127.0.0.1", 0), _Handler)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hung up mid-reply (a chat stopped with Ctrl-C) is no error of the
+        server's; anything else is printed as socketserver does."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
 
 class FakeOllama:
