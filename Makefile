@@ -26,7 +26,7 @@ $(STAMP): pyproject.toml
 # skipped, and this says so first. Many tests spend their time waiting on the processes they
 # start, so one worker more than there are cores keeps the cores busy (2 cores: 5.4-5.9 min
 # with 3 workers against 7.1 with 2).
-WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
+WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1) + 1 )))
 test: install
 	@command -v chromium >/dev/null 2>&1 || echo "No browser found: the review page's browser tests will be skipped (apt install chromium runs them)."
 	$(BIN)/python -m pytest -n $(WORKERS)

@@ -17,7 +17,8 @@ Both written for this project (scripts/quality: MIT, nothing fetched), in differ
                 people. Never tuned on: a change ships only if it does not lose here.
 Every memory goes through the public API on the embedded defaults (embedded PostgreSQL, Qdrant
 Edge) with all-MiniLM-L6-v2 in process; each relationship is "established", and each user's
-clock is set just after their last memory (when the questions are asked).
+clock is set to when their questions are asked (personas: just after the last memory;
+observations: the scene's question date, about two weeks after its last session).
 
 Sources, all with the same model and data:
   cosine   plain similarity: the index's own 10 nearest, no floor, no ranking;

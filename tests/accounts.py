@@ -9,7 +9,6 @@ import pwd
 import shutil
 import subprocess
 import sys
-import tempfile
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,7 +51,8 @@ def intruder() -> Intruder:
         pytest.skip("creating a second local account needs root; run the suite as root")
     if shutil.which("useradd") is None:
         pytest.skip("useradd is not available to create a second local account")
-    with open(tempfile.gettempdir() + "/aria-test-intruder.lock", "a") as lock:
+    lock_path = "/run/aria-test-intruder.lock"
+    with open(os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)) as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # two workers at once would race in useradd
         try:
             pwd.getpwnam(INTRUDER)

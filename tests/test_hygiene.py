@@ -337,6 +337,7 @@ def test_export_and_import_carry_the_supersession(any_store: Store, writer: Memo
             False,
         ),
         ("Sam moved to Berlin.", "Sam lives in Berlin with Tom now.", False),
+        ("Visits Anna every weekend.", "Sees Anna every weekend.", False),
     ],
 )
 def test_the_words_keep_different_facts_apart(first: str, second: str, apart: bool) -> None:

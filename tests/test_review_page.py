@@ -135,6 +135,20 @@ def _stored_conversation(conversation_id: str) -> list[str]:
     ]
 
 
+def _chatty_conversation(conversation_id: str) -> list[str]:
+    """A conversation with more turns about the cat than a form's usual field limit."""
+    at = "2026-06-04T09:00:00+00:00"
+    head = {"kind": "conversation", "id": conversation_id, "user_id": USER}
+    head |= {"companion_id": COMPANION, "started_at": at, "updated_at": at}
+    return [json.dumps(head)] + [
+        json.dumps(
+            {"kind": "turn", "conversation_id": conversation_id, "role": "user",
+             "content": f"Biscuit the cat hates the vacuum cleaner, day {n}.", "created_at": at}
+        )
+        for n in range(25)
+    ]  # fmt: skip
+
+
 def _learned(source_id: str) -> list[str]:
     return [
         json.dumps(
@@ -194,6 +208,9 @@ def site(
             lines.append(_line(ids[f"hostile{number}"], text))
         ids["conversation"], ids["source"] = str(uuid.uuid4()), str(uuid.uuid4())
         lines += _stored_conversation(ids["conversation"]) + _learned(ids["source"])
+        ids["biscuit"], ids["chatty"] = str(uuid.uuid4()), str(uuid.uuid4())
+        lines.append(_line(ids["biscuit"], "Sam's cat Biscuit hates the vacuum cleaner."))
+        lines += _chatty_conversation(ids["chatty"])
         seed = home.parent / "seed.jsonl"
         seed.write_text("\n".join(lines) + "\n")
         made = Site("", "", env, home, ids)
@@ -218,10 +235,18 @@ def site(
                 made.cookie = client.get(made.login).headers["set-cookie"]
             yield made
         finally:
-            server.terminate()
-            server.wait(timeout=30)
-            made.aria("stop", check=False)
-            embedded_pg.drop_database(dsn)
+            try:
+                server.terminate()
+                try:
+                    server.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    server.kill()
+                    server.wait(timeout=30)
+            finally:
+                try:
+                    made.aria("stop", check=False)
+                finally:
+                    embedded_pg.drop_database(dsn)
 
 
 @pytest.fixture
@@ -272,12 +297,13 @@ def test_an_edit_changes_only_what_was_changed_and_odd_input_is_refused(
 ) -> None:
     memory_id = site.ids["filler7"]
     site.aria("edit", memory_id, "--importance", "0.333", "--expires", "2031-05-17")
+    before = site.get(memory_id)
     page.goto(f"{site.base}/memories/{memory_id}")
     page.fill("textarea[name=text]", "Templates are not run: {{ 7 * 7 }}")
     page.click("form.edit button[type=submit]")
     after = site.get(memory_id)
     assert after["text"] == "Templates are not run: {{ 7 * 7 }}"
-    assert after["importance"] == 0.333 and after["expires_at"].startswith("2031-05-17")
+    assert after["importance"] == 0.333 and after["expires_at"] == before["expires_at"]
     page.check("input[name=clear_expiry]")
     page.click("form.edit button[type=submit]")
     assert site.get(memory_id)["expires_at"] is None
@@ -289,7 +315,7 @@ def test_an_edit_changes_only_what_was_changed_and_odd_input_is_refused(
 
 
 def test_the_browser_gets_the_secret_from_a_file_only_the_owner_reads(
-    site: Site, tmp_path: Path
+    site: Site, tmp_path: Path, browser: Browser
 ) -> None:
     opened = tmp_path / "opened.txt"
     fake_browser = tmp_path / "browser.py"
@@ -314,8 +340,17 @@ def test_the_browser_gets_the_secret_from_a_file_only_the_owner_reads(
         assert handed.parent == site.home / "data" and oct(handed.stat().st_mode & 0o777) == "0o600"
         login = re.search(r'url=([^"]+)"', handed.read_text())
         assert login is not None and "token=" in login[1] and "token=" not in argv
+        context = browser.new_context()
+        try:
+            opened_page = context.new_page()
+            opened_page.goto(handed.as_uri())  # as the person's browser opens it
+            opened_page.wait_for_url("**/memories")
+            assert opened_page.locator("table.memories tbody tr").count() == 50
+        finally:
+            context.close()
         with httpx.Client(follow_redirects=False, timeout=10) as client:
-            assert client.get(login[1].replace("&amp;", "&")).status_code == 303
+            again = client.get(login[1].replace("&amp;", "&"))
+            assert again.status_code == 401  # the secret was spent by the browser
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -334,6 +369,21 @@ def test_forget_on_the_page_is_gone_from_the_cli_and_the_index(site: Site, page:
     assert _points(site) == points_before - 1
     found = json.loads(site.aria("search", "ignore previous instructions", "--json").stdout)
     assert memory_id not in {m["id"] for m in [*found["memories"], *found["dropped"]]}
+
+
+def test_forget_takes_the_ticked_turns_that_mention_it_however_many(site: Site, page: Page) -> None:
+    page.goto(f"{site.base}/memories/{site.ids['biscuit']}/forget")
+    assert page.locator("input[name=turn]").count() == 25
+    page.locator("input[name=turn]").last.uncheck()
+    page.click("button:text('Forget for good')")
+    assert "with the chat turns that mentioned it" in page.locator(".notice").inner_text()
+    _, turns = _conversation(site, site.ids["chatty"])
+    assert [t["content"] for t in turns] == ["Biscuit the cat hates the vacuum cleaner, day 24."]
+
+
+def _conversation(site: Site, conversation_id: str) -> tuple[dict[str, Any], list[Any]]:
+    shown = json.loads(site.aria("conversations", "show", conversation_id, "--json").stdout)
+    return shown, shown["messages"]
 
 
 def _points(site: Site) -> int:
@@ -377,7 +427,8 @@ def test_conversations_and_knowledge_are_seen_searched_and_forgotten(
     assert page.locator("ol.turns li").count() == 3
     page.click("button:text('Forget this conversation for good')")
     assert "forgotten for good, with its turns" in page.locator(".notice").inner_text()
-    assert json.loads(site.aria("conversations", "list", "--json").stdout) == []
+    listed = json.loads(site.aria("conversations", "list", "--json").stdout)
+    assert site.ids["conversation"] not in {c["id"] for c in listed}
 
     page.goto(f"{site.base}/knowledge?q=glazes")
     assert "A guide to glazes" in page.locator("table").inner_text()
@@ -488,6 +539,7 @@ def test_a_cross_site_form_changes_nothing(site: Site, browser: Browser) -> None
     finally:
         context.close()
         evil.shutdown()
+        evil.server_close()
 
 
 def test_the_page_reads_without_javascript_by_keyboard_and_on_a_narrow_window(

@@ -234,15 +234,23 @@ def numbers(text: str) -> tuple[str, ...]:
     return tuple(w for w in re.findall(r"\d+", text))
 
 
-def names(text: str) -> frozenset[str]:
+def names(text: str, *, sentence_starts: bool = True) -> frozenset[str]:
     """Capitalised words (people, places, brands); a sentence's first word only when it is not
-    a common word ("The", "After", "She"); days, months and adjectives of a people left out."""
+    a common word ("The", "After", "She") and, without ``sentence_starts``, only when it is
+    capitalised elsewhere too ("Visits Anna" names Anna alone); days, months and adjectives
+    of a people left out."""
     found: set[str] = set()
+    starts: set[str] = set()
     for sentence in _SENTENCE.split(text.strip()):
         words = _CAPITALISED.findall(sentence)
-        if words and sentence.startswith(words[0]) and words[0].lower() in STOP_WORDS:
-            words = words[1:]
+        if words and sentence.startswith(words[0]):
+            if words[0].lower() in STOP_WORDS:
+                words = words[1:]
+            elif not sentence_starts:
+                starts.add(words[0])
+                words = words[1:]
         found.update(w for w in words if not w.endswith(_ADJECTIVE_ENDINGS))
+    found.update(w for w in starts if w in found)
     return frozenset(found - _NOT_NAMES)
 
 
@@ -268,7 +276,8 @@ def different_content(first: str, second: str) -> str | None:
     first_kin, second_kin = kin(first), kin(second)
     if first_kin and second_kin and not first_kin & second_kin:
         return "they are about different people"
-    first_names, second_names = names(first), names(second)
+    first_names = names(first, sentence_starts=False)
+    second_names = names(second, sentence_starts=False)
     if first_names - second_names and second_names - first_names:
         return "they name different people or places"  # Sam in Berlin, Sam in Lisbon
     if numbers(first) and numbers(second) and numbers(first) != numbers(second):

@@ -138,6 +138,9 @@ def identifier(name: str, value: Any) -> str:
     return value.strip()
 
 
+MAX_OFFSET = 100_000_000
+
+
 def limit(value: int | None) -> int | None:
     """How many rows a listing may return: none (all), or 1..MAX_LIMIT."""
     if value is None:
@@ -151,9 +154,11 @@ def limit(value: int | None) -> int | None:
 
 
 def offset(value: int) -> int:
-    """How many rows a listing skips, for paging: 0 or more."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValidationError(f"offset must be a whole number, 0 or more, got {value!r}")
+    """How many rows a listing skips, for paging: 0 to MAX_OFFSET."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_OFFSET:
+        raise ValidationError(
+            f"offset must be a whole number from 0 to {MAX_OFFSET:,}, got {value!r}"
+        )
     return value
 
 

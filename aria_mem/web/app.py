@@ -93,14 +93,14 @@ class Page:
         return await run_in_threadpool(work, *args, **kwargs)
 
 
-async def checked_form(request: Request) -> FormData:
+async def checked_form(request: Request, max_fields: int = 20) -> FormData:
     """The form of a change, bounded and with the session's CSRF token, or a 4xx."""
     length = request.headers.get("content-length")
     if length is None or not length.isdigit():
         raise HTTPException(411, "A change must say how long it is.")
     if int(length) > MAX_BODY_BYTES:
         raise HTTPException(413, f"A change is at most {MAX_BODY_BYTES // 1024} KiB.")
-    form = await request.form(max_files=0, max_fields=20, max_part_size=MAX_BODY_BYTES)
+    form = await request.form(max_files=0, max_fields=max_fields, max_part_size=MAX_BODY_BYTES)
     token = form.get(CSRF_FIELD)
     if not form_csrf_ok(request.scope, token if isinstance(token, str) else None):
         raise HTTPException(403, "This form is out of date: reload the page and try again.")

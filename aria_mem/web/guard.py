@@ -25,7 +25,6 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
-from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -115,17 +114,16 @@ def _is_unspecified(host: str) -> bool:
 
 
 def session_of(scope: Scope) -> str | None:
-    """The session cookie a request carries, if any."""
+    """The session cookie a request carries, if any. Parsed by hand, pair by pair: cookies of
+    other programs on 127.0.0.1 come along (browsers share them across ports), and one that a
+    strict parser cannot read must not hide ours."""
     for name, value in scope.get("headers", ()):
-        if name.lower() == b"cookie":
-            jar: SimpleCookie = SimpleCookie()
-            try:
-                jar.load(bytes(value).decode("latin-1"))
-            except Exception:
-                return None
-            morsel = jar.get(COOKIE)
-            if morsel is not None:
-                return morsel.value
+        if name.lower() != b"cookie":
+            continue
+        for pair in bytes(value).decode("latin-1").split(";"):
+            key, sep, found = pair.strip().partition("=")
+            if sep and key == COOKIE:
+                return found.strip().strip('"')
     return None
 
 
@@ -208,18 +206,26 @@ class PageGate:
             )
             return
         cookie = f"{COOKIE}={session}; HttpOnly; SameSite=Strict; Path=/"
+        # A page that moves on by itself, not a redirect: the browser came here from a file
+        # (or a typed address), and a redirect in that same navigation would not carry a
+        # SameSite=Strict cookie; a navigation this page starts does.
+        body = (
+            b'<!doctype html><meta charset=utf-8><meta http-equiv=refresh content="0;url=/">'
+            b'<title>aria-mem</title><p><a href="/">Open aria-mem</a></p>'
+        )
         await send(
             {
                 "type": "http.response.start",
-                "status": 303,
+                "status": 200,
                 "headers": [
-                    (b"location", b"/"),
+                    (b"content-type", b"text/html; charset=utf-8"),
+                    (b"content-length", str(len(body)).encode()),
                     (b"set-cookie", cookie.encode("latin-1")),
-                    (b"content-length", b"0"),
+                    (b"referrer-policy", b"no-referrer"),
                 ],
             }
         )
-        await send({"type": "http.response.body", "body": b""})
+        await send({"type": "http.response.body", "body": body})
 
 
 def form_csrf_ok(scope: Scope, presented: str | None) -> bool:

@@ -14,6 +14,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from aria_mem.api import Memory, MemoryOrder, MemoryStatus, MemoryType
+from aria_mem.domain.mentions import MAX_MENTIONS
 from aria_mem.web.app import Page, back, checked_form, field, memory_id
 
 PAGE_SIZE = 50
@@ -78,7 +79,7 @@ def routes(page: Page) -> list[Route]:
     async def forget(request: Request) -> Response:
         """Forgets the memory, then the turns the person was shown and left ticked (only
         those that still mention it, of this user and companion)."""
-        form = await checked_form(request)
+        form = await checked_form(request, max_fields=MAX_MENTIONS + 5)
         found = await page.run(page.memory.get, memory_id(request), **page.scope)
         ticked = {v for v in form.getlist("turn") if isinstance(v, str)}
         turns = []
@@ -219,8 +220,8 @@ def _changes(form: FormData, memory: Memory) -> dict[str, Any]:
     with (sent back hidden), so saving a new text leaves the importance and expiry as they
     are, whatever the form rounded or dropped when it showed them."""
     changes: dict[str, Any] = {}
-    text = field(form, "text").strip()
-    if text and text != memory.text:
+    text = _lines(field(form, "text")).strip()
+    if text and text != _lines(field(form, "shown_text")).strip():
         changes["text"] = text
     importance = field(form, "importance").strip()
     if importance != field(form, "shown_importance").strip():
@@ -237,6 +238,11 @@ def _changes(form: FormData, memory: Memory) -> dict[str, Any]:
     return changes
 
 
+def _lines(text: str) -> str:
+    """A form's text with the line ends browsers send (CRLF) as stored (LF)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def _number(name: str, raw: str) -> float:
     try:
         return float(raw)
@@ -247,7 +253,7 @@ def _number(name: str, raw: str) -> float:
 def _moment(raw: str) -> datetime:
     """A day from the form: the end of that day, local time."""
     try:
-        day = datetime.fromisoformat(raw[:10])
+        day = datetime.strptime(raw, "%Y-%m-%d")
         return day.replace(hour=23, minute=59, second=59).astimezone()
     except (ValueError, OverflowError):
         raise HTTPException(400, "The expiry is a date like 2027-01-31.") from None

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import random
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -93,10 +94,15 @@ def observations(small_talk_count: int, dates_in_text: bool = False) -> QualityS
             items.append(Item(scene.name, ident, o.type, text, o.said, o.importance))
         days = sorted(o.said for o in scene.observations)
         noise = small_talk(scene.people, days[0], days[-1], small_talk_count, scene.name)
-        for number, (type_, text, said) in enumerate(noise):
+        # The small talk is as important as the notes that matter, by their own spread: the
+        # importance signal must not tell the answers from the noise.
+        spread = random.Random(scene.name).choices(
+            [o.importance for o in scene.observations], k=len(noise)
+        )
+        for number, ((type_, text, said), importance) in enumerate(zip(noise, spread, strict=True)):
             shown = _dated(text, said) if dates_in_text else text
             ident = _id("observations", scene.name, f"small-talk-{number}")
-            items.append(Item(scene.name, ident, type_, shown, said, 0.3))
+            items.append(Item(scene.name, ident, type_, shown, said, importance))
         for ask in scene.asks:
             answers = frozenset(_id("observations", scene.name, key) for key in ask.answers)
             queries.append(Query(scene.name, ask.text, None, answers, ask.kind))

@@ -33,12 +33,12 @@ from aria_mem.domain.validation import (
 )
 from aria_mem.errors import StoreError, ValidationError
 
-_ORDER_BY = {
-    MemoryOrder.CREATED: "created_at",
-    MemoryOrder.UPDATED: "updated_at",
-    MemoryOrder.IMPORTANCE: "importance",
-    MemoryOrder.USES: "use_count",
-    MemoryOrder.LAST_USED: "COALESCE(last_used_at, '-infinity')",
+_ORDER_BY = {  # the table's columns, not the clamped values rows.MEMORY names the same
+    MemoryOrder.CREATED: "memories.created_at",
+    MemoryOrder.UPDATED: "memories.updated_at",
+    MemoryOrder.IMPORTANCE: "memories.importance",
+    MemoryOrder.USES: "memories.use_count",
+    MemoryOrder.LAST_USED: "COALESCE(memories.last_used_at, '-infinity')",
 }
 _IMPORT_COLUMNS = (*EXPORT_FIELDS[:5], "normalized_text", *EXPORT_FIELDS[5:])
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import fcntl
 import os
 import pwd
+import shutil
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -55,18 +55,30 @@ def _create_system_account() -> pwd.struct_passwd:
     once can both succeed, the second rewriting /etc/passwd with another uid than the first
     returned: a server started under the first uid then runs as nobody. So creation is
     serialised by a lock in root's own /run, and the account is looked up again once inside."""
-    with _creation_lock():
-        entry = _system_account()
-        if entry is not None:
-            return entry
-        done = subprocess.run(
-            ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
-             ROOT_SERVER_ACCOUNT],
-            check=False,
-            capture_output=True,
-            text=True,
-        )  # fmt: skip
-        entry = _system_account()
+    useradd = shutil.which("useradd")
+    if useradd is None:
+        raise StoreError(
+            f"aria-mem runs as root, so the embedded PostgreSQL server needs the system account "
+            f"{ROOT_SERVER_ACCOUNT}, and there is no useradd to create it — create it, run "
+            "aria-mem as another account, or set [postgres] dsn"
+        )
+    try:
+        with _creation_lock():
+            entry = _system_account()
+            if entry is not None:
+                return entry
+            done = subprocess.run(
+                [useradd, "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
+                 ROOT_SERVER_ACCOUNT],
+                check=False,
+                capture_output=True,
+                text=True,
+            )  # fmt: skip
+            entry = _system_account()
+    except OSError as exc:
+        raise StoreError(
+            f"could not create the system account {ROOT_SERVER_ACCOUNT}: {exc.strerror or exc}"
+        ) from exc
     if entry is None:
         raise StoreError(
             f"could not create the system account {ROOT_SERVER_ACCOUNT} the embedded "
@@ -77,8 +89,12 @@ def _create_system_account() -> pwd.struct_passwd:
 
 @contextmanager
 def _creation_lock() -> Iterator[None]:
-    folder = Path("/run") if Path("/run").is_dir() else Path(tempfile.gettempdir())
-    fd = os.open(folder / "aria-mem-system-account.lock", _LOCK_FLAGS, 0o600)
+    """A lock in /run, which only root can write to; where there is none, no lock (a shared
+    folder such as /tmp would let another account hold it or plant the file)."""
+    if not Path("/run").is_dir():
+        yield
+        return
+    fd = os.open("/run/aria-mem-system-account.lock", _LOCK_FLAGS, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
