@@ -178,18 +178,27 @@ _REFUSAL = json.dumps(
 
 
 async def _refuse(send: Send) -> None:
+    await respond(
+        send, 401, "application/json", _REFUSAL, (b"www-authenticate", b'Bearer realm="aria-mem"')
+    )
+
+
+async def respond(
+    send: Send, status: int, content_type: str, body: bytes, *headers: tuple[bytes, bytes]
+) -> None:
+    """A whole response from a guard, before (or instead of) the app it guards."""
     await send(
         {
             "type": "http.response.start",
-            "status": 401,
+            "status": status,
             "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(_REFUSAL)).encode()),
-                (b"www-authenticate", b'Bearer realm="aria-mem"'),
+                (b"content-type", content_type.encode("latin-1")),
+                (b"content-length", str(len(body)).encode()),
+                *headers,
             ],
         }
     )
-    await send({"type": "http.response.body", "body": _REFUSAL})
+    await send({"type": "http.response.body", "body": body})
 
 
 def web_page(location: str) -> str:

@@ -63,6 +63,18 @@ JSON_DECIMALS = 6
 more than any of them means."""
 
 
+def whose(mem: AriaMem, user: str | None, companion: str | None) -> tuple[str, str]:
+    """The user and companion a long-running command serves: the flags, else the config's
+    identity; each checked as any identifier."""
+    from aria_mem.domain.validation import identifier
+
+    identity = mem.settings.identity
+    return (
+        identifier("user", identity.user if user is None else user),
+        identifier("companion", identity.companion if companion is None else companion),
+    )
+
+
 def rounded(data: Any) -> Any:
     """``data`` with every float rounded to ``JSON_DECIMALS`` places (ints and bools kept)."""
     if isinstance(data, float):

@@ -9,10 +9,9 @@ from typing import Annotated
 
 import typer
 
-from aria_mem.cli.context import memory
+from aria_mem.cli.context import memory, whose
 from aria_mem.cli.memories import CompanionOpt, UserOpt
 from aria_mem.cli.render import console, err_console, markup_safe
-from aria_mem.domain.validation import identifier
 from aria_mem.errors import UsageError
 
 DEFAULT_ADDRESS = "127.0.0.1:8765"
@@ -106,7 +105,7 @@ def mcp(
     address = mcp_guard.parse_address(http, allow_remote=allow_remote) if http else None
     token = mcp_guard.load_token() if address else None
     mem = memory(ctx)
-    identity = mem.settings.identity
+    user_id, companion_id = whose(mem, user, companion)
     if address:
         host = f"[{address[0]}]" if ":" in address[0] else address[0]
         err_console.print(
@@ -117,8 +116,8 @@ def mcp(
         )
     mcp_server.serve(
         mem,
-        user=identifier("user", identity.user if user is None else user),
-        companion=identifier("companion", identity.companion if companion is None else companion),
+        user=user_id,
+        companion=companion_id,
         http=address,
         token=token,
     )

@@ -11,10 +11,9 @@ from typing import Annotated
 
 import typer
 
-from aria_mem.cli.context import memory
+from aria_mem.cli.context import memory, whose
 from aria_mem.cli.memories import CompanionOpt, JsonOpt, UserOpt
 from aria_mem.cli.render import err_console, markup_safe
-from aria_mem.domain.validation import identifier
 from aria_mem.errors import UsageError
 
 DEFAULT_ADDRESS = "127.0.0.1:8766"
@@ -80,9 +79,7 @@ def ui(
         address, allow_remote=allow_remote, flag="--address", free_port=True
     )
     mem = memory(ctx)
-    identity = mem.settings.identity
-    user_id = identifier("user", identity.user if user is None else user)
-    companion_id = identifier("companion", identity.companion if companion is None else companion)
+    user_id, companion_id = whose(mem, user, companion)
     bound = serve.bind(host, port)
     open_file = None if no_browser else serve.write_open_file(mem.settings.data_dir, bound)
 

@@ -126,9 +126,6 @@ def memory_id(request: Request) -> str:
         raise HTTPException(404, "There is no such memory.") from None
 
 
-Handler = Callable[[Request], Awaitable[Response]]
-
-
 def create_app(
     memory: AriaMem,
     *,

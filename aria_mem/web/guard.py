@@ -23,16 +23,10 @@ import hmac
 import ipaddress
 import secrets
 import time
-from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+from aria_mem.mcp_guard import ASGIApp, Message, Receive, Scope, Send, respond
 
 COOKIE = "aria_mem_session"
 CSRF_FIELD = "csrf"
@@ -213,19 +207,14 @@ class PageGate:
             b'<!doctype html><meta charset=utf-8><meta http-equiv=refresh content="0;url=/">'
             b'<title>aria-mem</title><p><a href="/">Open aria-mem</a></p>'
         )
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 200,
-                "headers": [
-                    (b"content-type", b"text/html; charset=utf-8"),
-                    (b"content-length", str(len(body)).encode()),
-                    (b"set-cookie", cookie.encode("latin-1")),
-                    (b"referrer-policy", b"no-referrer"),
-                ],
-            }
+        await respond(
+            send,
+            200,
+            "text/html; charset=utf-8",
+            body,
+            (b"set-cookie", cookie.encode("latin-1")),
+            (b"referrer-policy", b"no-referrer"),
         )
-        await send({"type": "http.response.body", "body": body})
 
 
 def form_csrf_ok(scope: Scope, presented: str | None) -> bool:
@@ -237,18 +226,8 @@ def form_csrf_ok(scope: Scope, presented: str | None) -> bool:
 
 
 async def _refuse(send: Send, status: int, message: str) -> None:
-    body = (f"<!doctype html><meta charset=utf-8><title>aria-mem</title><p>{message}</p>").encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"text/html; charset=utf-8"),
-                (b"content-length", str(len(body)).encode()),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+    body = f"<!doctype html><meta charset=utf-8><title>aria-mem</title><p>{message}</p>"
+    await respond(send, status, "text/html; charset=utf-8", body.encode())
 
 
 def _with_security_headers(send: Send) -> Send:

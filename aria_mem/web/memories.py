@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+from urllib.parse import urlencode
 
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException
@@ -136,8 +137,6 @@ def _page_number(raw: str) -> int:
 
 
 def _query(filters: dict[str, str], number: int) -> str:
-    from urllib.parse import urlencode
-
     return urlencode({**{k: v for k, v in filters.items() if v}, "page": str(number)})
 
 
