@@ -23,8 +23,14 @@ observations: the scene's question date, about two weeks after its last session)
 Sources, all with the same model and data:
   cosine   plain similarity: the index's own 10 nearest, no floor, no ranking;
   lexical  PostgreSQL's word matches alone, in their order;
-  dense    the whole pipeline on the nearest vectors alone (the seed's retrieval);
-  fused    the whole pipeline on both, fused (what ships).
+  dense    the whole pipeline on the nearest vectors alone (no word matches);
+  fused-no-repeats  the whole pipeline on both, fused, with near-repeats ranked as they
+           come (to show what ranking them lower does);
+  fused    the whole pipeline on both, fused, near-repeats of a better candidate ranked lower
+           (what ships);
+  relevance the fused candidates in order of relevance alone, before the ranking formula and
+           the profile: what the two kinds of evidence find, apart from what the design's
+           formula (importance, recency, use) and the profile then do to the order.
 For the pipelines the ranked list is what goes into the prompt, in order, then what the cap
 cut. hit@k: a question counts when any answering memory is among the first k; recall@10: the
 share of its answering memories among the first 10.
@@ -57,10 +63,11 @@ from quality.sets import SET_NAMES, QualitySet, Query, observations, personas  #
 from aria_mem.api import AriaMem  # noqa: E402
 from aria_mem.domain.fusion import DEFAULT_FUSION, FusionWeights  # noqa: E402
 from aria_mem.domain.models import MEMORIES_COLLECTION, SearchScope, Stage  # noqa: E402
+from aria_mem.domain.repeats import DEFAULT_REPEATS, RepeatRule  # noqa: E402
 from aria_mem.domain.retrieval import SearchResult  # noqa: E402
 
 COMPANION = "aria"
-MODES = ("dense", "fused")
+MODES = ("dense", "fused-no-repeats", "fused")
 KS = (5, 10)
 
 
@@ -114,6 +121,11 @@ def ranked(result: SearchResult) -> list[uuid.UUID]:
     return order
 
 
+def by_relevance(result: SearchResult) -> list[uuid.UUID]:
+    """The fused candidates best first, as fusion ordered them."""
+    return sorted(result.evidence, key=lambda mid: result.evidence[mid].fused_rank)
+
+
 def run(args: argparse.Namespace, home: Path, data: QualitySet) -> dict[str, object]:
     """Every source on one data set, in a home of its own."""
     os.environ["ARIA_MEM_HOME"] = str(home)
@@ -122,7 +134,8 @@ def run(args: argparse.Namespace, home: Path, data: QualitySet) -> dict[str, obj
     write_lines(lines, data)
     embedder = {"provider": "sentence-transformers", "model": "all-MiniLM-L6-v2"}
     retrieval = {"min_similarity": args.min_similarity, "timeout": 30.0}
-    tallies: dict[str, dict[str, Tally]] = {m: {} for m in ("cosine", "lexical", *args.modes)}
+    sources = ("cosine", "lexical", *args.modes, *(("relevance",) if "fused" in args.modes else ()))
+    tallies: dict[str, dict[str, Tally]] = {m: {} for m in sources}
     overheads: dict[str, dict[str, float]] = {}
     started = time.perf_counter()
     with AriaMem.open(None, embedder=embedder, retrieval=retrieval) as mem:
@@ -134,13 +147,20 @@ def run(args: argparse.Namespace, home: Path, data: QualitySet) -> dict[str, obj
     # any command or chat. The baselines below reach past the public API on purpose (its
     # private adapters): plain cosine and plain words are not what it offers.
     for mode in args.modes:
+        candidates = "dense" if mode == "dense" else "fused"
         with AriaMem.open(
-            None, embedder=embedder, retrieval={**retrieval, "candidates": mode}
+            None, embedder=embedder, retrieval={**retrieval, "candidates": candidates}
         ) as m:
             m._context.retriever._fusion = args.fusion
+            m._context.retriever._repeats = (
+                RepeatRule(weight=0.0) if mode == "fused-no-repeats" else args.repeats
+            )
             for query in data.queries:
                 m._context.retriever._clock = _fixed(data.clock[query.user])
-                score(tallies[mode], query, ranked(ask(m, query)))
+                result = ask(m, query)
+                score(tallies[mode], query, ranked(result))
+                if mode == "fused":
+                    score(tallies["relevance"], query, by_relevance(result))
             if args.timing_passes:
                 overheads[mode] = time_overhead(m, data, args.timing_passes)
     with AriaMem.open(None, embedder=embedder, retrieval=retrieval) as mem:
@@ -235,10 +255,23 @@ def main() -> None:
         default=DEFAULT_FUSION.lexical_candidates,
         help="how many word matches fusion reads, to measure another (default: what ships)",
     )
+    parser.add_argument(
+        "--repeat-bar",
+        type=float,
+        default=DEFAULT_REPEATS.overlap_bar,
+        help="word overlap from which a near-repeat is ranked lower, to measure another",
+    )
+    parser.add_argument(
+        "--repeat-weight",
+        type=float,
+        default=DEFAULT_REPEATS.weight,
+        help="how much a near-repeat loses per unit of overlap beyond the bar (0: off)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     args.modes = tuple(args.modes.split(","))
     args.fusion = FusionWeights(args.lexical_weight, args.lexical_candidates)
+    args.repeats = RepeatRule(args.repeat_bar, args.repeat_weight)
     chosen = {
         "personas": lambda: personas(args.background, args.dates_in_text),
         "observations": lambda: observations(args.small_talk, args.dates_in_text),

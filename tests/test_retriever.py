@@ -184,6 +184,30 @@ def test_fathers_death_ranks_above_pizza_when_both_are_loosely_related(
     assert father.similarity < pizza.similarity and father.total > pizza.total
 
 
+def test_near_repeats_give_way_to_the_memory_that_answers_and_explain_says_so(
+    store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder, retriever: Retriever
+) -> None:
+    store.relationships.set_stage("u1", "aria", Stage.ESTABLISHED)
+    calls = [
+        remember(store, index, embedder, f"The user's sister phoned on {day} to moan about work.")
+        for day in ("Monday", "Tuesday", "Friday")
+    ]
+    answer = remember(
+        store, index, embedder, "The user's sister got a new job as a violin teacher."
+    )
+    result = retriever.retrieve("u1", "aria", "What does my sister do for work?")
+    order = [r.memory.id for r in result.selection.relevant]
+    assert order[1] == answer  # the calls are nearer (cosine 1.0 against 0.91)
+    cosine = {mid: e.similarity or 0.0 for mid, e in result.evidence.items()}
+    assert cosine[answer] < min(cosine[c] for c in calls)
+    repeats = {c: result.evidence[c].repeat for c in calls}
+    assert order[0] in calls and repeats[order[0]] is None
+    for call in calls:
+        if call != order[0]:
+            repeat = repeats[call]
+            assert repeat is not None and repeat.of in calls and repeat.discount > 0
+
+
 def test_a_search_counts_no_use_and_a_recorded_use_counts_once(
     store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder, retriever: Retriever
 ) -> None:

@@ -223,7 +223,7 @@ def ranked_list(result: SearchResult) -> None:
 
 def evidence_text(result: SearchResult, memory_id: uuid.UUID) -> str:
     """Each source's say: the cosine and place among the nearest vectors, the place and
-    score among the word matches, and the place after fusion."""
+    score among the word matches, the place after fusion, and what a repeat cost."""
     e = result.evidence.get(memory_id)
     if e is None:
         return "—"
@@ -235,7 +235,10 @@ def evidence_text(result: SearchResult, memory_id: uuid.UUID) -> str:
         if e.lexical_rank is not None and e.lexical_score is not None
         else "words —"
     )
-    return f"{vector}\n{words}\nfused #{e.fused_rank}"
+    found = f"{vector}\n{words}\nfused #{e.fused_rank}"
+    if e.repeat is not None:
+        found += f"\nrepeats {str(e.repeat.of)[:8]} -{e.repeat.discount:.3f}"
+    return found
 
 
 def explain(result: SearchResult) -> None:

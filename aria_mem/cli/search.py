@@ -27,6 +27,13 @@ def _evidence_json(result: SearchResult, memory_id: uuid.UUID) -> dict[str, Any]
         "lexical_score": e.lexical_score,
         "relevance": e.relevance,
         "fused_rank": e.fused_rank,
+        "repeats": None
+        if e.repeat is None
+        else {
+            "of": str(e.repeat.of),
+            "overlap": e.repeat.overlap,
+            "discount": e.repeat.discount,
+        },
     }
 
 
@@ -126,7 +133,8 @@ def search(
     nearest vectors filtered to this user, companion and model, fused with PostgreSQL's
     word matches; PostgreSQL's check, ranking, profile and cap) but does not count as a use
     of the memories it shows. --explain shows, for each memory, its cosine, its place among
-    the word matches and its place after fusion ("found").
+    the word matches, its place after fusion, and, for one that mostly repeats a memory
+    ranked above it, which one and what that took off its similarity ("found").
 
     Example: aria-mem search "I need to find a gift" --previous "My sister is getting
     married in June" --explain

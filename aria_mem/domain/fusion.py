@@ -4,12 +4,12 @@ A calibrated blend rather than reciprocal rank fusion, because the ranking formu
 similarity floor (docs/design.md) are written in cosine: RRF's scores are ranks, on which the
 0.45 floor and the 0.65 weight would mean nothing. The fused relevance stays on the cosine scale:
 
-    words     = lexical_weight x lexical / best lexical of this message      (0..0.10)
+    words     = lexical_weight x lexical / best lexical of this message      (0..0.15)
     relevance = 1 - (1 - cosine) x (1 - words)
 
 a noisy OR of the two kinds of evidence: the words close part of the distance the cosine
-leaves, so they lift a loosely related memory (cosine 0.3, the best word match: +0.07) more
-than a close one (cosine 0.8: +0.02), and a word match overtakes only memories that are
+leaves, so they lift a loosely related memory (cosine 0.3, the best word match: +0.105) more
+than a close one (cosine 0.8: +0.03), and a word match overtakes only memories that are
 barely nearer in meaning. ``lexical`` is PostgreSQL's ts_rank_cd score (0 when no word
 matches): the best word match of the message gets the whole weight, the others in proportion
 (more of the message's words, closer together, count more).
@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from aria_mem.domain.models import Memory
+from aria_mem.domain.repeats import Repeat
 
 
 class CandidateSource(StrEnum):
@@ -41,11 +42,13 @@ class CandidateSource(StrEnum):
 
 @dataclass(frozen=True)
 class FusionWeights:
-    lexical_weight: float = 0.10
+    lexical_weight: float = 0.15
     """The share of the distance the cosine leaves that the best word match closes.
-    Measured with scripts/bench_quality.py: 0.10 to 0.15 helps; from 0.2 on, word noise
-    pushes paraphrased answers out; and above about 0.22 the design's own example (a father's
-    death outranking a pizza preference for "pizza night with my dad") turns over."""
+    Measured with scripts/bench_quality.py on both its sets (and each with twice the noise):
+    0.15 finds an answer among the first five more often than 0.10 on every one of them and
+    loses at most one question in the first ten; from 0.2 on, word noise pushes paraphrased
+    answers out; and above about 0.22 the design's own example (a father's death outranking a
+    pizza preference for "pizza night with my dad") turns over."""
     lexical_candidates: int = 30
     """How many word matches PostgreSQL returns, beside the index's nearest vectors."""
 
@@ -78,6 +81,8 @@ class Evidence:
     """What the ranking formula and the floor see as the similarity."""
     fused_rank: int = 0
     """1-based place after fusion."""
+    repeat: Repeat | None = None
+    """Set when the candidate mostly repeats one ranked above it (``domain.repeats``)."""
 
 
 def relevance(

@@ -71,12 +71,15 @@ class Score:
     recency: float
     usage: float
     weights: RankingWeights
+    repeat: float = 0.0
+    """Taken off the similarity because the memory mostly repeats one ranked above it
+    (``domain.repeats``); 0 for most."""
 
     @property
     def contributions(self) -> dict[str, float]:
         w = self.weights
         return {
-            "similarity": w.similarity * self.similarity,
+            "similarity": w.similarity * max(0.0, self.similarity - self.repeat),
             "importance": w.importance * self.importance,
             "emotion": w.emotion * self.emotion,
             "recency": w.recency * self.recency,
@@ -95,7 +98,11 @@ def last_touched(memory: Memory) -> datetime:
 
 
 def score(
-    memory: Memory, similarity: float, now: datetime, weights: RankingWeights = DEFAULT_WEIGHTS
+    memory: Memory,
+    similarity: float,
+    now: datetime,
+    weights: RankingWeights = DEFAULT_WEIGHTS,
+    repeat: float = 0.0,
 ) -> Score:
     age_days = (now - last_touched(memory)).total_seconds() / 86400
     return Score(
@@ -105,4 +112,5 @@ def score(
         recency=weights.recency_signal(age_days),
         usage=weights.usage_signal(memory.use_count),
         weights=weights,
+        repeat=repeat,
     )

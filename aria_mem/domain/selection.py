@@ -8,7 +8,7 @@ and returns what goes in and what was dropped, with the reason for each, so that
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -62,10 +62,13 @@ def select(
     now: datetime,
     weights: RankingWeights = DEFAULT_WEIGHTS,
     rejected: Sequence[Dropped] = (),
+    repeats: Mapping[uuid.UUID, float] | None = None,
 ) -> Selection:
     """``profile_pool``: usable profile-eligible memories; ``candidates``: usable memories
     the index found, with their cosine similarity; ``rejected``: what PostgreSQL already
-    refused (listed first among the dropped)."""
+    refused (listed first among the dropped); ``repeats``: what to take off a candidate's
+    similarity in the formula (not at the bar) because it repeats one ranked above it."""
+    discounts = repeats or {}
     threshold, cap = weights.threshold(min_similarity, stage), weights.cap(stage)
     similarity = {m.id: s for m, s in candidates}
     profile = select_profile(profile_pool)
@@ -94,11 +97,12 @@ def select(
                     DropReason.BELOW_THRESHOLD,
                     sim,
                     memory,
-                    score(memory, sim, now, weights),
+                    score(memory, sim, now, weights, discounts.get(memory.id, 0.0)),
                 )
             )
             continue
-        scored.append(Ranked(memory, Section.RELEVANT, score(memory, sim, now, weights)))
+        ranked = score(memory, sim, now, weights, discounts.get(memory.id, 0.0))
+        scored.append(Ranked(memory, Section.RELEVANT, ranked))
     scored.sort(key=lambda r: (-r.score.total if r.score else 0.0, r.memory.id))
     room = max(0, cap - len(kept_profile))
     dropped.extend(

@@ -84,8 +84,8 @@ def plain_words(text: str) -> frozenset[str]:
     plural's or possessive's s dropped ("sister's", "sisters" and "sister" are one word)."""
     found = set()
     for word in _WORD.findall(text.casefold()):
-        if word in STOP_WORDS:
-            continue
+        if word in STOP_WORDS or len(word) == 1:
+            continue  # one letter: the s of "Sam's", the t of "don't"
         if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
             word = word[:-1]
         found.add(word)

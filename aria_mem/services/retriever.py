@@ -42,6 +42,7 @@ from aria_mem.domain.models import (
 from aria_mem.domain.prompt import PromptSections
 from aria_mem.domain.query import build_query
 from aria_mem.domain.ranking import DEFAULT_MIN_SIMILARITY, DEFAULT_WEIGHTS, RankingWeights
+from aria_mem.domain.repeats import DEFAULT_REPEATS, RepeatRule, find_repeats
 from aria_mem.domain.retrieval import KnowledgeHit, SearchResult, prompt_record
 from aria_mem.domain.selection import Selection, select
 from aria_mem.errors import ServiceError
@@ -77,6 +78,7 @@ class Retriever:
         knowledge_limit: int = 5,
         candidates: CandidateSource = CandidateSource.FUSED,
         fusion: FusionWeights = DEFAULT_FUSION,
+        repeats: RepeatRule = DEFAULT_REPEATS,
     ) -> None:
         self._reads = reads
         self._index = index
@@ -89,6 +91,7 @@ class Retriever:
         self._knowledge_limit = knowledge_limit
         self._candidates = candidates
         self._fusion = fusion
+        self._repeats = repeats
 
     def warm_up(self) -> None:
         """Load an in-process embedding model before the first message (it takes seconds,
@@ -139,6 +142,13 @@ class Retriever:
         knowledge, knowledge_problem = self._knowledge(nearest.knowledge, scope, stage)
         problems += [p for p in (confirmed.problem, knowledge_problem) if p]
         with watch.stage("rank"):  # step 6
+            bar = self._weights.threshold(self._min_similarity, stage)
+            above = [(m, r) for m, r in confirmed.usable if r >= bar]  # the rest are dropped
+            repeats = find_repeats(above, self._repeats)
+            evidence = {
+                mid: replace(e, repeat=repeats[mid]) if mid in repeats else e
+                for mid, e in evidence.items()
+            }
             selection = select(
                 profile_pool=profile_pool,
                 candidates=confirmed.usable,
@@ -147,6 +157,7 @@ class Retriever:
                 now=now,
                 weights=self._weights,
                 rejected=confirmed.rejected,
+                repeats={mid: r.discount for mid, r in repeats.items()},
             )
         with watch.stage("format"):  # step 7
             sections = _sections(selection, knowledge)
