@@ -60,6 +60,10 @@ _MAX_SOCKET_PATH = 100
 """A Unix socket path holds at most 107 bytes on Linux; keep a margin."""
 _START_TIMEOUT_S = 60
 HBA_MARKER = "# aria-mem: local connections with the generated password only"
+INITDB_STAGE = "aria-mem-initdb-"
+"""The prefix of the private folder in the system's temporary folder where the password is
+handed to initdb on a first start (the server account may not enter the data folder's
+parents)."""
 
 
 @dataclass(frozen=True)
@@ -211,7 +215,7 @@ def _save_password(pgdata: Path, password: str) -> None:
 
 def _initdb(pgdata: Path, account: Account) -> None:
     password = secrets.token_urlsafe(32)
-    holder = Path(tempfile.mkdtemp(prefix="aria-mem-initdb-"))
+    holder = Path(tempfile.mkdtemp(prefix=INITDB_STAGE))
     try:
         _give_to(holder, account)
         pwfile = holder / "pw"
