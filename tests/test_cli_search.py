@@ -60,6 +60,7 @@ def test_search_json_shows_the_decision_and_counts_no_use(
     # Found by meaning and by the word 'sister': both sources, and the fused place, shown.
     found = relevant["found"]
     assert found["dense_rank"] == 1 and found["lexical_rank"] == 1 and found["fused_rank"] == 1
+    assert found["repeats"] is None  # the first pick repeats nothing
     assert found["relevance"] == pytest.approx(1 - (1 - found["cosine"]) * 0.85)
     assert relevant["similarity"] == pytest.approx(found["relevance"])
     assert {d["reason"] for d in data["dropped"]} == {"below the similarity threshold"}

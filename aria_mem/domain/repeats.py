@@ -26,6 +26,7 @@ import heapq
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from aria_mem.domain.models import Memory
 from aria_mem.domain.words import plain_words
@@ -42,6 +43,9 @@ class RepeatRule:
 
 
 DEFAULT_REPEATS = RepeatRule()
+
+_words = lru_cache(maxsize=4096)(plain_words)
+"""The same memories come up turn after turn: their words are split once."""
 
 
 @dataclass(frozen=True)
@@ -71,58 +75,57 @@ def find_repeats(
     The greedy pick is lazy: a candidate's discount only grows as others are picked, so the
     one on top of the heap is picked when its value is still current, and pushed back with
     its new value otherwise. Only pairs past the bar are kept, so a list without near-repeats
-    costs one pass over the pairs (about 0.2 ms for 30 candidates)."""
+    costs one pass over the pairs. Candidates are numbered best first (ties by id), and the
+    numbers, not the ids, do the work: a few tenths of a millisecond for 30."""
     if rule.weight <= 0 or len(candidates) < 2:
         return {}
-    relevance = {m.id: r for m, r in candidates}
-    twins = _twins([(m.id, plain_words(m.text)) for m, _ in candidates], rule.overlap_bar)
-    if not twins:
+    ordered = sorted(candidates, key=lambda c: (-c[1], c[0].id))
+    twins = _twins([_words(m.text) for m, _ in ordered], rule.overlap_bar)
+    if not any(twins):
         return {}
-    closest: dict[uuid.UUID, tuple[float, uuid.UUID]] = {}
+    relevance = [r for _, r in ordered]
+    closest = [rule.overlap_bar] * len(ordered)
+    twin_of = [-1] * len(ordered)
+    picked = [False] * len(ordered)
 
-    def value(mid: uuid.UUID) -> float:
-        share = closest[mid][0] if mid in closest else rule.overlap_bar
-        return relevance[mid] - rule.weight * (share - rule.overlap_bar)
+    def value(i: int) -> float:
+        return relevance[i] - rule.weight * (closest[i] - rule.overlap_bar)
 
-    heap = [(-r, mid) for mid, r in relevance.items()]
-    heapq.heapify(heap)
-    picked: set[uuid.UUID] = set()
+    heap = [(-r, i) for i, r in enumerate(relevance)]  # already a heap: sorted
     found: dict[uuid.UUID, Repeat] = {}
     while heap:
-        stale, mid = heapq.heappop(heap)
-        if -stale > value(mid):
-            heapq.heappush(heap, (-value(mid), mid))
+        stale, i = heapq.heappop(heap)
+        current = value(i)
+        if -stale > current:
+            heapq.heappush(heap, (-current, i))
             continue
-        picked.add(mid)
-        if mid in closest:
-            share, twin = closest[mid]
-            found[mid] = Repeat(twin, share, relevance[mid] - value(mid))
-        for other, share in twins.get(mid, ()):
-            if other not in picked and share > closest.get(other, (0.0, mid))[0]:
-                closest[other] = (share, mid)
+        picked[i] = True
+        if twin_of[i] >= 0:
+            found[ordered[i][0].id] = Repeat(
+                ordered[twin_of[i]][0].id, closest[i], relevance[i] - current
+            )
+        for j, share in twins[i]:
+            if not picked[j] and share > closest[j]:
+                closest[j], twin_of[j] = share, i
     return found
 
 
-def _twins(
-    words: Sequence[tuple[uuid.UUID, frozenset[str]]], bar: float
-) -> dict[uuid.UUID, list[tuple[uuid.UUID, float]]]:
+def _twins(words: Sequence[frozenset[str]], bar: float) -> list[list[tuple[int, float]]]:
     """Each candidate's neighbours past the bar, both ways. Word sets become bit masks (one
     bit a word), so a pair's shared words are one AND and a bit count."""
     bit: dict[str, int] = {}
     masks = []
-    for mid, found in words:
+    for found in words:
         mask = 0
         for word in found:
             mask |= 1 << bit.setdefault(word, len(bit))
-        masks.append((mid, mask, len(found)))
-    twins: dict[uuid.UUID, list[tuple[uuid.UUID, float]]] = {}
-    for i, (a, a_mask, a_size) in enumerate(masks):
-        for b, b_mask, b_size in masks[i + 1 :]:
-            smaller = min(a_size, b_size)
-            if not smaller:
-                continue
-            share = (a_mask & b_mask).bit_count() / smaller
-            if share > bar:
-                twins.setdefault(a, []).append((b, share))
-                twins.setdefault(b, []).append((a, share))
+        masks.append((mask, len(found)))
+    twins: list[list[tuple[int, float]]] = [[] for _ in words]
+    for i, (a_mask, a_size) in enumerate(masks):
+        for j in range(i + 1, len(masks)):
+            b_mask, b_size = masks[j]
+            smaller = a_size if a_size < b_size else b_size
+            if smaller and (shared := (a_mask & b_mask).bit_count()) > bar * smaller:
+                twins[i].append((j, shared / smaller))
+                twins[j].append((i, shared / smaller))
     return twins
