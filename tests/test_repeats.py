@@ -71,6 +71,16 @@ def test_the_bar_judges_the_relevance_not_the_discounted_similarity() -> None:
     assert score.contributions["similarity"] == 0.0  # never below nothing
 
 
+def test_a_short_fact_inside_a_longer_different_one_is_not_a_repeat() -> None:
+    mum, own = (
+        make_memory("Sam's mum's birthday is in May."),
+        make_memory("Sam's birthday is in May."),
+    )
+    assert overlap(plain_words(own.text), plain_words(mum.text)) == 1.0  # all three words
+    assert find_repeats([(mum, 0.6), (own, 0.55)]) == {}
+    assert set(find_repeats([(mum, 0.6), (own, 0.55)], RepeatRule(min_shared=3))) == {own.id}
+
+
 def test_distinct_memories_and_a_rule_turned_off_change_nothing() -> None:
     memories = [(make_memory(BROTHER), 0.6), (make_memory("Dev cycles everywhere."), 0.5)]
     assert find_repeats(memories) == {}

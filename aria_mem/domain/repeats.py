@@ -13,7 +13,8 @@ relevance, less its discount, is highest), and each one's discount is
 where overlap is the share of the shorter memory's words (``domain.words``: lower case, stop
 words out) that the other has too: 1 for a memory said again in other order, about 0.7 for
 the two calls above, about 0.3 for two different facts about the same person and place.
-Below the bar nothing is taken off, so distinct memories keep exactly their relevance.
+Below the bar, or with fewer than four words in common, nothing is taken off, so distinct
+memories keep exactly their relevance.
 
 The discount changes only the similarity the ranking formula sees; the similarity bar still
 judges the relevance itself (a repeat is not less related to the message, only less useful
@@ -40,6 +41,10 @@ class RepeatRule:
     person and place are not touched."""
     weight: float = 1.0
     """0 turns the rule off."""
+    min_shared: int = 4
+    """Fewer shared words than this never make a repeat, whatever the share: "Sam's birthday
+    is in May" is all inside "Sam's mum's birthday is in May" and is another fact. The sets
+    lose nothing up to 4; at 5 the generated small talk's repeats start to slip through."""
 
 
 DEFAULT_REPEATS = RepeatRule()
@@ -80,7 +85,7 @@ def find_repeats(
     if rule.weight <= 0 or len(candidates) < 2:
         return {}
     ordered = sorted(candidates, key=lambda c: (-c[1], c[0].id))
-    twins = _twins([_words(m.text) for m, _ in ordered], rule.overlap_bar)
+    twins = _twins([_words(m.text) for m, _ in ordered], rule)
     if not any(twins):
         return {}
     relevance = [r for _, r in ordered]
@@ -110,7 +115,7 @@ def find_repeats(
     return found
 
 
-def _twins(words: Sequence[frozenset[str]], bar: float) -> list[list[tuple[int, float]]]:
+def _twins(words: Sequence[frozenset[str]], rule: RepeatRule) -> list[list[tuple[int, float]]]:
     """Each candidate's neighbours past the bar, both ways. Word sets become bit masks (one
     bit a word), so a pair's shared words are one AND and a bit count."""
     bit: dict[str, int] = {}
@@ -125,7 +130,8 @@ def _twins(words: Sequence[frozenset[str]], bar: float) -> list[list[tuple[int, 
         for j in range(i + 1, len(masks)):
             b_mask, b_size = masks[j]
             smaller = a_size if a_size < b_size else b_size
-            if smaller and (shared := (a_mask & b_mask).bit_count()) > bar * smaller:
+            shared = (a_mask & b_mask).bit_count()
+            if shared >= rule.min_shared and shared > rule.overlap_bar * smaller:
                 twins[i].append((j, shared / smaller))
                 twins[j].append((i, shared / smaller))
     return twins
