@@ -1,20 +1,38 @@
-"""A candidate that mostly repeats one ranked above it is ranked lower (pure)."""
+"""A candidate that mostly repeats the profile or a more similar candidate is ranked lower
+(pure)."""
 
 from __future__ import annotations
+
+import uuid
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from aria_mem.domain.models import Stage
+from aria_mem.domain.models import Memory, MemoryType, Stage
 from aria_mem.domain.repeats import RepeatRule, find_repeats, overlap
-from aria_mem.domain.selection import select
+from aria_mem.domain.selection import Selection, select
 from aria_mem.domain.words import plain_words
 from tests.factories import NOW, make_memory
 
 MONDAY = "Sam's cousin phoned on Monday just to chat about the garden."
 WEDNESDAY = "Sam's uncle phoned on Wednesday just to chat about the garden."
 BROTHER = "Sam's older brother Lukas runs a small craft brewery outside Munich."
+
+
+def _select(
+    candidates: list[tuple[Memory, float]],
+    rule: RepeatRule | None = RepeatRule(),
+    profile: list[Memory] | None = None,
+) -> Selection:
+    return select(
+        profile_pool=profile or [],
+        candidates=candidates,
+        stage=Stage.ESTABLISHED,
+        min_similarity=0.25,
+        now=NOW,
+        repeats=rule,
+    )
 
 
 def test_overlap_is_the_share_of_the_shorter_memorys_words() -> None:
@@ -33,42 +51,55 @@ def test_a_near_repeat_pays_for_what_it_shares_beyond_the_bar_and_names_its_twin
     assert found[wednesday.id].discount == pytest.approx(6 / 8 - 0.5)
 
 
-def test_the_answer_behind_two_near_repeats_moves_up_and_nothing_else_changes() -> None:
+def test_the_answer_behind_a_near_repeat_moves_up_and_explain_matches_the_score() -> None:
     monday, wednesday, brother = make_memory(MONDAY), make_memory(WEDNESDAY), make_memory(BROTHER)
     candidates = [(monday, 0.60), (wednesday, 0.59), (brother, 0.55)]
-
-    def order(repeats: dict[object, float] | None) -> list[str]:
-        selection = select(
-            profile_pool=[],
-            candidates=candidates,
-            stage=Stage.ESTABLISHED,
-            min_similarity=0.25,
-            now=NOW,
-            repeats=repeats,  # type: ignore[arg-type]
-        )
-        return [r.memory.text for r in selection.relevant]
-
-    assert order(None) == [MONDAY, WEDNESDAY, BROTHER]
-    found = find_repeats(candidates)
-    assert order({mid: r.discount for mid, r in found.items()}) == [MONDAY, BROTHER, WEDNESDAY]
+    plain = _select(candidates, rule=None)
+    assert [r.memory.text for r in plain.relevant] == [MONDAY, WEDNESDAY, BROTHER]
+    assert plain.repeats == {}
+    ruled = _select(candidates)
+    assert [r.memory.text for r in ruled.relevant] == [MONDAY, BROTHER, WEDNESDAY]
+    repeated = ruled.relevant[2].score
+    assert repeated is not None
+    assert repeated.similarity == 0.59  # what the bar judged
+    assert repeated.repeat == pytest.approx(ruled.repeats[wednesday.id].discount)
+    assert repeated.contributions["similarity"] == pytest.approx(0.65 * (0.59 - 0.25))
+    assert repeated.total == pytest.approx(sum(repeated.contributions.values()))
 
 
-def test_the_bar_judges_the_relevance_not_the_discounted_similarity() -> None:
+def test_the_bar_judges_the_similarity_and_the_discount_never_goes_below_nothing() -> None:
     first, again = make_memory(MONDAY), make_memory(MONDAY + " Again.")
-    found = find_repeats([(first, 0.40), (again, 0.30)])
-    assert found[again.id].discount == pytest.approx(0.5)  # every word of the first
-    selection = select(
-        profile_pool=[],
-        candidates=[(first, 0.40), (again, 0.30)],
-        stage=Stage.ESTABLISHED,
-        min_similarity=0.25,
-        now=NOW,
-        repeats={again.id: found[again.id].discount},
-    )
+    selection = _select([(first, 0.40), (again, 0.30)])
     assert [r.memory.id for r in selection.relevant] == [first.id, again.id]
+    assert selection.repeats[again.id].overlap == 1.0  # every word of the first
+    assert selection.repeats[again.id].discount == pytest.approx(0.30)  # not 0.5
     score = selection.relevant[1].score
-    assert score is not None and score.similarity == 0.30 and score.repeat == 0.5
-    assert score.contributions["similarity"] == 0.0  # never below nothing
+    assert score is not None and score.similarity == 0.30 and score.repeat == pytest.approx(0.30)
+    assert score.contributions["similarity"] == pytest.approx(0.0)
+
+
+def test_a_memory_below_the_bar_is_dropped_as_such_and_repeats_nothing() -> None:
+    first, again = make_memory(MONDAY), make_memory(MONDAY + " Again.")
+    selection = _select([(first, 0.40), (again, 0.20)])
+    assert [r.memory.id for r in selection.relevant] == [first.id]
+    assert [d.memory_id for d in selection.dropped] == [again.id]
+    assert selection.repeats == {}
+
+
+def test_the_profile_is_taken_first_and_never_discounted() -> None:
+    fact = make_memory(
+        "Sam is allergic to peanuts and carries an adrenaline pen everywhere.",
+        type=MemoryType.PROFILE_FACT,
+        importance=0.9,
+    )
+    copy = make_memory("Sam is allergic to peanuts and carries an adrenaline pen to work.")
+    other = make_memory(BROTHER)
+    # The copy is more similar to the message than the profile fact, yet it is the repeat.
+    selection = _select([(copy, 0.7), (fact, 0.6), (other, 0.5)], profile=[fact])
+    assert [r.memory.id for r in selection.profile] == [fact.id]
+    assert set(selection.repeats) == {copy.id}
+    assert selection.repeats[copy.id].of == fact.id
+    assert [r.memory.id for r in selection.relevant] == [other.id, copy.id]
 
 
 def test_a_short_fact_inside_a_longer_different_one_is_not_a_repeat() -> None:
@@ -89,31 +120,65 @@ def test_distinct_memories_and_a_rule_turned_off_change_nothing() -> None:
     assert find_repeats(twins[:1]) == {}
 
 
-WORDS = st.sampled_from(["garden", "phoned", "sam", "cousin", "brewery", "munich", "chat", "dog"])
+def _greedy_by_hand(
+    candidates: list[tuple[Memory, float]], rule: RepeatRule
+) -> dict[uuid.UUID, tuple[uuid.UUID, float]]:
+    """The rule as the docstring states it, the slow way: every round, every remaining
+    candidate's discount from everything taken so far."""
+    words = {m.id: plain_words(m.text) for m, _ in candidates}
+    order = sorted(candidates, key=lambda c: (-c[1], c[0].id))
+    remaining = list(range(len(order)))
+    taken: list[uuid.UUID] = []
+    found: dict[uuid.UUID, tuple[uuid.UUID, float]] = {}
+
+    def closest(memory: Memory) -> tuple[float, uuid.UUID | None]:
+        best: tuple[float, uuid.UUID | None] = (rule.overlap_bar, None)
+        for other in taken:
+            shared = len(words[memory.id] & words[other])
+            share = overlap(words[memory.id], words[other])
+            if shared >= rule.min_shared and share > best[0]:
+                best = (share, other)
+        return best
+
+    def value(i: int) -> float:
+        memory, similarity = order[i]
+        share = closest(memory)[0]
+        return similarity - min(similarity, rule.weight * (share - rule.overlap_bar))
+
+    while remaining:
+        pick = min(remaining, key=lambda i: (-value(i), i))
+        remaining.remove(pick)
+        memory, similarity = order[pick]
+        twin = closest(memory)[1]
+        if twin is not None and similarity - value(pick) > 0:
+            found[memory.id] = (twin, similarity - value(pick))
+        taken.append(memory.id)
+    return found
+
+
+WORDS = st.sampled_from(
+    ["garden", "phoned", "sam", "cousin", "brewery", "munich", "chat", "dog", "monday", "tea"]
+)
 
 
 @given(
     st.lists(
-        st.tuples(st.lists(WORDS, min_size=1, max_size=6), st.floats(0.0, 1.0)),
+        st.tuples(
+            st.lists(WORDS, min_size=1, max_size=8),
+            st.sampled_from([0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7]),
+        ),
         min_size=1,
-        max_size=12,
-    )
+        max_size=10,
+    ),
+    st.sampled_from([0.3, 0.5]),
 )
-def test_discounts_stay_within_the_rule_and_spare_the_most_relevant(
-    raw: list[tuple[list[str], float]],
+def test_the_quick_pick_is_the_greedy_pick_the_docstring_states(
+    raw: list[tuple[list[str], float]], bar: float
 ) -> None:
-    candidates = [(make_memory(" ".join(words)), r) for words, r in raw]
-    rule = RepeatRule()
+    candidates = [(make_memory(" ".join(words)), similarity) for words, similarity in raw]
+    rule = RepeatRule(overlap_bar=bar, min_shared=2)
     found = find_repeats(candidates, rule)
-    best = max(r for _, r in candidates)
-    for memory, relevance in candidates:
-        repeat = found.get(memory.id)
-        if repeat is None:
-            continue
-        assert 0 < repeat.discount <= rule.weight * (1 - rule.overlap_bar) + 1e-9
-        assert repeat.of != memory.id
-        twin_words = next(plain_words(m.text) for m, _ in candidates if m.id == repeat.of)
-        assert repeat.overlap == pytest.approx(overlap(plain_words(memory.text), twin_words))
-        assert relevance < best or any(
-            r == best and m.id != memory.id for m, r in candidates
-        )  # the single most relevant memory is picked first, so it repeats nothing
+    expected = _greedy_by_hand(candidates, rule)
+    assert {mid: (r.of, round(r.discount, 9)) for mid, r in found.items()} == {
+        mid: (twin, round(discount, 9)) for mid, (twin, discount) in expected.items()
+    }

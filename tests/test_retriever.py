@@ -206,6 +206,11 @@ def test_near_repeats_give_way_to_the_memory_that_answers_and_explain_says_so(
         if call != order[0]:
             repeat = repeats[call]
             assert repeat is not None and repeat.of in calls and repeat.discount > 0
+    # What explain shows is what the ranking took off.
+    for ranked in result.selection.relevant:
+        shown = result.evidence[ranked.memory.id].repeat
+        assert ranked.score is not None
+        assert ranked.score.repeat == (shown.discount if shown else 0.0)
 
 
 def test_a_search_counts_no_use_and_a_recorded_use_counts_once(

@@ -255,7 +255,7 @@ def explain(result: SearchResult) -> None:
         padding=(0, 1),
         title=(
             "selected (P profile, R relevant; each signal, then its weighted part; "
-            "sim = cosine + word lift)"
+            "sim = cosine + word lift, less any repeat)"
         ),
         title_justify="left",
     )

@@ -54,6 +54,7 @@ def _ranked_json(position: int, r: Ranked, result: SearchResult) -> dict[str, An
             emotion=r.score.emotion,
             recency=r.score.recency,
             usage=r.score.usage,
+            repeat=r.score.repeat,
             contributions=r.score.contributions,
             score=r.score.total,
         )
@@ -133,8 +134,8 @@ def search(
     nearest vectors filtered to this user, companion and model, fused with PostgreSQL's
     word matches; PostgreSQL's check, ranking, profile and cap) but does not count as a use
     of the memories it shows. --explain shows, for each memory, its cosine, its place among
-    the word matches, its place after fusion, and, for one that mostly repeats a memory
-    ranked above it, which one and what that took off its similarity ("found").
+    the word matches, its place after fusion, and, for one that mostly repeats the profile
+    or a more similar memory, which one and what that took off its similarity ("found").
 
     Example: aria-mem search "I need to find a gift" --previous "My sister is getting
     married in June" --explain

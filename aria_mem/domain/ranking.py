@@ -72,8 +72,9 @@ class Score:
     usage: float
     weights: RankingWeights
     repeat: float = 0.0
-    """Taken off the similarity because the memory mostly repeats one ranked above it
-    (``domain.repeats``); 0 for most."""
+    """Taken off the similarity in the formula because the memory mostly repeats the profile
+    or a more similar candidate (``domain.repeats``; never more than the similarity); 0 for
+    most."""
 
     @property
     def contributions(self) -> dict[str, float]:

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
 
 from aria_mem.domain.models import DropReason, Memory, Stage
 from aria_mem.domain.profile import select_profile
 from aria_mem.domain.ranking import DEFAULT_WEIGHTS, RankingWeights, Score, score
+from aria_mem.domain.repeats import Repeat, RepeatRule, find_repeats
 
 
 class Section(StrEnum):
@@ -47,6 +48,9 @@ class Selection:
     dropped: tuple[Dropped, ...] = ()
     threshold: float = 0.0
     cap: int = 0
+    repeats: Mapping[uuid.UUID, Repeat] = field(default_factory=dict)
+    """The candidates ranked lower because they mostly repeat the profile or a more similar
+    candidate."""
 
     @property
     def chosen(self) -> list[Ranked]:
@@ -62,13 +66,13 @@ def select(
     now: datetime,
     weights: RankingWeights = DEFAULT_WEIGHTS,
     rejected: Sequence[Dropped] = (),
-    repeats: Mapping[uuid.UUID, float] | None = None,
+    repeats: RepeatRule | None = None,
 ) -> Selection:
     """``profile_pool``: usable profile-eligible memories; ``candidates``: usable memories
-    the index found, with their cosine similarity; ``rejected``: what PostgreSQL already
-    refused (listed first among the dropped); ``repeats``: what to take off a candidate's
-    similarity in the formula (not at the bar) because it repeats one ranked above it."""
-    discounts = repeats or {}
+    the index found, with their similarity; ``rejected``: what PostgreSQL already refused
+    (listed first among the dropped); ``repeats``: the rule that ranks a candidate lower when
+    it mostly repeats the profile or a more similar candidate (``domain.repeats``; None: not
+    applied)."""
     threshold, cap = weights.threshold(min_similarity, stage), weights.cap(stage)
     similarity = {m.id: s for m, s in candidates}
     profile = select_profile(profile_pool)
@@ -97,12 +101,18 @@ def select(
                     DropReason.BELOW_THRESHOLD,
                     sim,
                     memory,
-                    score(memory, sim, now, weights, discounts.get(memory.id, 0.0)),
+                    score(memory, sim, now, weights),
                 )
             )
             continue
-        ranked = score(memory, sim, now, weights, discounts.get(memory.id, 0.0))
-        scored.append(Ranked(memory, Section.RELEVANT, ranked))
+        scored.append(Ranked(memory, Section.RELEVANT, score(memory, sim, now, weights)))
+    found = _repeats(scored, kept_profile, repeats)
+    scored = [
+        replace(r, score=replace(r.score, repeat=found[r.memory.id].discount))
+        if r.memory.id in found and r.score is not None
+        else r
+        for r in scored
+    ]
     scored.sort(key=lambda r: (-r.score.total if r.score else 0.0, r.memory.id))
     room = max(0, cap - len(kept_profile))
     dropped.extend(
@@ -115,4 +125,24 @@ def select(
         )
         for r in scored[room:]
     )
-    return Selection(tuple(kept_profile), tuple(scored[:room]), tuple(dropped), threshold, cap)
+    return Selection(
+        tuple(kept_profile), tuple(scored[:room]), tuple(dropped), threshold, cap, found
+    )
+
+
+def _repeats(
+    scored: Sequence[Ranked],
+    profile: Sequence[Ranked],
+    rule: RepeatRule | None,
+) -> dict[uuid.UUID, Repeat]:
+    """The relevant candidates that mostly repeat the profile or a more similar candidate.
+    Similarity, not the whole score, decides which of two near-repeats is the one to keep:
+    by the score, a recent piece of small talk would make the older fact the message asks
+    about its repeat."""
+    if rule is None:
+        return {}
+    return find_repeats(
+        [(r.memory, r.score.similarity) for r in scored if r.score],
+        rule,
+        ahead=[r.memory for r in profile],
+    )

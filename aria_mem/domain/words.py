@@ -46,8 +46,10 @@ STOP_WORDS = frozenset(
         "on",
         "or",
         "our",
+        "s",
         "she",
         "so",
+        "t",
         "that",
         "the",
         "their",
@@ -69,7 +71,8 @@ STOP_WORDS = frozenset(
         "your",
     ]
 )
-"""The commonest English words, which PostgreSQL's english configuration drops too."""
+"""The commonest English words, which PostgreSQL's english configuration drops too (with the
+s of "Sam's" and the t of "don't", which the split leaves as words of their own)."""
 
 _WORD = re.compile(r"[^\W_]+")
 
@@ -84,8 +87,8 @@ def plain_words(text: str) -> frozenset[str]:
     plural's or possessive's s dropped ("sister's", "sisters" and "sister" are one word)."""
     found = set()
     for word in _WORD.findall(text.casefold()):
-        if word in STOP_WORDS or len(word) == 1:
-            continue  # one letter: the s of "Sam's", the t of "don't"
+        if word in STOP_WORDS:
+            continue
         if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
             word = word[:-1]
         found.add(word)

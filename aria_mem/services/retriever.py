@@ -42,7 +42,7 @@ from aria_mem.domain.models import (
 from aria_mem.domain.prompt import PromptSections
 from aria_mem.domain.query import build_query
 from aria_mem.domain.ranking import DEFAULT_MIN_SIMILARITY, DEFAULT_WEIGHTS, RankingWeights
-from aria_mem.domain.repeats import DEFAULT_REPEATS, RepeatRule, find_repeats
+from aria_mem.domain.repeats import DEFAULT_REPEATS, RepeatRule
 from aria_mem.domain.retrieval import KnowledgeHit, SearchResult, prompt_record
 from aria_mem.domain.selection import Selection, select
 from aria_mem.errors import ServiceError
@@ -142,13 +142,6 @@ class Retriever:
         knowledge, knowledge_problem = self._knowledge(nearest.knowledge, scope, stage)
         problems += [p for p in (confirmed.problem, knowledge_problem) if p]
         with watch.stage("rank"):  # step 6
-            bar = self._weights.threshold(self._min_similarity, stage)
-            above = [(m, r) for m, r in confirmed.usable if r >= bar]  # the rest are dropped
-            repeats = find_repeats(above, self._repeats)
-            evidence = {
-                mid: replace(e, repeat=repeats[mid]) if mid in repeats else e
-                for mid, e in evidence.items()
-            }
             selection = select(
                 profile_pool=profile_pool,
                 candidates=confirmed.usable,
@@ -157,8 +150,13 @@ class Retriever:
                 now=now,
                 weights=self._weights,
                 rejected=confirmed.rejected,
-                repeats={mid: r.discount for mid, r in repeats.items()},
+                repeats=self._repeats,
             )
+            found = selection.repeats
+            evidence = {
+                mid: replace(e, repeat=found[mid]) if mid in found else e
+                for mid, e in evidence.items()
+            }
         with watch.stage("format"):  # step 7
             sections = _sections(selection, knowledge)
         result = SearchResult(
