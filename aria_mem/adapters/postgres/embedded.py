@@ -64,6 +64,9 @@ INITDB_STAGE = "aria-mem-initdb-"
 """The prefix of the private folder in the system's temporary folder where the password is
 handed to initdb on a first start (the server account may not enter the data folder's
 parents)."""
+SOCKET_FOLDER = "aria-mem-pg-"
+"""The prefix of the private folder, in the runtime or temporary folder, that holds the
+server's socket when the data folder's path is too long for a socket address."""
 
 
 @dataclass(frozen=True)
@@ -264,7 +267,7 @@ def _socket_dir_for(pgdata: Path, account: Account) -> tuple[Path, bool]:
     base = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
     if len(base) > 40 or not Path(base).is_dir():
         base = tempfile.gettempdir()
-    folder = Path(tempfile.mkdtemp(prefix="aria-mem-pg-", dir=base))
+    folder = Path(tempfile.mkdtemp(prefix=SOCKET_FOLDER, dir=base))
     _give_to(folder, account)
     return folder, True
 
