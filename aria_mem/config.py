@@ -87,6 +87,7 @@ _SECTIONS: dict[str, type[Any]] = {
 
 _CHOICES = (
     ("chat", "extract_memories", ("on", "off")),
+    ("retrieval", "repeats", ("on", "off")),
     ("hygiene", "merge", ("on", "off")),
     ("hygiene", "judge", ("on", "off")),
     ("hygiene", "retire", ("propose", "apply", "off")),

@@ -49,6 +49,9 @@ class RetrievalSettings:
     timeout: float = 2.0
     candidates: str = "fused"
     language: str = "english"
+    repeats: str = "on"
+    """on: a near-repeat of the profile or of a more relevant candidate is ranked lower
+    (``domain.repeats``); off: candidates are ranked as they come."""
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,28 @@ def memory(settings: Settings, tmp_path: Path) -> Iterator[AriaMem]:
     index.close()
 
 
+@pytest.mark.parametrize("repeats", ["on", "off"])
+def test_near_repeats_are_ranked_lower_unless_the_setting_says_off(
+    settings: Settings, tmp_path: Path, repeats: str
+) -> None:
+    index = EdgeIndex(tmp_path / "index")
+    ruled = with_overrides(settings, retrieval={"repeats": repeats})
+    with AriaMem(ruled, store=InMemoryStore(), index=index) as mem:
+        for day in ("Monday", "Tuesday"):
+            mem.remember(f"The user's sister phoned on {day} to moan about work.", merge=False)
+        answer = mem.remember(
+            "The user's sister got a new job as a violin teacher.", merge=False
+        ).memory  # its fake vector is 0.91 from the calls': past this model's merge bar
+        result = mem.search("What does my sister do for work?")
+    index.close()
+    order = [r.memory.id for r in result.chosen]
+    found = [e.repeat for e in result.evidence.values() if e.repeat is not None]
+    if repeats == "on":
+        assert order.index(answer.id) == 1 and len(found) == 1
+    else:
+        assert order.index(answer.id) == 2 and found == []
+
+
 def test_the_package_exports_the_api_and_its_errors() -> None:
     assert aria_mem.AriaMem is AriaMem
     assert {"AriaMem", "SearchResult", "WriteResult", "AriaMemError", "Turn"} <= set(

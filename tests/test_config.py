@@ -56,6 +56,7 @@ def test_aria_mem_config_variable_picks_the_file(
         ("[embedder]\nbatch_size = 0\n", "batch_size .* between 1 and 4096"),
         ('[index]\nurl = "qdrant.example"\n', r"\[index\] url"),
         ("[retrieval]\nmin_sim = 0.5\n", r"Unknown key \[retrieval\] min_sim"),
+        ('[retrieval]\nrepeats = "yes"\n', r"\[retrieval\] repeats .*must be one of on, off"),
         ("[colour]\nx = 1\n", r"Unknown section \[colour\]"),
         ("this is = = not toml", "not valid TOML"),
     ],
