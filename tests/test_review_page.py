@@ -415,6 +415,23 @@ def test_the_why_view_shows_what_a_message_brings_up(site: Site, page: Page) -> 
     assert "below the similarity threshold" in page.locator(".dropped").inner_text()
 
 
+def test_the_why_view_shows_which_memory_a_near_repeat_repeats_and_what_it_cost(
+    site: Site, page: Page
+) -> None:
+    message = "Filler note about rain"
+    page.goto(f"{site.base}/why?message=Filler+note+about+rain")
+    assert page.locator("main .error").count() == 0, page.locator("main .error").all_inner_texts()
+    rows = page.locator("table.explain tbody").inner_text()
+    searched = json.loads(site.aria("search", message, "--json").stdout)
+    repeated = [m for m in searched["memories"] if m["found"] and m["found"]["repeats"]]
+    assert repeated, "the fillers share four of their five words: near-repeats"
+    for shown in repeated:
+        twin, cost = shown["found"]["repeats"]["of"], shown["found"]["repeats"]["discount"]
+        assert f"repeats {twin[:8]} −{cost:.2f}" in rows
+        assert shown["repeat"] == cost
+    assert page.locator("table.explain tbody a[href^='/memories/'] code").count() == len(repeated)
+
+
 def test_conversations_and_knowledge_are_seen_searched_and_forgotten(
     site: Site, page: Page
 ) -> None:
