@@ -427,7 +427,7 @@ def test_the_why_view_shows_which_memory_a_near_repeat_repeats_and_what_it_cost(
     assert repeated, "the fillers share four of their five words: near-repeats"
     for shown in repeated:
         twin, cost = shown["found"]["repeats"]["of"], shown["found"]["repeats"]["discount"]
-        assert f"repeats {twin[:8]} −{cost:.2f}" in rows
+        assert f"repeats {twin[:8]} \u2212{cost:.2f}" in rows  # a minus sign
         assert shown["repeat"] == cost
     assert page.locator("table.explain tbody a[href^='/memories/'] code").count() == len(repeated)
 
