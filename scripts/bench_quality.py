@@ -152,9 +152,7 @@ def run(args: argparse.Namespace, home: Path, data: QualitySet) -> dict[str, obj
             None, embedder=embedder, retrieval={**retrieval, "candidates": candidates}
         ) as m:
             m._context.retriever._fusion = args.fusion
-            m._context.retriever._repeats = (
-                RepeatRule(weight=0.0) if mode == "fused-no-repeats" else args.repeats
-            )
+            m._context.retriever._repeats = None if mode == "fused-no-repeats" else args.repeats
             for query in data.queries:
                 m._context.retriever._clock = _fixed(data.clock[query.user])
                 result = ask(m, query)

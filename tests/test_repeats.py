@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from aria_mem.domain.models import Memory, MemoryType, Stage
-from aria_mem.domain.repeats import RepeatRule, find_repeats, overlap
+from aria_mem.domain.repeats import RepeatRule, find_repeats
 from aria_mem.domain.selection import Selection, select
 from aria_mem.domain.words import plain_words
 from tests.factories import NOW, make_memory
@@ -18,6 +18,14 @@ from tests.factories import NOW, make_memory
 MONDAY = "Sam's cousin phoned on Monday just to chat about the garden."
 WEDNESDAY = "Sam's uncle phoned on Wednesday just to chat about the garden."
 BROTHER = "Sam's older brother Lukas runs a small craft brewery outside Munich."
+
+
+def overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    """The rule's overlap as its docstring defines it: the share of the smaller word set the
+    other holds too (the module computes it with bit masks)."""
+    if not a or not b:
+        return 0.0
+    return len(a & b) / min(len(a), len(b))
 
 
 def _select(

@@ -14,7 +14,7 @@ from aria_mem.domain import validation
 from aria_mem.domain.fusion import CandidateSource
 from aria_mem.domain.hygiene import rule_for
 from aria_mem.domain.models import Memory
-from aria_mem.domain.repeats import DEFAULT_REPEATS, RepeatRule
+from aria_mem.domain.repeats import DEFAULT_REPEATS
 from aria_mem.errors import ServiceError
 from aria_mem.ports import ChatModel, DocumentReader, Embedder, Store, VectorIndex
 from aria_mem.services.indexer import Indexer
@@ -169,7 +169,7 @@ class Context:
                 min_similarity=r.min_similarity,
                 timeout=r.timeout,
                 candidates=CandidateSource(r.candidates),
-                repeats=DEFAULT_REPEATS if r.repeats == "on" else RepeatRule(weight=0.0),
+                repeats=DEFAULT_REPEATS if r.repeats == "on" else None,
             ),
         )
 

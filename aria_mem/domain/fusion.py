@@ -83,7 +83,8 @@ class Evidence:
     fused_rank: int = 0
     """1-based place after fusion."""
     repeat: Repeat | None = None
-    """Set when the candidate mostly repeats one ranked above it (``domain.repeats``)."""
+    """Set when the candidate mostly repeats the profile or a more relevant candidate
+    (``domain.repeats``)."""
 
 
 def relevance(

@@ -72,13 +72,6 @@ class Repeat:
     """What was taken off the similarity the ranking formula sees (never more than it)."""
 
 
-def overlap(a: frozenset[str], b: frozenset[str]) -> float:
-    """The share of the smaller word set the other holds too (0 when either is empty)."""
-    if not a or not b:
-        return 0.0
-    return len(a & b) / min(len(a), len(b))
-
-
 def find_repeats(
     candidates: Sequence[tuple[Memory, float]],
     rule: RepeatRule = DEFAULT_REPEATS,

@@ -78,7 +78,7 @@ class Retriever:
         knowledge_limit: int = 5,
         candidates: CandidateSource = CandidateSource.FUSED,
         fusion: FusionWeights = DEFAULT_FUSION,
-        repeats: RepeatRule = DEFAULT_REPEATS,
+        repeats: RepeatRule | None = DEFAULT_REPEATS,
     ) -> None:
         self._reads = reads
         self._index = index
