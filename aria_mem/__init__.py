@@ -35,6 +35,9 @@ from aria_mem.errors import (
     IndexClosedError as IndexClosedError,
 )
 from aria_mem.errors import (
+    IndexDiskFullError as IndexDiskFullError,
+)
+from aria_mem.errors import (
     NotFoundError as NotFoundError,
 )
 from aria_mem.errors import (

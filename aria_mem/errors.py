@@ -12,7 +12,8 @@ Every failure the CLI expects is one of these; anything else is a bug and gets a
         ├── StoreError              PostgreSQL
         ├── VectorIndexError        Qdrant (Edge, local or server)
         │   ├── DimensionMismatchError  collection size differs from the model's vectors
-        │   └── IndexClosedError    this process let go of the index (the service stops)
+        │   ├── IndexClosedError    this process let go of the index (the service stops)
+        │   └── IndexDiskFullError  too little free space to write the index safely
         ├── EmbedderError           Ollama, LM Studio or the in-process model
         └── ChatModelError          the chat model (Ollama or LM Studio)
             └── ChatModelMissingError   the server answers but has no such model
@@ -74,6 +75,12 @@ class DimensionMismatchError(VectorIndexError):
 
 class IndexClosedError(VectorIndexError):
     """The embedded index was closed in this process: a call must go to its next owner."""
+
+
+class IndexDiskFullError(VectorIndexError):
+    """The index folder's file system is (nearly) full: nothing was written, the memories stay
+    pending, and the next write after space returns goes through. Unlike other index errors,
+    a rebuild would not help."""
 
 
 class EmbedderError(ServiceError):
