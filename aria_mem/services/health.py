@@ -21,7 +21,7 @@ from aria_mem.domain.records import (
     MemoryCounts,
     ReindexRun,
 )
-from aria_mem.errors import AriaMemError, ServiceError
+from aria_mem.errors import AriaMemError, IndexDiskFullError, ServiceError
 from aria_mem.ports import Embedder, SharedIndex, Store, VectorIndex
 from aria_mem.processes import aria_mem_alive
 
@@ -205,6 +205,8 @@ def _write_probe(index: VectorIndex, size: int | None) -> str | None:
     try:
         index.upsert(MEMORIES_COLLECTION, [probe])
         index.delete(MEMORIES_COLLECTION, [PROBE_ID])
+    except IndexDiskFullError as exc:
+        return str(exc)  # space, not a rebuild, is what it needs
     except AriaMemError as exc:
         return (
             f"The index answers but a test write failed: {exc} — memories stay pending; "
