@@ -330,7 +330,11 @@ def build_server(memory: AriaMem, *, user: str, companion: str) -> MCPServer:
     @server.tool(description="Are PostgreSQL, the index and the embedding model working?")
     async def status() -> Status:
         report = await call(memory.admin.status)
-        counts = report.counts
+        counts = (
+            await call(memory.admin.counts, user=user, companion=companion)
+            if report.counts
+            else None
+        )
         return Status(
             ok=report.ok,
             checks=[ServiceState(name=c.name, ok=c.ok, target=c.target, error=c.error)

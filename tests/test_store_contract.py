@@ -402,12 +402,15 @@ def test_learning_a_source_again_replaces_it_and_forgetting_queues_its_vectors(
         [e.id for e in any_store.queue.pending(Kind.KNOWLEDGE, 9)]
     )
     assert {i.text for i in items.values()} == {"a2", "x"}
-    gone = any_store.knowledge.forget(str(first.source_id)[:8])
+    with pytest.raises(NotFoundError, match="No knowledge source"):
+        any_store.knowledge.forget("nova", str(first.source_id)[:8])
+    assert [s.passages for s in any_store.knowledge.sources("aria")] == [1]
+    gone = any_store.knowledge.forget("aria", str(first.source_id)[:8])
     assert gone.id == first.source_id and gone.passages == 1
     assert any_store.knowledge.sources("aria") == []
     assert len(any_store.queue.queued_deletions(10)) == 4
     with pytest.raises(NotFoundError, match="No knowledge source"):
-        any_store.knowledge.forget(str(first.source_id)[:8])
+        any_store.knowledge.forget("aria", str(first.source_id)[:8])
 
 
 def test_conversations_resume_with_their_latest_turns(any_store: Store) -> None:

@@ -63,9 +63,11 @@ class Knowledge:
         _, companion_id = self._context.scope(None, companion)
         return self._context.store.knowledge.sources(None if everyone else companion_id)
 
-    def forget(self, source_id: str) -> ForgottenSource:
-        """Forget a learned source (id or its first characters): passages and vectors."""
-        source = self._context.store.knowledge.forget(source_id)
+    def forget(self, source_id: str, *, companion: str | None = None) -> ForgottenSource:
+        """Forget a learned source of the companion (id or its first characters): passages and
+        vectors. Another companion's source is not found."""
+        _, companion_id = self._context.scope(None, companion)
+        source = self._context.store.knowledge.forget(companion_id, source_id)
         return ForgottenSource(source, self._context.indexer.run_deletions().deletions_done)
 
 

@@ -8,7 +8,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Protocol
 
 from aria_mem import config, providers
-from aria_mem.domain.records import SyncReport
+from aria_mem.domain.records import MemoryCounts, SyncReport
 from aria_mem.errors import UsageError
 from aria_mem.ports import DaemonLock
 from aria_mem.wiring import Adapters
@@ -84,6 +84,12 @@ class Admin:
             self._context.adapters.targets(),
             self._context.settings.daemon.reconcile_interval,
         )
+
+    def counts(self, *, user: str | None = None, companion: str | None = None) -> MemoryCounts:
+        """How many memories the user and companion have, by state (and the companion's
+        knowledge passages): what one of them may be told, unlike ``status``, which counts
+        everyone's."""
+        return self._context.store.memories.counts(self._context.scope(user, companion))
 
     def sync(self, progress: Callable[[int], None] | None = None) -> SyncReport:
         """Index every pending memory and passage and carry out queued vector removals now

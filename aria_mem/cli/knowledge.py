@@ -93,13 +93,15 @@ def list_knowledge(
 def forget_knowledge(
     ctx: typer.Context,
     source_id: Annotated[str, typer.Argument(help="Source id (or its start).")],
+    companion: CompanionOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Forget a learned document: its passages are deleted and their vectors removed.
+    """Forget a learned document of the companion: its passages are deleted and their vectors
+    removed. Another companion's documents are not touched (name it with --companion).
 
     Example: aria-mem knowledge forget 9b1c2d3e
     """
-    gone = memory(ctx).knowledge.forget(source_id)
+    gone = memory(ctx).knowledge.forget(source_id, companion=companion)
     if as_json:
         emit_json(
             {

@@ -278,11 +278,19 @@ class MemMemories:
             every = sorted(self._s.memories.values(), key=lambda m: str(m.id))
         yield from every
 
-    def counts(self) -> MemoryCounts:
+    def counts(self, owner: tuple[str, str] | None = None) -> MemoryCounts:
         at = now()
         with self._s.lock:
-            every = list(self._s.memories.values())
-            passages = list(self._s.passages.values())
+            every = [
+                m
+                for m in self._s.memories.values()
+                if owner is None or (m.user_id, m.companion_id) == owner
+            ]
+            passages = [
+                p
+                for p in self._s.passages.values()
+                if owner is None or p.item.companion_id == owner[1]
+            ]
             queued = len(self._s.deletions)
             usable = {m.id: self._s.usable(m, at) for m in every}
 

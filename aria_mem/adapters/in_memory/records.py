@@ -112,10 +112,14 @@ class MemKnowledge:
             chosen = [s for s in self._sources.values() if companion_id in (None, s.companion_id)]
             return [self._describe(s) for s in sorted(chosen, key=lambda s: s.created_at)]
 
-    def forget(self, prefix: str) -> KnowledgeSource:
+    def forget(self, companion_id: str, prefix: str) -> KnowledgeSource:
         clean = id_prefix(prefix, "a knowledge source id", "`aria-mem knowledge list`")
         with self._s.lock:
-            found = [s for s in self._sources.values() if str(s.id).startswith(clean)]
+            found = [
+                s
+                for s in self._sources.values()
+                if s.companion_id == companion_id and str(s.id).startswith(clean)
+            ]
             source = only_match(found, prefix, "knowledge source", "`aria-mem knowledge list`")
             described = self._describe(source)
             self._drop_passages(source.id)

@@ -97,12 +97,15 @@ class PgKnowledge:
             ).fetchall()
         return [_source(r) for r in found]
 
-    def forget(self, prefix: str) -> KnowledgeSource:
-        """Delete a source and its passages; their vectors are queued for removal."""
+    def forget(self, companion_id: str, prefix: str) -> KnowledgeSource:
+        """Delete a source of the companion and its passages; their vectors are queued for
+        removal. Another companion's source is not found, as if it did not exist."""
         pattern = rows.prefix_pattern(prefix, "a knowledge source id", "`aria-mem knowledge list`")
         with self._db.connection() as conn, conn.transaction():
             found = conn.execute(
-                _SOURCES_SQL + " WHERE s.id::text LIKE %s GROUP BY s.id LIMIT 2", (pattern,)
+                _SOURCES_SQL + " WHERE s.companion_id = %s AND s.id::text LIKE %s"
+                " GROUP BY s.id LIMIT 2",
+                (companion_id, pattern),
             ).fetchall()
             source = _source(
                 only_match(found, prefix, "knowledge source", "`aria-mem knowledge list`")

@@ -256,7 +256,13 @@ class PgMemories:
                 yield rows.memory(row)
             last = batch[-1]["id"]
 
-    def counts(self) -> MemoryCounts:
+    def counts(self, owner: tuple[str, str] | None = None) -> MemoryCounts:
+        """Every memory's counts, or (``owner``) one user and companion's; the deletion queue
+        is counted whole either way, knowledge per companion when ``owner`` is given."""
+        mine = "m.user_id = %(user)s AND m.companion_id = %(companion)s" if owner else "TRUE"
+        theirs = "s.companion_id = %(companion)s" if owner else "TRUE"
+        knowledge = f"knowledge_items k JOIN knowledge_sources s ON s.id = k.source_id AND {theirs}"
+        user, companion = owner or (None, None)
         with self._db.connection() as conn:
             row = conn.execute(
                 f"""
@@ -274,15 +280,15 @@ class PgMemories:
                     count(*) FILTER (WHERE m.index_error IS NOT NULL) AS index_errors,
                     count(*) FILTER (WHERE {rows.OUT_OF_RANGE}) AS unreadable,
                     (SELECT count(*) FROM vector_deletions) AS queued_deletions,
-                    (SELECT count(*) FROM knowledge_items) AS knowledge_passages,
-                    (SELECT count(*) FROM knowledge_items WHERE index_state = 'pending')
+                    (SELECT count(*) FROM {knowledge}) AS knowledge_passages,
+                    (SELECT count(*) FILTER (WHERE k.index_state = 'pending') FROM {knowledge})
                         AS knowledge_pending,
-                    (SELECT index_error FROM memories
-                     WHERE index_state = 'pending' AND index_error IS NOT NULL
-                     ORDER BY updated_at DESC LIMIT 1) AS last_index_error
-                FROM memories m {rows.JOIN_RELATIONSHIP}
+                    (SELECT m.index_error FROM memories m
+                     WHERE {mine} AND m.index_state = 'pending' AND m.index_error IS NOT NULL
+                     ORDER BY m.updated_at DESC LIMIT 1) AS last_index_error
+                FROM memories m {rows.JOIN_RELATIONSHIP} WHERE {mine}
                 """,
-                {"earliest": EARLIEST, "latest": LATEST},
+                {"earliest": EARLIEST, "latest": LATEST, "user": user, "companion": companion},
             ).fetchone()
         assert row is not None
         error = row.pop("last_index_error")

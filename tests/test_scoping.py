@@ -1,0 +1,102 @@
+"""What one user or companion may reach of another's: nothing. Knowledge is forgotten only
+within its companion (CLI and API), and MCP `status` counts only the memories of the user and
+companion it serves. On PostgreSQL, with the real Edge index and the fake Ollama server."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp.client.client import Client
+
+from aria_mem import AriaMem
+from aria_mem.adapters.qdrant_edge import EdgeIndex
+from aria_mem.config import Settings, load, with_overrides
+from aria_mem.errors import NotFoundError
+from aria_mem.mcp_server import build_server
+from tests.conftest import CliResult
+from tests.fakes.concepts import concept_embed
+from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOllama]:
+    with FakeOllama(FakeOllamaState(dim=16, embed=concept_embed)) as fake:
+        yield fake
+
+
+@pytest.fixture
+def settings(server: FakeOllama, dsn: str) -> Settings:
+    return with_overrides(
+        load(), postgres={"dsn": dsn}, embedder={"host": server.url}, identity={"user": "alice"}
+    )
+
+
+@pytest.fixture
+def memory(settings: Settings, tmp_path: Path) -> Iterator[AriaMem]:
+    index = EdgeIndex(tmp_path / "index")
+    with AriaMem(settings, index=index) as mem:
+        yield mem
+    index.close()
+
+
+def _document(folder: Path, name: str, text: str) -> str:
+    path = folder / name
+    path.write_text(f"# {name}\n\n{text}\n")
+    return str(path)
+
+
+def test_knowledge_is_forgotten_only_within_its_companion(memory: AriaMem, tmp_path: Path) -> None:
+    novas = memory.knowledge.learn(
+        _document(tmp_path, "kilns.md", "Kilns fire clay."), companion="nova"
+    )
+    arias = memory.knowledge.learn(_document(tmp_path, "glazes.md", "Glazes melt."))
+    with pytest.raises(NotFoundError, match="No knowledge source"):
+        memory.knowledge.forget(novas.source_id[:8])  # the configured companion is aria
+    assert [s.title for s in memory.knowledge.list(companion="nova")] == ["kilns.md"]
+    assert memory.knowledge.forget(arias.source_id[:8]).source.passages == 1
+    assert memory.knowledge.forget(novas.source_id, companion="nova").source.title == "kilns.md"
+    assert memory.knowledge.list(everyone=True) == []
+
+
+def test_the_cli_leaves_another_companions_knowledge_alone(
+    cli: Callable[..., CliResult], server: FakeOllama, dsn: str, tmp_path: Path
+) -> None:
+    env = {"ARIA_MEM_POSTGRES_DSN": dsn, "ARIA_MEM_EMBEDDER_HOST": server.url}
+    document = _document(tmp_path, "kilns.md", "Kilns fire clay.")
+    learned = cli("learn", document, "--companion", "nova", "--json", env=env)
+    assert learned.code == 0, learned.stderr
+    source_id = json.loads(learned.stdout)["source_id"]
+    refused = cli("knowledge", "forget", source_id, env=env)
+    assert refused.code == 1 and "No knowledge source" in refused.stderr, refused
+    listed = cli("knowledge", "list", "--companion", "nova", "--json", env=env)
+    assert [s["id"] for s in json.loads(listed.stdout)] == [source_id]
+    forgot = cli("knowledge", "forget", source_id, "--companion", "nova", env=env)
+    assert forgot.code == 0, forgot.stderr
+    emptied = cli("knowledge", "list", "--companion", "nova", "--json", env=env)
+    assert json.loads(emptied.stdout) == []
+
+
+def test_mcp_status_counts_only_the_memories_it_serves(memory: AriaMem) -> None:
+    memory.remember("The user plays the cello.")
+    memory.remember("The user is allergic to peanuts.", merge=False)
+    memory.remember("The user collects stamps.", companion="nova")
+    for text in ("Bob's bank PIN is 4921.", "Bob is afraid of spiders."):
+        memory.remember(text, user="bob", merge=False)
+    told: dict[str, Any] = {}
+
+    async def main() -> None:
+        async with Client(build_server(memory, user="alice", companion="aria")) as client:
+            result = await client.call_tool("status", {})
+            assert not result.is_error, result.content
+            told.update(result.structured_content or {})
+
+    anyio.run(main)
+    assert told["memories"] == 2 and told["pending"] == 0
+    assert memory.admin.counts(user="bob").total == 2
+    assert memory.admin.status().counts is not None
+    assert memory.admin.status().counts.total == 5  # the owner's own status counts everyone
