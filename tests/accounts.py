@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 INTRUDER = "aria_intruder"
+NEIGHBOUR = "aria_neighbour"
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,17 @@ class Intruder:
 def intruder() -> Intruder:
     """The second account, created once and left in place (as the embedded server's account
     is): another test worker may still be using it when this one finishes."""
+    return _account(INTRUDER, system=True)
+
+
+@pytest.fixture(scope="session")
+def neighbour() -> Intruder:
+    """Another person's account: an ordinary one (uid from UID_MIN up), where the intruder is
+    a system account; aria-mem uses a model server of the one and not of the other."""
+    return _account(NEIGHBOUR, system=False)
+
+
+def _account(name: str, *, system: bool) -> Intruder:
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         pytest.skip("creating a second local account needs root; run the suite as root")
     if shutil.which("useradd") is None:
@@ -55,15 +67,15 @@ def intruder() -> Intruder:
     with open(os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)) as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # two workers at once would race in useradd
         try:
-            pwd.getpwnam(INTRUDER)
+            pwd.getpwnam(name)
         except KeyError:
             subprocess.run(
-                ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
-                 INTRUDER],
+                ["useradd", *(["--system"] if system else []), "--no-create-home",
+                 "--shell", "/usr/sbin/nologin", name],
                 check=True,
                 capture_output=True,
             )  # fmt: skip
-    entry = pwd.getpwnam(INTRUDER)
+    entry = pwd.getpwnam(name)
     return Intruder(
         entry.pw_name, entry.pw_uid, entry.pw_gid, _python_for(entry.pw_uid, entry.pw_gid)
     )

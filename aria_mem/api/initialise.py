@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from aria_mem import config, providers
+from aria_mem.domain.addresses import split_address
 from aria_mem.errors import EmbedderError, UsageError
+from aria_mem.listeners import Listener, listener
 from aria_mem.wiring import probe_embedder
+
+
+@dataclass(frozen=True)
+class ModelServer:
+    """A model server the config names, and who listens at its address on this machine."""
+
+    role: str
+    """embedder or chat"""
+    provider: str
+    url: str
+    listener: Listener
 
 
 @dataclass(frozen=True)
@@ -23,6 +37,55 @@ class Initialised:
     """The bar written for a model whose similarities run low; None: the default."""
     host: str = ""
     """The model server's address written to [embedder] host; empty: its default."""
+    passed_over: tuple[ModelServer, ...] = ()
+    """Model servers found but not used: another person's account runs them."""
+
+
+def server_address(provider: str, host: str = "") -> tuple[str, str, int]:
+    """Where ``provider``'s client connects for ``host`` (its default when empty): a URL to
+    show, the host name and the port (a missing port is the provider's own, or 80/443 for
+    an address given with a scheme, as the ollama client reads it)."""
+    module = providers.EMBEDDING[provider].embedder.partition(":")[0]
+    default: str = importlib.import_module(module).DEFAULT_HOST
+    text = (host or default).strip().rstrip("/")
+    try:
+        parts = split_address(text if "://" in text else f"http://{text}")
+    except ValueError as exc:
+        raise UsageError(
+            f"{host!r} is not a model server's address ({exc}) — give HOST:PORT or http://HOST:PORT"
+        ) from exc
+    usual = split_address(default if "://" in default else f"http://{default}").port
+    secure = parts.scheme in ("https", "wss")
+    port = parts.port or (usual if "://" not in text else 443 if secure else 80)
+    hostname = parts.hostname or "127.0.0.1"
+    shown = f"[{hostname}]" if ":" in hostname else hostname
+    return f"{parts.scheme}://{shown}:{port}", hostname, port or 0
+
+
+def server_listener(provider: str, host: str = "") -> tuple[str, Listener]:
+    """The URL of ``provider``'s server at ``host`` and which account listens there."""
+    url, hostname, port = server_address(provider, host)
+    return url, listener(hostname, port)
+
+
+def model_servers(settings: config.Settings) -> tuple[ModelServer, ...]:
+    """The embedding and chat model servers of ``settings`` and who runs each (for
+    `status`); the in-process model has none."""
+    found = []
+    for role, provider, host in (
+        ("embedder", settings.embedder.provider, settings.embedder.host),
+        ("chat", settings.chat.provider, settings.chat.host),
+    ):
+        if providers.EMBEDDING[provider].server:
+            url, holder = server_listener(provider, host)
+            found.append(ModelServer(role, provider, url, holder))
+    return tuple(found)
+
+
+def _refuses(holder: Listener, trust_account: str) -> bool:
+    """A server run by another person's account is used only when ``trust_account`` names
+    that account (by name or uid)."""
+    return holder.another_person and trust_account not in (holder.account, str(holder.uid))
 
 
 def ollama_host_from_env() -> str:
@@ -36,25 +99,40 @@ def ollama_host_from_env() -> str:
     return raw.rstrip("/")
 
 
-def detect_provider(host: str = "") -> tuple[str, str, str]:
-    """The first embedding provider that answers (model servers first), why, and at which
-    address (``host`` if given, Ollama's OLLAMA_HOST, else each server's default)."""
+def detect_provider(host: str = "", *, trust_account: str = "") -> tuple[str, str, str]:
+    """The first embedding provider that answers (model servers first, none run by another
+    person's account unless ``trust_account`` names it), why, and at which address (``host``
+    if given, Ollama's OLLAMA_HOST, else each server's default)."""
+    chosen, why, where, _ = _detect(host, trust_account)
+    return chosen, why, where
+
+
+def _detect(host: str, trust_account: str) -> tuple[str, str, str, tuple[ModelServer, ...]]:
+    passed_over: list[ModelServer] = []
     for provider in providers.EMBEDDING.values():
         if not provider.server:
             continue
         where = host or (ollama_host_from_env() if provider.name == "ollama" else "")
+        url, holder = server_listener(provider.name, where)
+        if _refuses(holder, trust_account):
+            passed_over.append(ModelServer("embedder", provider.name, url, holder))
+            continue  # not even a probe: it would see the probe's text
         try:
             probe_embedder(provider.name, host=where).dimension()
         except EmbedderError:
             continue
         if host:
-            return provider.name, f"{provider.name} answered at {host} (--host)", host
-        if where:
-            return provider.name, f"{provider.name} answered at {where} (OLLAMA_HOST)", where
-        return provider.name, f"{provider.name} answered at its default address", ""
+            why = f"{provider.name} answered at {host} (--host)"
+        elif where:
+            why = f"{provider.name} answered at {where} (OLLAMA_HOST)"
+        else:
+            why = f"{provider.name} answered at its default address"
+        return provider.name, why, host or where, tuple(passed_over)
     fallback = next(p for p in providers.EMBEDDING.values() if not p.server)
     tried = f" at {host}" if host else ""
-    return fallback.name, f"no model server answered{tried}, so the in-process model", ""
+    answered = "no model server of yours" if passed_over else "no model server"
+    why = f"{answered} answered{tried}, so the in-process model"
+    return fallback.name, why, "", tuple(passed_over)
 
 
 def init_config(
@@ -66,11 +144,18 @@ def init_config(
     companion: str | None = None,
     force: bool = False,
     host: str | None = None,
+    trust_account: str = "",
 ) -> Initialised:
     """Write the config file (detecting the provider unless given); keeps an existing file
-    unless options or ``force`` ask for changes."""
+    unless options or ``force`` ask for changes. A model server on this machine run by
+    another person's account is passed over, or refused when asked for by name, unless
+    ``trust_account`` names that account."""
     path = config_path or config.default_config_path()
-    if path.exists() and not force and not (provider or model or user or companion or host):
+    if (
+        path.exists()
+        and not force
+        and not (provider or model or user or companion or host or trust_account)
+    ):
         current = config.load(path)
         return Initialised(
             path,
@@ -80,16 +165,24 @@ def init_config(
             "kept the existing config",
             None,
         )
+    passed_over: tuple[ModelServer, ...] = ()
     if provider:
-        chosen = provider
+        try:
+            chosen = providers.embedding_provider(provider)
+        except ValueError as exc:
+            raise UsageError(f"The embedding {exc}") from exc
         where = host or (ollama_host_from_env() if provider == "ollama" else "")
         why = "asked for" + (f", at {where}" if where else "")
+        if providers.EMBEDDING[chosen].server:
+            url, holder = server_listener(chosen, where)
+            if _refuses(holder, trust_account):
+                raise UsageError(
+                    f"{url} is served by {holder.describe()}, not you: it would receive your "
+                    "memories' text — stop it or choose another address; if you trust that "
+                    f"account, run `aria-mem init --trust-account {holder.account}`"
+                )
     else:
-        chosen, why, where = detect_provider(host or "")
-    try:
-        providers.embedding_provider(chosen)
-    except ValueError as exc:
-        raise UsageError(f"The embedding {exc}") from exc
+        chosen, why, where, passed_over = _detect(host or "", trust_account)
     chosen_model = model or config.DEFAULT_MODELS[chosen]
     embedder: dict[str, object] = {"provider": chosen, "model": chosen_model}
     if where and providers.EMBEDDING[chosen].server:
@@ -102,4 +195,6 @@ def init_config(
     if identity:
         updates["identity"] = dict(identity)
     config.save_keys(path, updates)
-    return Initialised(path, True, chosen, chosen_model, why, bar, str(embedder.get("host", "")))
+    return Initialised(
+        path, True, chosen, chosen_model, why, bar, str(embedder.get("host", "")), passed_over
+    )

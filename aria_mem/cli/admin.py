@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -11,6 +11,9 @@ from aria_mem.cli import render
 from aria_mem.cli.context import emit_json, memory, state
 from aria_mem.cli.render import markup_safe
 from aria_mem.domain.ranking import DEFAULT_MIN_SIMILARITY
+
+if TYPE_CHECKING:
+    from aria_mem.api.initialise import ModelServer
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 
@@ -25,13 +28,52 @@ def status(ctx: typer.Context, as_json: JsonOpt = False) -> None:
 
     Example: aria-mem status --json
     """
-    report = memory(ctx).admin.status()
+    from aria_mem.api.initialise import model_servers
+
+    mem = memory(ctx)
+    report = mem.admin.status()
+    servers = model_servers(mem.settings)
     if as_json:
-        emit_json(render.status_json(report))
+        body = render.status_json(report)
+        body["model_servers"] = [_server_json(s) for s in servers]
+        emit_json(body)
     else:
         render.status_report(report)
+        _servers_report(servers)
     if not report.ok:
         raise typer.Exit(1)
+
+
+def _server_json(server: ModelServer) -> dict[str, object]:
+    holder = server.listener
+    return {
+        "role": server.role,
+        "provider": server.provider,
+        "url": server.url,
+        "listening": holder.listening if holder.known else None,
+        "uid": holder.uid,
+        "account": holder.account or None,
+        "another_person": holder.another_person,
+        "detail": holder.describe(),
+    }
+
+
+def _servers_report(servers: tuple[ModelServer, ...]) -> None:
+    """Who runs each model server: another person's account would receive the memories'
+    text (and, for chat, the prompts): a warning, since the person may have said so."""
+    for server in servers:
+        holder = server.listener
+        line = f"{server.role} server {markup_safe(server.url)}: {markup_safe(holder.describe())}"
+        key = markup_safe(f"[{server.role}] host")
+        if holder.another_person:
+            render.console.print(
+                f"[yellow]warning:[/yellow] {line}, not you — it receives your memories' text"
+                f"{' and prompts' if server.role == 'chat' else ''}; unless you trust that "
+                f"account, stop using it (set {key} to a server of your own)",
+                highlight=False,
+            )
+        else:
+            render.console.print(line, highlight=False)
 
 
 def migrate(ctx: typer.Context) -> None:
@@ -109,6 +151,15 @@ def init(
             "OLLAMA_HOST for Ollama, else each server's usual address)."
         ),
     ] = None,
+    trust_account: Annotated[
+        str,
+        typer.Option(
+            metavar="ACCOUNT",
+            help="Use a model server on this machine that this other account runs (by "
+            "default one run by another person's account is not used: it would receive your "
+            "memories' text; yours, root's and system accounts' are).",
+        ),
+    ] = "",
 ) -> None:
     """Write a config file, start the embedded PostgreSQL and check the embedding model.
 
@@ -118,6 +169,9 @@ def init(
     Example: aria-mem init --provider ollama --model mxbai-embed-large
 
     Example: OLLAMA_HOST=192.168.1.20:11434 aria-mem init
+
+    A model server on this machine that another person's account runs is named and not
+    used (the next one is tried) unless --trust-account names that account.
     """
     from aria_mem.api import init_config
 
@@ -129,7 +183,16 @@ def init(
         companion=companion,
         force=force,
         host=host,
+        trust_account=trust_account,
     )
+    for server in done.passed_over:
+        holder = server.listener
+        render.err_console.print(
+            f"[yellow]{markup_safe(server.url)} is served by {markup_safe(holder.describe())}, "
+            "not you — not used[/yellow] (it would receive your memories' text; "
+            f"--trust-account {markup_safe(holder.account)} uses it)",
+            highlight=False,
+        )
     where = markup_safe(str(done.config_path))
     if not done.wrote:
         render.console.print(f"Config already at {where} (use --force or options to change it)")
