@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from aria_mem.api import Imported
 from aria_mem.cli import render
 from aria_mem.cli.context import emit_json, memory
 from aria_mem.cli.render import markup_safe
@@ -115,6 +116,7 @@ def import_(
         "merged_duplicates": outcome.merged_duplicates,
         "repeated_lines": report.repeated,
         "invalid_lines": list(report.problems),
+        "pending": report.pending,
     }
     restored = report.restored
     summary.update(
@@ -135,8 +137,8 @@ def import_(
         emit_json(summary)
         return
     render.console.print(
-        f"Imported {report.lines} memories: {outcome.inserted} new, {outcome.updated} "
-        f"updated, {outcome.unchanged} unchanged, {outcome.merged_duplicates} merged into "
+        f"Imported {report.lines:,} memories: {outcome.inserted:,} new, {outcome.updated:,} "
+        f"updated, {outcome.unchanged:,} unchanged, {outcome.merged_duplicates:,} merged into "
         "facts already known."
     )
     if restored.conversations or restored.conversations_kept:
@@ -153,12 +155,20 @@ def import_(
         )
     for problem in report.problems:
         render.err_console.print(f"[yellow]skipped[/yellow] {markup_safe(problem)}")
-    if report.index is not None and report.index.failed:
-        errors = markup_safe("; ".join(report.index.errors))
-        render.console.print(
-            f"[yellow]{report.index.failed} not indexed yet[/yellow] ({errors}) — they stay "
-            "pending; run `aria-mem sync` when the service is back"
-        )
+    if report.pending:
+        render.console.print(_pending_line(report))
+
+
+def _pending_line(report: Imported) -> str:
+    """How many wait for the index, counted in PostgreSQL (not the indexer's failures: it
+    stops at the first batch the model refuses), and why."""
+    if report.index is None:
+        return f"{report.pending:,} wait for the index — `aria-mem sync` or the daemon indexes them"
+    why = f" ({markup_safe('; '.join(report.index.errors))})" if report.index.errors else ""
+    return (
+        f"[yellow]{report.pending:,} not indexed yet[/yellow]{why} — they stay pending; "
+        "`aria-mem sync` or the daemon indexes them once the model answers"
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -235,6 +235,11 @@ class Imported:
     """None when indexing was left to the daemon or `sync`."""
     restored: Carried
     """Stages, conversations and knowledge the file held besides memories."""
+    pending: int
+    """Memories and passages still waiting for the index once the import is done, counted in
+    PostgreSQL: every one the import brought when indexing was left out or the model did not
+    answer (the indexer gives up at the first batch that fails, so that counting its failures
+    would say one batch), plus any that waited before."""
 
 
 def export_memories(
@@ -273,7 +278,7 @@ def import_memories(
     on_start: Callable[[int], None] | None = None,
 ) -> Imported:
     """Check every line, store the memories (one transaction), restore the rest, then index
-    what waits unless ``indexer`` is None."""
+    what waits unless ``indexer`` is None, and count what still waits."""
     if isinstance(source, Path):
         parsed = read_lines(source, skip_invalid=skip_invalid)
     else:
@@ -297,4 +302,5 @@ def import_memories(
         tuple(parsed.problems + rejected),
         report,
         restored,
+        store.queue.pending_count(),
     )
