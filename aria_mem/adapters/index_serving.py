@@ -2,6 +2,14 @@
 vectors and points cross, how errors cross (as kinds, never matched by their text), and the
 server that answers on the private Unix socket with its peer check and bounds.
 
+The bounds, so that no client (a bug, a script, a burst) can take the service from the others:
+a listen backlog for bursts (``LISTEN_BACKLOG``); at most ``MAX_CLIENTS`` connections, and
+``MAX_CLIENTS_PER_PROCESS`` from one process, beyond which a connection is answered with a
+``busy`` error and closed; a request line of at most ``MAX_REQUEST_BYTES``; an ``embed`` of at
+most ``MAX_TEXTS_PER_CALL`` texts, ``MAX_TEXT_CHARS`` each and ``MAX_EMBED_CHARS`` in all; and a
+connection that sends nothing for ``client_timeout`` seconds is closed (its client reconnects on
+its next call), so a silent one neither holds a thread nor keeps an idle service from exiting.
+
 The service itself (who runs it, when it starts and stops) is ``index_service``; its clients
 are ``index_sharing`` (the index) and ``embedders.shared`` (the in-process model)."""
 
@@ -31,6 +39,7 @@ from aria_mem.errors import (
     DimensionMismatchError,
     EmbedderError,
     IndexClosedError,
+    IndexDiskFullError,
     VectorIndexError,
 )
 
@@ -39,17 +48,40 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-PROTOCOL = 3
+PROTOCOL = 4
 """The socket's protocol, exchanged by ``hello`` on every connection. 1 had no hello and sent
 vectors as JSON numbers; 2 packed them and let any aria-mem process own the index; 3 is the
-one service (clients never own; ``embed`` names any in-process model). A client and a service
-of different protocols do not talk: an older service is restarted, a newer one named."""
+one service (clients never own; ``embed`` names any in-process model); 4 counts and lists ids
+of one model's vectors (a service of 3 would ignore the model and list all). A client and a
+service of different protocols do not talk: an older service is restarted, a newer one named."""
 PACKED = "vector_f32"
 """The request key of a vector sent packed."""
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
-"""The longest request or reply line (a batch of vectors is a few MB)."""
+"""The longest reply line a client reads (every id of a large collection is tens of MB)."""
+MAX_REQUEST_BYTES = 16 * 1024 * 1024
+"""The longest request line: a batch of 256 vectors of 8,192 dimensions is 11 MB, the most
+text ``embed`` takes at most 12 MB even as JSON escapes."""
 MAX_TEXTS_PER_CALL = 1024
 """The most texts one ``embed`` request may carry (the embedder sends a batch at a time)."""
+MAX_TEXT_CHARS = 50_000
+"""The longest text ``embed`` takes: more than anything aria-mem embeds (a memory is at most
+2,000 characters, a knowledge passage 32,000, a query 1,000 a message) and more than any model
+reads (MiniLM reads 256 tokens, about 1,000 characters). The client cuts longer texts here; the
+service refuses them, since tokenizing 20 MB took 24 s and 2.5 GB."""
+MAX_EMBED_CHARS = 1_000_000
+"""The most characters one ``embed`` request carries in all (about a second of tokenizing);
+the client splits a batch to fit."""
+LISTEN_BACKLOG = 1024
+"""Connections the kernel holds for the service while it accepts others (Python's default, 5,
+refused 485 of a burst of 500)."""
+MAX_CLIENTS = 256
+"""Connections served at once (each holds a thread); more are told the service is busy."""
+MAX_CLIENTS_PER_PROCESS = 64
+"""Connections one process may hold at once (a command holds one; a program with many
+threads a few), so that one runaway process cannot fill ``MAX_CLIENTS``."""
+CLIENT_TIMEOUT = 300.0
+"""Default seconds of silence after which the service closes a connection
+(``[daemon] service_client_timeout``)."""
 SOCKET_NAME = "index.sock"
 _MAX_SOCKET_PATH = 100
 """A Unix socket path holds at most 107 bytes on Linux; keep a margin."""
@@ -107,6 +139,18 @@ def _texts(request: dict[str, Any]) -> list[str]:
         raise ValueError("texts must be a list of strings")
     if len(texts) > MAX_TEXTS_PER_CALL:
         raise ValueError(f"at most {MAX_TEXTS_PER_CALL} texts per call, not {len(texts)}")
+    longest = max(map(len, texts), default=0)
+    if longest > MAX_TEXT_CHARS:
+        raise EmbedderError(
+            f"A text of {longest:,} characters was sent to embed; the service takes at most "
+            f"{MAX_TEXT_CHARS:,} per text — shorten it (no model reads that far)"
+        )
+    total = sum(map(len, texts))
+    if total > MAX_EMBED_CHARS:
+        raise EmbedderError(
+            f"{total:,} characters were sent to embed at once; the service takes at most "
+            f"{MAX_EMBED_CHARS:,} per request — send them in smaller batches"
+        )
     return texts
 
 
@@ -135,8 +179,8 @@ OPERATIONS: dict[str, Callable[[Host, dict[str, Any]], Any]] = {
     "upsert": lambda host, r: host.index.upsert(r["collection"], _points(r["points"])),
     "delete": lambda host, r: host.index.delete(r["collection"], _ids(r["ids"]) or []),
     "search": _search,
-    "count": lambda host, r: host.index.count(r["collection"]),
-    "ids": lambda host, r: [str(i) for i in host.index.ids(r["collection"])],
+    "count": lambda host, r: host.index.count(r["collection"], r.get("model")),
+    "ids": lambda host, r: [str(i) for i in host.index.ids(r["collection"], r.get("model"))],
 }
 """Every operation the service answers: a request ``{"op": name, ...}`` in, its ``ok`` value
 out (JSON). A client in the service's own process runs the same entries without the socket."""
@@ -160,6 +204,8 @@ def error_reply(exc: Exception) -> dict[str, Any]:
         return {"error": str(exc), "kind": "dimension", "args": args}
     if isinstance(exc, EmbedderError):
         return {"error": str(exc), "kind": "embedder"}
+    if isinstance(exc, IndexDiskFullError):
+        return {"error": str(exc), "kind": "disk_full"}
     if isinstance(exc, AriaMemError):
         return {"error": str(exc), "kind": "index"}
     return {"error": f"bad request: {exc}", "kind": "request"}
@@ -173,6 +219,8 @@ def raise_reply(reply: dict[str, Any]) -> None:
         raise DimensionMismatchError(collection, size, model, model_size)
     if kind == "embedder":
         raise EmbedderError(message)
+    if kind == "disk_full":
+        raise IndexDiskFullError(message)
     raise VectorIndexError(message)
 
 
@@ -199,80 +247,146 @@ def socket_address(path: Path) -> Iterator[str]:
         os.close(folder)
 
 
+def _peer(sock: socket.socket) -> tuple[int, int]:
+    """The process and account at the other end of a Unix socket (SO_PEERCRED)."""
+    raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    pid, uid, _gid = struct.unpack("3i", raw)
+    return int(pid), int(uid)
+
+
 def peer_uid(sock: socket.socket) -> int:
     """The account of the process at the other end of a Unix socket (SO_PEERCRED)."""
-    raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    _pid, uid, _gid = struct.unpack("3i", raw)
-    return int(uid)
+    return _peer(sock)[1]
+
+
+def busy_reply(message: str) -> bytes:
+    return json.dumps({"error": message, "kind": "busy"}).encode() + b"\n"
 
 
 class _Handler(socketserver.StreamRequestHandler):
     server: Server
 
-    def handle(self) -> None:
-        uid = peer_uid(self.request)
-        if uid != os.geteuid():
-            log.warning("refused a connection from another account (uid %d)", uid)
-            return
-        with self.server.connected(self.request):
-            self._serve()
+    def setup(self) -> None:
+        super().setup()
+        self.request.settimeout(self.server.client_timeout or None)
 
-    def _serve(self) -> None:
-        while line := self.rfile.readline(MAX_MESSAGE_BYTES + 1):
-            if len(line) > MAX_MESSAGE_BYTES:
-                log.warning("refused a request over %d bytes", MAX_MESSAGE_BYTES)
+    def handle(self) -> None:
+        while True:
+            try:
+                line = self.rfile.readline(MAX_REQUEST_BYTES + 1)
+            except TimeoutError:
+                log.info("closed a connection silent for %g s", self.server.client_timeout)
                 return
-            self.server.touch()
-            try:
-                request = json.loads(line)
-                if not isinstance(request, dict):
-                    raise ValueError("a request is a JSON object")
-                result: dict[str, Any] = {"ok": answer(self.server.host, request)}
-            except IndexClosedError:
-                return  # the service is stopping: the client reconnects to the next one
-            except (AriaMemError, KeyError, ValueError, TypeError, RecursionError) as exc:
-                result = error_reply(exc)
-            except Exception as exc:  # a disk that refuses a write, a model that breaks
-                log.exception("the %r request failed", request.get("op"))
-                result = {"error": f"{type(exc).__name__}: {exc}", "kind": "index"}
-            try:
-                self.wfile.write(json.dumps(result).encode() + b"\n")
-                self.wfile.flush()
             except OSError:
                 return  # hung up (see Server.hang_up)
+            if not line:
+                return
+            if len(line) > MAX_REQUEST_BYTES:
+                log.warning("refused a request over %d bytes", MAX_REQUEST_BYTES)
+                self._send(error_reply(ValueError(f"a request over {MAX_REQUEST_BYTES:,} bytes")))
+                return
+            self.server.touch()
+            if not self._answer(line):
+                return
+
+    def _answer(self, line: bytes) -> bool:
+        """Answer one request line; False when the connection is to end."""
+        try:
+            request = json.loads(line)
+            if not isinstance(request, dict):
+                raise ValueError("a request is a JSON object")
+            result: dict[str, Any] = {"ok": answer(self.server.host, request)}
+        except IndexClosedError:
+            return False  # the service is stopping: the client reconnects to the next one
+        except (AriaMemError, KeyError, ValueError, TypeError, RecursionError) as exc:
+            result = error_reply(exc)
+        except Exception as exc:  # a disk that refuses a write, a model that breaks
+            log.exception("the %r request failed", request.get("op"))
+            result = {"error": f"{type(exc).__name__}: {exc}", "kind": "index"}
+        return self._send(result)
+
+    def _send(self, result: dict[str, Any]) -> bool:
+        try:
+            self.wfile.write(json.dumps(result).encode() + b"\n")
+            self.wfile.flush()
+        except OSError:
+            return False  # hung up (see Server.hang_up), or silent past the timeout
+        return True
 
 
 class Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
+    request_queue_size = LISTEN_BACKLOG
 
-    def __init__(self, path: Path, host: Host) -> None:
+    def __init__(self, path: Path, host: Host, *, client_timeout: float = CLIENT_TIMEOUT) -> None:
+        """``client_timeout``: seconds of silence after which a connection is closed (0:
+        never)."""
         self.host = host
-        self._clients: set[socket.socket] = set()
+        self.client_timeout = client_timeout
+        self._clients: dict[socket.socket, int] = {}
+        """Each connection being served, with the pid of its process."""
         self._clients_lock = threading.Lock()
         self._last_activity = time.monotonic()
+        self._refused_logged = 0.0
         with socket_address(path) as address:
             super().__init__(address, _Handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Admit a connection (in the accepting thread, before a thread is spent on it): only
+        from this account, and within the bounds, else told ``busy`` and closed."""
+        pid, uid = _peer(request)
+        if uid != os.geteuid():
+            log.warning("refused a connection from another account (uid %d)", uid)
+            self.shutdown_request(request)
+            return
+        refusal = self._admit(request, pid)
+        if refusal is not None:
+            self._refuse(request, refusal)
+            return
+        super().process_request(request, client_address)
+
+    def _admit(self, client: socket.socket, pid: int) -> str | None:
+        with self._clients_lock:
+            if len(self._clients) >= MAX_CLIENTS:
+                return (
+                    f"The aria-mem service is busy: {MAX_CLIENTS} connections are open — try "
+                    "again in a moment"
+                )
+            if sum(1 for p in self._clients.values() if p == pid) >= MAX_CLIENTS_PER_PROCESS:
+                return (
+                    f"The aria-mem service is busy: process {pid} already holds "
+                    f"{MAX_CLIENTS_PER_PROCESS} connections to it — close some, or reuse one"
+                )
+            self._clients[client] = pid
+        return None
+
+    def _refuse(self, client: socket.socket, message: str) -> None:
+        now = time.monotonic()
+        if now - self._refused_logged > 10:  # one line for a burst, not one per connection
+            log.warning("%s", message)
+            self._refused_logged = now
+        with contextlib.suppress(OSError):
+            client.settimeout(0.1)  # a line into an empty socket buffer: never waits
+            client.sendall(busy_reply(message))
+        self.shutdown_request(client)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._clients_lock:
+            served = self._clients.pop(request, None) is not None
+        if served:
+            self.touch()
+        super().shutdown_request(request)
 
     def touch(self) -> None:
         self._last_activity = time.monotonic()
 
     def idle_seconds(self) -> float:
-        """How long no client has been connected (0 while one is)."""
+        """How long no client has been connected (0 while one is; a silent one is closed after
+        ``client_timeout``)."""
         with self._clients_lock:
             if self._clients:
                 return 0.0
         return time.monotonic() - self._last_activity
-
-    @contextmanager
-    def connected(self, client: socket.socket) -> Iterator[None]:
-        with self._clients_lock:
-            self._clients.add(client)
-        try:
-            yield
-        finally:
-            with self._clients_lock:
-                self._clients.discard(client)
-            self.touch()
 
     def hang_up(self) -> None:
         """End every client's connection (after ``shutdown``, before the index is closed), so
