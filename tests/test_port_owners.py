@@ -22,6 +22,7 @@ from aria_mem import listeners
 from aria_mem.api.initialise import init_config
 from tests.accounts import Intruder, neighbour  # noqa: F401 (a fixture: another person)
 from tests.conftest import ROOT, CliResult
+from tests.fakes.ollama_server import FakeOllama
 
 Cli = Callable[..., CliResult]
 
@@ -368,3 +369,24 @@ def test_print_config_is_quiet_when_the_port_is_ours() -> None:
         server.listen()
         port = server.getsockname()[1]
         assert _print_config(f"127.0.0.1:{port}").stderr == ""
+
+
+def test_the_daemon_will_not_serve_mcp_on_a_port_another_account_holds(
+    cli: Cli,
+    embedded_dsn: str,
+    fake_ollama: FakeOllama,
+    neighbour: Intruder,  # noqa: F811
+) -> None:
+    process = _listen_as(neighbour)
+    try:
+        assert process.stdout is not None
+        port = int(process.stdout.readline())
+        env = {"ARIA_MEM_POSTGRES_DSN": embedded_dsn, "ARIA_MEM_EMBEDDER_HOST": fake_ollama.url}
+        done = cli("daemon", "--once", "--mcp-http", f"127.0.0.1:{port}", env=env)
+    finally:
+        process.kill()
+        process.wait(timeout=30)
+    assert done.code == 1, done.stderr
+    said = " ".join(done.stderr.split())
+    assert f"Cannot serve MCP on 127.0.0.1:{port}: it is held by account '{neighbour.name}'" in said
+    assert "Traceback" not in done.stderr

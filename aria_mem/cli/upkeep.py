@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 import signal
 import threading
+import time
+from collections.abc import Callable
 from types import FrameType
 from typing import TYPE_CHECKING, Annotated
 
@@ -22,7 +24,7 @@ from aria_mem.cli import render
 from aria_mem.cli.context import emit_json, memory, state
 from aria_mem.cli.logs import configure_daemon_logging
 from aria_mem.cli.render import markup_safe
-from aria_mem.errors import UsageError
+from aria_mem.errors import ServiceError, UsageError
 
 if TYPE_CHECKING:
     from aria_mem import config
@@ -97,18 +99,24 @@ def daemon(
     service = run_service(settings, stopped=runner.stopping)
     if service is None:
         raise typer.Exit(0)
+    mcp_stopped = threading.Event()
     try:
         if mcp_http is not None:
-            _serve_mcp_beside(settings, mcp_http, allow_remote)
+            mcp_stopped = _serve_mcp_beside(settings, mcp_http, allow_remote, runner.stop)
         code = runner.run(once=once)
     finally:
         service.close()
-    raise typer.Exit(code)
+    raise typer.Exit(1 if mcp_stopped.is_set() else code)
 
 
-def _serve_mcp_beside(settings: config.Settings, address: str, allow_remote: bool) -> None:
+def _serve_mcp_beside(
+    settings: config.Settings, address: str, allow_remote: bool, stop_daemon: Callable[[], None]
+) -> threading.Event:
     """The MCP server in a thread of the daemon, with its own AriaMem (thread-safe; on the
-    embedded index it reaches the shards this process owns)."""
+    embedded index it reaches the shards this process owns). It holds the port for the
+    daemon's life: a client whose server is down sends its token to whatever listens there,
+    so a port another program holds is refused at start, and should the server stop, the
+    daemon stops too (set on the returned event), loudly, rather than leave the port free."""
     from aria_mem.api import AriaMem
 
     try:
@@ -117,28 +125,53 @@ def _serve_mcp_beside(settings: config.Settings, address: str, allow_remote: boo
         raise UsageError(
             f"--mcp-http needs the MCP SDK ({exc.name} is missing) — pip install 'aria-mem[mcp]'"
         ) from exc
+    from aria_mem.listeners import listener
     from aria_mem.mcp_guard import load_token, parse_address, token_path
 
     host, port = parse_address(address, allow_remote=allow_remote)
     token = load_token()  # read here: a bad token file stops the daemon with its message
+    holder = listener(host, port)
+    if holder.listening:
+        raise ServiceError(_taken(holder.address, holder.describe()))
+    log = logging.getLogger("aria_mem.daemon")
+    stopped = threading.Event()
     identity = settings.identity
-    threading.Thread(
-        target=mcp_server.serve,
-        args=(AriaMem(settings),),
-        kwargs={
-            "user": identity.user,
-            "companion": identity.companion,
-            "http": (host, port),
-            "token": token,
-        },
-        name="aria-mem-mcp",
-        daemon=True,
-    ).start()
-    logging.getLogger("aria_mem.daemon").info(
-        "serving MCP on http://%s:%d/mcp to clients with the bearer token in %s",
-        host,
-        port,
+
+    def serve() -> None:
+        try:
+            mcp_server.serve(
+                AriaMem(settings),
+                user=identity.user,
+                companion=identity.companion,
+                http=(host, port),
+                token=token,
+            )
+        finally:
+            log.error("the MCP server on %s stopped; stopping the daemon", holder.address)
+            stopped.set()
+            stop_daemon()
+
+    thread = threading.Thread(target=serve, name="aria-mem-mcp", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not listener(host, port).yours and thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    now = listener(host, port)
+    if not now.yours:
+        raise ServiceError(_taken(now.address, now.describe()))
+    log.info(
+        "serving MCP on http://%s/mcp to clients with the bearer token in %s",
+        holder.address,
         token_path(),
+    )
+    return stopped
+
+
+def _taken(where: str, who: str) -> str:
+    return (
+        f"Cannot serve MCP on {where}: it is held by {who}. MCP clients would send their "
+        "token to it — stop that program or give --mcp-http another port (and "
+        "`aria-mem mcp --rotate-token` if a client has already connected)"
     )
 
 
