@@ -40,10 +40,16 @@ if TYPE_CHECKING:  # each name as it is re-exported, for type checkers
         Initialised as Initialised,
     )
     from aria_mem.api.initialise import (
+        ModelServer as ModelServer,
+    )
+    from aria_mem.api.initialise import (
         detect_provider as detect_provider,
     )
     from aria_mem.api.initialise import (
         init_config as init_config,
+    )
+    from aria_mem.api.initialise import (
+        model_servers as model_servers,
     )
     from aria_mem.api.maintenance import (
         Admin as Admin,
@@ -104,6 +110,7 @@ if TYPE_CHECKING:  # each name as it is re-exported, for type checkers
     from aria_mem.domain.retrieval import SearchResult as SearchResult
     from aria_mem.domain.selection import Dropped as Dropped
     from aria_mem.domain.selection import Ranked as Ranked
+    from aria_mem.listeners import Listener as Listener
     from aria_mem.ports import DaemonStart as DaemonStart
     from aria_mem.services.chat import ChatSession as ChatSession
     from aria_mem.services.chat import PreparedTurn as PreparedTurn
@@ -179,12 +186,14 @@ _WHERE = {
     "Decided": "aria_mem.services.review",
     "KnowledgeSource": "aria_mem.domain.records",
     "Learned": "aria_mem.services.knowledge",
+    "Listener": "aria_mem.listeners",
     "Memory": "aria_mem.domain.models",
     "MemoryRef": "aria_mem.api.facade",
     "MemoryOrder": "aria_mem.domain.models",
     "MemoryStatus": "aria_mem.domain.models",
     "MemoryType": "aria_mem.domain.models",
     "Migrated": "aria_mem.api.maintenance",
+    "ModelServer": "aria_mem.api.initialise",
     "PassReport": "aria_mem.domain.records",
     "PreparedTurn": "aria_mem.services.chat",
     "Profile": "aria_mem.domain.retrieval",
@@ -204,6 +213,7 @@ _WHERE = {
     "WriteResult": "aria_mem.services.writer",
     "detect_provider": "aria_mem.api.initialise",
     "init_config": "aria_mem.api.initialise",
+    "model_servers": "aria_mem.api.initialise",
     "run_service": "aria_mem.api.maintenance",
 }
 """Each name is imported on first use: `aria-mem --help` and a command that needs only a few

@@ -13,7 +13,7 @@ from aria_mem.cli.render import markup_safe
 from aria_mem.domain.ranking import DEFAULT_MIN_SIMILARITY
 
 if TYPE_CHECKING:
-    from aria_mem.api.initialise import ModelServer
+    from aria_mem.api import ModelServer
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 
@@ -28,7 +28,7 @@ def status(ctx: typer.Context, as_json: JsonOpt = False) -> None:
 
     Example: aria-mem status --json
     """
-    from aria_mem.api.initialise import model_servers
+    from aria_mem.api import model_servers
 
     mem = memory(ctx)
     report = mem.admin.status()
@@ -110,10 +110,13 @@ def stop(ctx: typer.Context, as_json: JsonOpt = False) -> None:
 
 
 def sync(ctx: typer.Context, as_json: JsonOpt = False) -> None:
-    """Index every pending memory now and carry out queued vector removals.
+    """Compare the index with PostgreSQL memory by memory, index every pending memory now
+    and carry out queued vector removals.
 
-    The daemon does this every minute; run it by hand after an outage or an import with
-    --no-index. Exits 1 if some memories could not be indexed.
+    What PostgreSQL says is indexed but the index lacks a vector of the current model for (or
+    what was indexed under another model) is put back pending and indexed. The daemon does
+    this too; run it by hand after an outage, an import with --no-index, or when `status`
+    says vectors are missing. Exits 1 if some memories could not be indexed.
 
     Example: aria-mem sync --json
     """
@@ -125,6 +128,12 @@ def sync(ctx: typer.Context, as_json: JsonOpt = False) -> None:
             f"Indexed {report.indexed}, removed {report.removed} vectors of "
             f"unusable memories, carried out {report.deletions_done} queued "
             f"removals, {report.failed} failed."
+            + (
+                f" {report.requeued} were missing from the index or indexed under another "
+                "model, and were put back to be indexed."
+                if report.requeued
+                else ""
+            )
         )
         for error in report.errors:
             render.err_console.print(f"[red]{markup_safe(error)}[/red]")
