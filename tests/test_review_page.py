@@ -10,12 +10,14 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import threading
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -55,6 +57,7 @@ HOSTILE = [
 @dataclass
 class Site:
     base: str
+    """The page's address: its origin and the secret path prefix every address begins with."""
     login: str
     env: dict[str, str]
     home: Path
@@ -66,10 +69,22 @@ class Site:
     def session(self) -> str:
         return self.cookie.split(";")[0].partition("=")[2]
 
+    @property
+    def origin(self) -> str:
+        return self.base[: self.base.index("/", len("http://"))]
+
+    @property
+    def prefix(self) -> str:
+        return self.base.removeprefix(self.origin)
+
     def enter(self, browser: Browser, **options: Any) -> BrowserContext:
         """A browser context with the session cookie, as the logged-in owner's browser."""
+        path = re.search(r"Path=([^;]+)", self.cookie)
+        assert path is not None and path[1] == self.prefix
         context = browser.new_context(**options)
-        context.add_cookies([{"name": COOKIE, "value": self.session, "url": self.base}])
+        context.add_cookies(
+            [{"name": COOKIE, "value": self.session, "domain": "127.0.0.1", "path": path[1]}]
+        )
         return context
 
     def aria(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -230,7 +245,9 @@ def site(
             first = server.stdout.readline()
             assert first, server.stderr.read() if server.stderr else ""
             address = json.loads(first)
-            made.base, made.login = address["url"], address["login"]
+            made.login = address["login"]
+            made.base = made.login.partition("/login?")[0]
+            assert made.base.startswith(address["url"] + "/s/")
             with httpx.Client(follow_redirects=False, timeout=10) as client:
                 made.cookie = client.get(made.login).headers["set-cookie"]
             yield made
@@ -314,9 +331,11 @@ def test_an_edit_changes_only_what_was_changed_and_odd_input_is_refused(
     assert "no such memory" in page.locator(".error").inner_text()
 
 
-def test_the_browser_gets_the_secret_from_a_file_only_the_owner_reads(
-    site: Site, tmp_path: Path, browser: Browser
-) -> None:
+@contextmanager
+def _opened_by_file(site: Site, tmp_path: Path) -> Iterator[tuple[Path, str, str]]:
+    """Another `aria-mem ui`, started as a person starts it: it hands the login address to
+    a (fake) browser through its open file. Yields the file, the browser's command line and
+    the login address in the file; the page stops at the end."""
     opened = tmp_path / "opened.txt"
     fake_browser = tmp_path / "browser.py"
     fake_browser.write_text(
@@ -337,9 +356,20 @@ def test_the_browser_gets_the_secret_from_a_file_only_the_owner_reads(
             time.sleep(0.1)
         argv = opened.read_text()
         handed = Path(argv.removeprefix("file://"))
-        assert handed.parent == site.home / "data" and oct(handed.stat().st_mode & 0o777) == "0o600"
         login = re.search(r'url=([^"]+)"', handed.read_text())
-        assert login is not None and "token=" in login[1] and "token=" not in argv
+        assert login is not None
+        yield handed, argv, login[1].replace("&amp;", "&")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_the_browser_gets_the_secret_from_a_file_only_the_owner_reads(
+    site: Site, tmp_path: Path, browser: Browser
+) -> None:
+    with _opened_by_file(site, tmp_path) as (handed, argv, login):
+        assert handed.parent == site.home / "data" and oct(handed.stat().st_mode & 0o777) == "0o600"
+        assert "token=" in login and "token=" not in argv
         context = browser.new_context()
         try:
             opened_page = context.new_page()
@@ -349,12 +379,96 @@ def test_the_browser_gets_the_secret_from_a_file_only_the_owner_reads(
         finally:
             context.close()
         with httpx.Client(follow_redirects=False, timeout=10) as client:
-            again = client.get(login[1].replace("&amp;", "&"))
+            again = client.get(login)
             assert again.status_code == 401  # the secret was spent by the browser
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
     assert not handed.exists()  # removed when the page stops
+
+
+LURE = """
+import http.server, json, sys, threading, urllib.error, urllib.request
+origin = sys.argv[1]
+seen = {}
+came = threading.Event()
+
+class Lure(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        if not came.is_set():
+            seen.update(path=self.path, cookie=self.headers.get("Cookie", ""))
+            came.set()
+        body = b"<!doctype html><title>elsewhere</title><p>Nothing to see here."
+        self.send_response(200)
+        self.send_header("content-type", "text/html")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Lure)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+print(server.server_address[1], flush=True)
+came.wait(60)
+codes = {}
+for path in ("/export", "/memories", "/", "/login"):
+    wanted = urllib.request.Request(origin + path, headers={"Cookie": seen.get("cookie", "")})
+    try:
+        codes[path] = urllib.request.urlopen(wanted, timeout=10).status
+    except urllib.error.HTTPError as exc:
+        codes[path] = exc.code
+print(json.dumps({**seen, "codes": codes}), flush=True)
+"""
+"""A page of another account on another port of 127.0.0.1: it notes the cookies the
+owner's browser sends it, then tries them on the review page."""
+
+
+def _as_intruder(intruder: Intruder, code: str, *args: str) -> subprocess.Popen[str]:
+    """A program of the second account that keeps running while the test goes on."""
+    return subprocess.Popen(
+        [intruder.python, "-c", code, *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        user=intruder.uid,
+        group=intruder.gid,
+        extra_groups=[],
+        cwd="/",
+        env={"PATH": os.environ.get("PATH", ""), "HOME": "/nonexistent", "PYTHONPATH": ""},
+    )
+
+
+def test_a_page_on_another_port_never_gets_the_session(
+    site: Site, tmp_path: Path, browser: Browser, intruder: Intruder
+) -> None:
+    with _opened_by_file(site, tmp_path) as (handed, _, login):
+        origin = login[: login.index("/", len("http://"))]
+        prefix = login.removeprefix(origin).partition("/login?")[0]
+        lure = _as_intruder(intruder, LURE, origin)
+        context = browser.new_context()
+        try:
+            assert lure.stdout is not None
+            port = lure.stdout.readline().strip()
+            assert port.isdigit(), lure.stderr.read() if lure.stderr else ""
+            owner = context.new_page()
+            owner.goto(handed.as_uri())
+            owner.wait_for_url("**/memories")
+            [cookie] = [c for c in context.cookies() if c["name"] == COOKIE]
+            assert cookie["path"] == prefix and prefix.startswith("/s/") and len(prefix) >= 25
+            owner.goto(f"http://127.0.0.1:{port}/export")  # the owner is lured there
+            assert "Nothing to see here." in owner.locator("body").inner_text()
+            seen = json.loads(lure.stdout.readline())
+        finally:
+            context.close()
+            lure.kill()
+            lure.wait(timeout=30)
+        assert seen["path"] == "/export" and COOKIE not in seen["cookie"]
+        assert set(seen["codes"].values()) == {404}, seen
+        # The cookie itself, had it been sent: worth nothing without the prefix.
+        with httpx.Client(cookies={COOKIE: cookie["value"]}, timeout=10) as stolen:
+            for path in ("/export", "/memories", "/", f"/s/{'A' * 22}/export"):
+                assert stolen.get(origin + path).status_code == 404, path
+            assert stolen.get(f"{origin}{prefix}/export").status_code == 200
 
 
 def test_forget_on_the_page_is_gone_from_the_cli_and_the_index(site: Site, page: Page) -> None:
@@ -429,7 +543,8 @@ def test_the_why_view_shows_which_memory_a_near_repeat_repeats_and_what_it_cost(
         twin, cost = shown["found"]["repeats"]["of"], shown["found"]["repeats"]["discount"]
         assert f"repeats {twin[:8]} \u2212{cost:.2f}" in rows  # a minus sign
         assert shown["repeat"] == cost
-    assert page.locator("table.explain tbody a[href^='/memories/'] code").count() == len(repeated)
+    linked = f"table.explain tbody a[href^='{site.prefix}/memories/'] code"
+    assert page.locator(linked).count() == len(repeated)
 
 
 def test_conversations_and_knowledge_are_seen_searched_and_forgotten(
@@ -440,7 +555,7 @@ def test_conversations_and_knowledge_are_seen_searched_and_forgotten(
     page.fill("input[name=q]", "Biscuit")
     page.click("form.filters button")
     assert "adopted a cat named Biscuit" in page.locator("ul.turns").inner_text()
-    page.click(f"ul.turns a[href='/conversations/{site.ids['conversation']}']")
+    page.click(f"ul.turns a[href='{site.prefix}/conversations/{site.ids['conversation']}']")
     assert page.locator("ol.turns li").count() == 3
     page.click("button:text('Forget this conversation for good')")
     assert "forgotten for good, with its turns" in page.locator(".notice").inner_text()
@@ -515,7 +630,7 @@ def test_without_the_secret_nothing_is_served(site: Site) -> None:
         foreign = {"Origin": "http://127.0.0.1:1"}
         assert owner.post(target, data={"csrf": token[1]}, headers=foreign).status_code == 403
         assert owner.post(target, data={"csrf": token[1]}).status_code == 403  # no Origin
-        right = {"Origin": site.base}
+        right = {"Origin": site.origin}
         assert owner.post(target, data={"csrf": "wrong"}, headers=right).status_code == 403
         assert site.get(site.ids["hostile0"])["pinned"] is False
         done = owner.post(target, data={"csrf": token[1]}, headers=right)
@@ -571,7 +686,8 @@ def test_the_page_reads_without_javascript_by_keyboard_and_on_a_narrow_window(
     narrow.keyboard.press("Tab")
     assert narrow.evaluate("document.activeElement.textContent") == "Skip to the page"
     narrow.keyboard.press("Tab")
-    assert narrow.evaluate("document.activeElement.getAttribute('href')") == "/memories"
+    href = narrow.evaluate("document.activeElement.getAttribute('href')")
+    assert href == f"{site.prefix}/memories"
     context.close()
 
 
@@ -589,8 +705,7 @@ def test_screenshot_for_the_readme(site: Site, browser: Browser) -> None:
 
 
 def test_another_local_account_is_refused(site: Site, intruder: Intruder) -> None:
-    result = intruder.run(
-        """
+    code = """
         import json, sys, urllib.request, urllib.error
         base = sys.argv[1]
         codes = {}
@@ -600,7 +715,90 @@ def test_another_local_account_is_refused(site: Site, intruder: Intruder) -> Non
             except urllib.error.HTTPError as exc:
                 codes[path] = exc.code
         print(json.dumps(codes))
-        """,
-        site.base,
+        """
+    assert set(intruder.run(code, site.origin).values()) == {404}  # without the prefix
+    assert set(intruder.run(code, site.base).values()) == {401}  # had it learned it
+
+
+SLOW = r"""
+import json, select, socket, sys, time
+host, port = "127.0.0.1", int(sys.argv[1])
+half = f"GET /memories HTTP/1.1\r\nHost: {host}:{port}\r\nUser-Agent: slow".encode()
+slow = []
+for _ in range(40):
+    one = socket.create_connection((host, port), timeout=10)
+    one.sendall(half)
+    slow.append(one)
+print("ready", flush=True)
+sys.stdin.readline()
+
+def shut(one):
+    try:
+        return one.recv(1) == b""
+    except OSError:
+        return True
+
+ready, _, _ = select.select(slow, [], [], 0)
+pushed_out = sum(shut(one) for one in ready)
+left = list(slow)
+deadline = time.monotonic() + 60
+while left and time.monotonic() < deadline:
+    ready, _, _ = select.select(left, [], [], 1)
+    left = [one for one in left if one not in ready or not shut(one)]
+print(json.dumps({"pushed_out": pushed_out, "left_open": len(left)}), flush=True)
+"""
+"""Forty connections of another account that each send half a request and wait; it says
+how many the page had closed when told, and whether all were closed within a minute."""
+
+
+def test_slow_clients_do_not_shut_the_owner_out(site: Site, intruder: Intruder) -> None:
+    from aria_mem.web import limits
+
+    port = site.origin.rpartition(":")[2]
+    slow = _as_intruder(intruder, SLOW, port)
+    own: list[socket.socket] = []
+    try:
+        assert slow.stdout is not None and slow.stdin is not None
+        assert slow.stdout.readline().strip() == "ready", slow.stderr.read() if slow.stderr else ""
+        for _ in range(40):  # and as many of the owner's own account
+            one = socket.create_connection(("127.0.0.1", int(port)), timeout=10)
+            one.sendall(f"GET /memories HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n".encode())
+            own.append(one)
+        with httpx.Client(base_url=site.base, cookies={COOKIE: site.session}, timeout=20) as owner:
+            assert owner.get("/memories").status_code == 200
+        slow.stdin.write("go\n")
+        slow.stdin.flush()
+        report = json.loads(slow.stdout.readline())
+    finally:
+        for one in own:
+            one.close()
+        slow.kill()
+        slow.wait(timeout=30)
+    assert report["pushed_out"] >= 40 - limits.PER_CLIENT  # only a few of one account wait
+    assert report["left_open"] == 0  # and those not for long
+
+
+def test_the_status_page_shows_the_services_and_the_counts(site: Site, page: Page) -> None:
+    page.click("nav a:text('Status')")
+    assert page.locator("h1").inner_text() == "Status"
+    assert page.locator("table.status tbody tr").count() >= 4
+    assert "postgres" in page.locator("table.status").inner_text().lower()
+    shown = page.locator("dl.fields").first.inner_text().splitlines()
+    counts = json.loads(site.aria("status", "--json").stdout)["memories"]
+    assert shown[shown.index("total") + 1] == str(counts["total"])
+
+
+@pytest.mark.parametrize("missing", ["jinja2", "starlette", "uvicorn", "python_multipart"])
+def test_ui_without_its_libraries_says_what_to_install(missing: str, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARIA_MEM_")}
+    env.update(ARIA_MEM_HOME=str(tmp_path / "home"), NO_COLOR="1", COLUMNS="80")
+    run = (
+        f"import sys; sys.modules[{missing!r}] = None; sys.argv = ['aria-mem', 'ui'];"
+        "from aria_mem.cli.app import main; main()"
     )
-    assert set(result.values()) == {401}, result
+    done = subprocess.run(
+        [sys.executable, "-c", run], capture_output=True, text=True, env=env, cwd=ROOT, timeout=60
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    assert f"({missing} is missing)" in done.stderr and "pip install 'aria-mem[ui]'" in done.stderr

@@ -69,11 +69,11 @@ def ui(
     from aria_mem import mcp_guard
 
     try:
-        from aria_mem.web import serve
+        from aria_mem.web import serve  # and with it every library the page needs
     except ImportError as exc:
+        missing = (exc.name or "a library").partition(".")[0]
         raise UsageError(
-            f"`aria-mem ui` needs the web parts ({exc.name} is missing) — "
-            "pip install 'aria-mem[ui]'"
+            f"`aria-mem ui` needs the web parts ({missing} is missing) — pip install 'aria-mem[ui]'"
         ) from exc
     host, port = mcp_guard.parse_address(
         address, allow_remote=allow_remote, flag="--address", free_port=True

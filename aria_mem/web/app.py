@@ -4,8 +4,10 @@ session's CSRF token and answers with a redirect (post/redirect/get)."""
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -58,7 +60,18 @@ def _environment() -> jinja2.Environment:
     env.filters["short"] = lambda value: str(value)[:8]
     env.filters["when"] = lambda value: "" if value is None else value.strftime("%Y-%m-%d %H:%M")
     env.filters["num"] = lambda value: "" if value is None else f"{value:.2f}"
+    env.filters["fields"] = fields_of
     return env
+
+
+def fields_of(record: object) -> list[tuple[str, object]]:
+    """A record's plain fields (name, value), for a page that lists them all: read through
+    ``dataclasses.fields``, as the records are slotted dataclasses with no ``__dict__``."""
+    if not dataclasses.is_dataclass(record) or isinstance(record, type):
+        return []
+    plain = (str, int, float, bool, datetime, type(None))
+    values = ((f.name, getattr(record, f.name)) for f in dataclasses.fields(record))
+    return [(name, value) for name, value in values if isinstance(value, plain)]
 
 
 class Page:
@@ -77,12 +90,14 @@ class Page:
     def render(
         self, request: Request, template: str, status: int = 200, **values: Any
     ) -> HTMLResponse:
+        base = prefix_of(request)
         values.update(
             csrf=request.scope.get("state", {}).get("csrf", ""),
             csrf_field=CSRF_FIELD,
             user=self.user,
             companion=self.companion,
-            path=request.url.path,
+            base=base,
+            path=request.url.path.removeprefix(base),
             notice=NOTICES.get(request.query_params.get("notice", ""), ""),
         )
         body = self._env.get_template(template).render(**values)
@@ -112,9 +127,15 @@ def field(form: FormData, name: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def back(path: str, notice: str = "") -> RedirectResponse:
+def prefix_of(request: Request) -> str:
+    """The page's secret path prefix (the guard's): every link, form and redirect starts
+    with it, so the browser sends the session cookie, whose Path it is, to no other address."""
+    return str(request.scope.get("root_path", ""))
+
+
+def back(request: Request, path: str, notice: str = "") -> RedirectResponse:
     """Post/redirect/get, with a notice (one of NOTICES) for the next page."""
-    target = path + ("?" + urlencode({"notice": notice}) if notice else "")
+    target = prefix_of(request) + path + ("?" + urlencode({"notice": notice}) if notice else "")
     return RedirectResponse(target, status_code=303)
 
 
@@ -145,7 +166,7 @@ def create_app(
         return page.render(request, "message.html", status=status, message=message)
 
     routes = [
-        Route("/", lambda request: back("/memories")),
+        Route("/", lambda request: back(request, "/memories")),
         *memories.routes(page),
         *pages.routes(page),
         Mount("/static", StaticFiles(directory=_HERE / "static"), name="static"),

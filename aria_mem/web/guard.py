@@ -7,9 +7,15 @@ owner's browser, and every change must come from the page itself:
 - A secret made when the page's server starts (``secrets.token_urlsafe(32)``) is handed to the
   owner's browser once, through a file only the owner can read (the browser opens the file,
   never a URL with the secret on its command line, which every account can read in ``ps``) or
-  printed on the owner's terminal. ``GET /login?token=...`` exchanges it for a session cookie
-  (HttpOnly, SameSite=Strict, path /) and sends the browser on without the secret in its
+  printed on the owner's terminal. ``GET <prefix>/login?token=...`` exchanges it for a session
+  cookie (HttpOnly, SameSite=Strict) and sends the browser on without the secret in its
   address bar. No other request is served without the cookie.
+- Every address of the page, the login's too, lies under a path prefix made at the same
+  start (``/s/`` and 128 random bits), and the cookie's Path is that prefix. A browser keeps
+  cookies apart by host and path, never by port: a cookie for path / would be sent to a
+  program of another account listening on another port of 127.0.0.1. Under the prefix, it is
+  sent only to addresses that begin with the prefix, which such a program does not know; and a
+  session cookie it did get would be worth nothing without it. Outside the prefix: 404.
 - The Host header must name the address the server listens on (a DNS-rebinding page's host is
   refused), and a request that changes anything must come with an Origin (or, failing that, a
   Referer) of that same address and with the session's CSRF token in its form.
@@ -31,6 +37,8 @@ from aria_mem.mcp_guard import ASGIApp, Message, Receive, Scope, Send, respond
 COOKIE = "aria_mem_session"
 CSRF_FIELD = "csrf"
 LOGIN_PATH = "/login"
+"""Under the page's prefix, as every other address of the page."""
+PREFIX_BITS = 128
 _SAFE_METHODS = frozenset({"GET", "HEAD"})
 _MAX_SESSIONS = 64
 IDLE_SECONDS = 12 * 3600
@@ -51,6 +59,8 @@ class Sessions:
     it let in (forgotten after ``IDLE_SECONDS`` unused, and all of them when the page stops)."""
 
     secret: str = field(default_factory=lambda: secrets.token_urlsafe(32))
+    prefix: str = field(default_factory=lambda: "/s/" + secrets.token_urlsafe(PREFIX_BITS // 8))
+    """Where every address of the page begins, and the session cookie's Path."""
     _used: bool = False
     _sessions: dict[str, tuple[str, float]] = field(default_factory=dict)
     """session id -> (its CSRF token, when it was last used)."""
@@ -71,16 +81,26 @@ class Sessions:
     def used(self) -> bool:
         return self._used
 
-    def csrf(self, session: str | None) -> str | None:
-        """The CSRF token of a known, recently used session (and the session is used now)."""
-        if not session:
-            return None
+    def csrf(self, presented: list[str]) -> str | None:
+        """The CSRF token of a known, recently used session among the ``presented`` ones
+        (and that session is used now)."""
         self._forget_idle()
-        for known, (token, _) in self._sessions.items():
-            if hmac.compare_digest(known.encode(), session.encode()):
-                self._sessions[known] = (token, time.monotonic())
-                return token
+        for session in presented:
+            for known, (token, _) in self._sessions.items():
+                if session and hmac.compare_digest(known.encode(), session.encode()):
+                    self._sessions[known] = (token, time.monotonic())
+                    return token
         return None
+
+    def within(self, path: str) -> str | None:
+        """The page's own path of an address under the prefix ("/" for the prefix itself);
+        None outside it. The prefix is compared in constant time, as a secret."""
+        head, sep, rest = path[1:].partition("/")
+        second, _, rest = rest.partition("/")
+        found = f"/{head}{sep}{second}"
+        if not hmac.compare_digest(found.encode(), self.prefix.encode()):
+            return None
+        return "/" + rest
 
     def _forget_idle(self) -> None:
         oldest = time.monotonic() - IDLE_SECONDS
@@ -107,18 +127,20 @@ def _is_unspecified(host: str) -> bool:
         return False
 
 
-def session_of(scope: Scope) -> str | None:
-    """The session cookie a request carries, if any. Parsed by hand, pair by pair: cookies of
-    other programs on 127.0.0.1 come along (browsers share them across ports), and one that a
-    strict parser cannot read must not hide ours."""
+def sessions_of(scope: Scope) -> list[str]:
+    """The session cookies a request carries. Parsed by hand, pair by pair: cookies of other
+    programs on 127.0.0.1 come along (browsers share them across ports), and one that a strict
+    parser cannot read must not hide ours; nor may one of our name that another program set
+    for path / (all of them are tried)."""
+    found = []
     for name, value in scope.get("headers", ()):
         if name.lower() != b"cookie":
             continue
         for pair in bytes(value).decode("latin-1").split(";"):
-            key, sep, found = pair.strip().partition("=")
+            key, sep, presented = pair.strip().partition("=")
             if sep and key == COOKIE:
-                return found.strip().strip('"')
-    return None
+                found.append(presented.strip().strip('"'))
+    return found[:4]
 
 
 def _header(scope: Scope, wanted: bytes) -> str | None:
@@ -149,10 +171,16 @@ class PageGate:
         if not self._known_host(host):
             await _refuse(send, 421, "This page answers only at its own address.")
             return
-        if scope["path"] == LOGIN_PATH:
+        own = self._sessions.within(scope["path"])
+        if own is None:
+            await _refuse(send, 404, "There is nothing here.")
+            return
+        prefix = self._sessions.prefix
+        scope = dict(scope, root_path=prefix, path=prefix + own)
+        if own == LOGIN_PATH:
             await self._login(scope, send)
             return
-        csrf = self._sessions.csrf(session_of(scope))
+        csrf = self._sessions.csrf(sessions_of(scope))
         if csrf is None:
             await _refuse(
                 send,
@@ -199,14 +227,15 @@ class PageGate:
                 else "That login address is not this page's.",
             )
             return
-        cookie = f"{COOKIE}={session}; HttpOnly; SameSite=Strict; Path=/"
+        home = self._sessions.prefix + "/"
+        cookie = f"{COOKIE}={session}; HttpOnly; SameSite=Strict; Path={self._sessions.prefix}"
         # A page that moves on by itself, not a redirect: the browser came here from a file
         # (or a typed address), and a redirect in that same navigation would not carry a
         # SameSite=Strict cookie; a navigation this page starts does.
         body = (
-            b'<!doctype html><meta charset=utf-8><meta http-equiv=refresh content="0;url=/">'
-            b'<title>aria-mem</title><p><a href="/">Open aria-mem</a></p>'
-        )
+            f'<!doctype html><meta charset=utf-8><meta http-equiv=refresh content="0;url={home}">'
+            f'<title>aria-mem</title><p><a href="{home}">Open aria-mem</a></p>'
+        ).encode()
         await respond(
             send,
             200,

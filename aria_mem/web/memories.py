@@ -53,7 +53,7 @@ def routes(page: Page) -> list[Route]:
         changes = _changes(form, found)
         if changes:
             await page.run(page.memory.update, found.id, **changes, **page.scope)
-        return back(f"/memories/{found.id}", "saved")
+        return back(request, f"/memories/{found.id}", "saved")
 
     async def act(request: Request) -> Response:
         await checked_form(request)
@@ -70,7 +70,7 @@ def routes(page: Page) -> list[Route]:
             raise HTTPException(404, "There is no such change.")
         call, extra, notice = calls[action]
         await page.run(call, target, **extra, **page.scope)
-        return back(f"/memories/{target}", notice)
+        return back(request, f"/memories/{target}", notice)
 
     async def ask_forget(request: Request) -> Response:
         found = await page.run(page.memory.get, memory_id(request), **page.scope)
@@ -92,7 +92,7 @@ def routes(page: Page) -> list[Route]:
         await page.run(page.memory.forget, found.id, **page.scope)
         if turns:
             await page.run(page.memory.conversations.forget_turns, turns, **page.scope)
-        return back("/memories", "forgotten-with-turns" if turns else "forgotten")
+        return back(request, "/memories", "forgotten-with-turns" if turns else "forgotten")
 
     return [
         Route("/memories", listing),

@@ -43,13 +43,13 @@ def routes(page: Page) -> list[Route]:
         action = str(request.path_params["action"])
         if action == "accept":
             await page.run(page.memory.review.accept, item, **page.scope)
-            return back("/review", "accepted")
+            return back(request, "/review", "accepted")
         if action == "reject":
             await page.run(page.memory.review.reject, item, **page.scope)
-            return back("/review", "rejected")
+            return back(request, "/review", "rejected")
         if action == "edit":
             await page.run(page.memory.review.edit, item, field(form, "text"), **page.scope)
-            return back("/review", "reworded")
+            return back(request, "/review", "reworded")
         raise HTTPException(404, "There is no such decision.")
 
     async def conversations(request: Request) -> Response:
@@ -71,7 +71,7 @@ def routes(page: Page) -> list[Route]:
     async def forget_conversation(request: Request) -> Response:
         await checked_form(request)
         await page.run(page.memory.conversations.forget, _conversation_id(request), **page.scope)
-        return back("/conversations", "conversation-forgotten")
+        return back(request, "/conversations", "conversation-forgotten")
 
     async def knowledge(request: Request) -> Response:
         words = request.query_params.get("q", "").strip()[:MAX_MESSAGE_CHARS]
@@ -92,7 +92,7 @@ def routes(page: Page) -> list[Route]:
         if source_id not in {str(s.id) for s in own}:
             raise HTTPException(404, "There is no such source.")
         await page.run(page.memory.knowledge.forget, source_id)
-        return back("/knowledge", "source-forgotten")
+        return back(request, "/knowledge", "source-forgotten")
 
     async def status(request: Request) -> Response:
         report = await page.run(page.memory.admin.status)

@@ -5,6 +5,9 @@ The secret reaches the browser through a file only the owner can read (0600, in 
 0700 data folder) that sends the browser on to the login address: the browser is started with
 the file's path, so the secret is never on a command line that other accounts can read in
 ``ps``. The file is removed when the page stops.
+
+Importing this module imports every library the page needs, so that ``aria-mem ui`` can say
+which one is missing before it starts.
 """
 
 from __future__ import annotations
@@ -18,9 +21,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import python_multipart  # noqa: F401  (starlette reads the page's forms with it)
+import uvicorn
+
 from aria_mem.api import AriaMem
 from aria_mem.errors import UsageError
 from aria_mem.private import private_dir, write_private
+from aria_mem.web import limits
+from aria_mem.web.app import create_app
 from aria_mem.web.guard import LOGIN_PATH, Sessions, host_names
 
 OPEN_FILE = "ui-open-{pid}.html"
@@ -43,7 +51,8 @@ class Bound:
 
     @property
     def login_url(self) -> str:
-        return f"{self.origin}{LOGIN_PATH}?token={self.sessions.secret}"
+        """The secret, and the path prefix every address of the page begins with."""
+        return f"{self.origin}{self.sessions.prefix}{LOGIN_PATH}?token={self.sessions.secret}"
 
 
 def bind(host: str, port: int) -> Bound:
@@ -95,12 +104,10 @@ def run(
     user: str,
     companion: str,
     on_ready: Callable[[], None] = lambda: None,
+    head_seconds: float = limits.HEAD_SECONDS,
 ) -> None:
-    """Serve the page until interrupted (Ctrl-C, SIGTERM)."""
-    import uvicorn
-
-    from aria_mem.web.app import create_app
-
+    """Serve the page until interrupted (Ctrl-C, SIGTERM); a request must arrive whole
+    within ``head_seconds`` (``limits``)."""
     app = create_app(
         memory,
         user=user,
@@ -117,7 +124,8 @@ def run(
             ws="none",
             server_header=False,
             proxy_headers=False,
-            limit_concurrency=32,
+            http=limits.guarded_protocol(head_seconds),
+            limit_concurrency=limits.CONCURRENCY,
             timeout_keep_alive=5,
             h11_max_incomplete_event_size=16 * 1024,
         )
