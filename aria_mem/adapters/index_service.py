@@ -9,7 +9,7 @@ needs it starts it in the background (``index_sharing.start_in_background``: det
 one started on demand. An exclusive lock on ``index.lock`` says which process it is; the shards
 stay open for the service's whole life, so a config change never reopens them.
 
-    python -m aria_mem.adapters.index_service INDEX_DIR [--idle-exit SECONDS]
+    python -m aria_mem.adapters.index_service INDEX_DIR [--idle-exit S] [--client-timeout S]
 """
 
 from __future__ import annotations
@@ -24,12 +24,13 @@ import signal
 import sys
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Protocol
+from typing import IO, TYPE_CHECKING, Any
 
-from aria_mem.adapters.index_serving import PROTOCOL, Server, socket_path_for
+from aria_mem.adapters.index_serving import CLIENT_TIMEOUT, PROTOCOL, Server, socket_path_for
+from aria_mem.adapters.model_shelf import LocalModel as LocalModel
+from aria_mem.adapters.model_shelf import ModelShelf as ModelShelf
 from aria_mem.errors import IndexClosedError, StoreError, VectorIndexError
 from aria_mem.private import FILE_MODE, private_dir
 from aria_mem.processes import aria_mem_alive, is_aria_mem
@@ -44,52 +45,8 @@ LOCK_NAME = "index.lock"
 LOG_NAME = "service.log"
 MAX_LOG_BYTES = 5 * 1024 * 1024
 """A log over this size is started afresh when the service starts."""
-MODELS_KEPT = 2
-"""In-process models kept loaded at once (the configured one, and another a client still
-uses during a model switch); the least recently used goes first."""
 ON_DEMAND = "on demand"
 DAEMON = "daemon"
-
-
-class LocalModel(Protocol):
-    """An embedding model loaded in this process."""
-
-    @property
-    def model_name(self) -> str: ...
-
-    def encode(self, texts: list[str]) -> list[list[float]]:
-        """Vectors for texts exactly as given (any query or document prefix already added)."""
-        ...
-
-
-def load_local_model(name: str) -> LocalModel:
-    from aria_mem.adapters.embedders.local_model import SentenceTransformerEmbedder
-
-    return SentenceTransformerEmbedder(name)
-
-
-class ModelShelf:
-    """The in-process models the service runs, loaded on first use by name."""
-
-    def __init__(self, load: Callable[[str], LocalModel] = load_local_model) -> None:
-        self._load = load
-        self._models: OrderedDict[str, LocalModel] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, name: str) -> LocalModel:
-        with self._lock:
-            model = self._models.get(name)
-            if model is None:
-                model = self._models[name] = self._load(name)
-                while len(self._models) > MODELS_KEPT:
-                    dropped, _ = self._models.popitem(last=False)
-                    log.info("unloaded model %s (kept the %d last used)", dropped, MODELS_KEPT)
-            self._models.move_to_end(name)
-            return model
-
-    def names(self) -> list[str]:
-        with self._lock:
-            return list(self._models)
 
 
 _hosted: dict[Path, IndexService] = {}
@@ -105,7 +62,15 @@ def hosted(root: Path) -> IndexService | None:
 class IndexService:
     """The shards of ``root`` and the models, served on the socket beside the shards."""
 
-    def __init__(self, root: Path, lock: IO[str], *, started: str, shelf: ModelShelf) -> None:
+    def __init__(
+        self,
+        root: Path,
+        lock: IO[str],
+        *,
+        started: str,
+        shelf: ModelShelf,
+        client_timeout: float = CLIENT_TIMEOUT,
+    ) -> None:
         self.root = root
         self.started = started
         self.shelf = shelf
@@ -117,7 +82,7 @@ class IndexService:
         self._closed = False
         self._socket_path = socket_path_for(root)
         self._socket_path.unlink(missing_ok=True)
-        self._server = Server(self._socket_path, self)
+        self._server = Server(self._socket_path, self, client_timeout=client_timeout)
         self._socket_inode = os.stat(self._socket_path).st_ino
         self._thread = threading.Thread(
             target=self._server.serve_forever,
@@ -134,9 +99,15 @@ class IndexService:
 
     @classmethod
     def take(
-        cls, root: Path, *, started: str, shelf: ModelShelf | None = None
+        cls,
+        root: Path,
+        *,
+        started: str,
+        shelf: ModelShelf | None = None,
+        client_timeout: float = CLIENT_TIMEOUT,
     ) -> IndexService | None:
-        """The service of ``root`` in this process, or None when another process runs it."""
+        """The service of ``root`` in this process, or None when another process runs it.
+        ``client_timeout``: seconds of silence after which a client's connection is closed."""
         private_dir(root, what="index folder")
         fd = os.open(root / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, FILE_MODE)
         handle = os.fdopen(fd, "w")
@@ -154,7 +125,13 @@ class IndexService:
             handle.truncate(0)
             handle.write(str(os.getpid()))
             handle.flush()
-            return cls(root, handle, started=started, shelf=shelf or ModelShelf())
+            return cls(
+                root,
+                handle,
+                started=started,
+                shelf=shelf or ModelShelf(),
+                client_timeout=client_timeout,
+            )
         except BaseException:
             handle.close()
             raise
@@ -175,7 +152,7 @@ class IndexService:
             return self._index
 
     def embed(self, model: str, texts: list[str]) -> list[list[float]]:
-        return self.shelf.get(model).encode(texts) if texts else []
+        return self.shelf.encode(model, texts) if texts else []
 
     def hello(self) -> dict[str, Any]:
         models = self.shelf.names()
@@ -255,7 +232,11 @@ def lock_held(root: Path) -> bool:
 
 
 def take_over(
-    root: Path, *, started: str, stopped: Callable[[], bool] = lambda: False
+    root: Path,
+    *,
+    started: str,
+    stopped: Callable[[], bool] = lambda: False,
+    client_timeout: float = CLIENT_TIMEOUT,
 ) -> IndexService | None:
     """The service of ``root`` in this process, in place of one started on demand (asked to
     stop; its clients reconnect here). While another daemon runs it, wait to take over (a
@@ -263,7 +244,9 @@ def take_over(
     from aria_mem.adapters.index_sharing import ServiceClient
 
     told = False
-    while (service := IndexService.take(root, started=started)) is None:
+    while (
+        service := IndexService.take(root, started=started, client_timeout=client_timeout)
+    ) is None:
         if stopped():
             return None
         probe = ServiceClient(root, wait_seconds=5, start=False)
@@ -327,6 +310,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="aria-mem service", description=__doc__)
     parser.add_argument("root", type=Path)
     parser.add_argument("--idle-exit", type=float, default=1800.0)
+    parser.add_argument("--client-timeout", type=float, default=CLIENT_TIMEOUT)
     args = parser.parse_args(argv)
     os.umask(0o077)
     faulthandler.enable()  # a crash in Edge or torch (SIGBUS, SIGSEGV) leaves its trace in the log
@@ -338,7 +322,9 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signum, lambda *_: stop.set())
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     try:
-        service = IndexService.take(args.root, started=ON_DEMAND)
+        service = IndexService.take(
+            args.root, started=ON_DEMAND, client_timeout=args.client_timeout
+        )
     except (OSError, VectorIndexError) as exc:
         log.error("could not start: %s", exc)
         return 1
