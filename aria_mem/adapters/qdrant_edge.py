@@ -8,6 +8,8 @@ while integer and keyword matches work. So this adapter stores boolean payload v
 integers 0 and 1 and turns them back into booleans when it reads them; the filter on ``active``
 matches the integer 1. ``tests/test_index_contract.py`` pins the upstream behaviour, so the
 day it is fixed a test says the workaround can go.
+
+Nothing is written without room on the disk (``disk_space``: a full disk would be SIGBUS here).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 
 import qdrant_edge as qe
 
+from aria_mem.adapters import disk_space
 from aria_mem.domain import dimension
 from aria_mem.domain.models import Hit, IndexPoint, SearchScope
 from aria_mem.domain.payload import (
@@ -33,7 +36,7 @@ from aria_mem.domain.payload import (
     payload_scope_key,
     scope_key,
 )
-from aria_mem.errors import IndexClosedError, VectorIndexError
+from aria_mem.errors import IndexClosedError, IndexDiskFullError, VectorIndexError
 from aria_mem.private import private_dir, write_private
 
 log = logging.getLogger(__name__)
@@ -150,6 +153,11 @@ class EdgeIndex:
         if self._closed:
             raise IndexClosedError(f"The index in {self._root} was closed here; ask the service")
 
+    def _write_failed(self, what: str, exc: Exception) -> VectorIndexError:
+        if disk_space.no_space(exc):
+            return disk_space.disk_full(self._root)
+        return VectorIndexError(f"{what}: {exc}")
+
     # -- collections --------------------------------------------------------------------
 
     def _meta(self) -> dict[str, int]:
@@ -167,7 +175,12 @@ class EdgeIndex:
 
     def _write_meta(self, meta: dict[str, int]) -> None:
         private_dir(self._root, what="index folder")
-        write_private(self._root / _META, json.dumps(meta))
+        try:
+            write_private(self._root / _META, json.dumps(meta))
+        except OSError as exc:
+            if disk_space.no_space(exc):
+                raise disk_space.disk_full(self._root) from exc
+            raise
         self._sizes = dict(meta)
 
     def collection_size(self, collection: str) -> int | None:
@@ -188,6 +201,7 @@ class EdgeIndex:
                 vectors={VECTOR: qe.EdgeVectorParams(size=size, distance=qe.Distance.Cosine)}
             )
             private_dir(self._root, what="index folder")
+            disk_space.ensure_room(self._root, disk_space.MIN_FREE_BYTES)
             try:
                 shard = _opening(lambda: qe.EdgeShard.create(str(path), config))
                 for name in INDEXED_KEYWORDS:
@@ -200,7 +214,7 @@ class EdgeIndex:
                     )
                 _index_scope_key(shard)
             except Exception as exc:
-                raise VectorIndexError(f"Could not create the index shard {path}: {exc}") from exc
+                raise self._write_failed(f"Could not create the index shard {path}", exc) from exc
             self._shards[collection] = shard
             meta = self._meta()
             meta[collection] = size
@@ -225,16 +239,20 @@ class EdgeIndex:
         path = self._root / collection
         if not path.exists() or self.collection_size(collection) is None:
             raise VectorIndexError(f"The index has no '{collection}' collection yet")
+        disk_space.ensure_room(self._root, disk_space.OPEN_FREE_BYTES)
         try:
             shard = _opening(lambda: qe.EdgeShard.load(str(path)))
         except Exception as exc:
-            raise VectorIndexError(f"Could not open the index shard {path}: {exc}") from exc
+            raise self._write_failed(f"Could not open the index shard {path}", exc) from exc
         try:
             if SCOPE_KEY not in shard.info().payload_schema:
+                disk_space.ensure_room(self._root, disk_space.MIN_FREE_BYTES)
                 _add_scope_keys(shard, collection)
         except Exception as exc:
             shard.close()  # or the next attempt finds the shard still locked by this one
-            raise VectorIndexError(f"Could not upgrade the index shard {path}: {exc}") from exc
+            if isinstance(exc, IndexDiskFullError):
+                raise
+            raise self._write_failed(f"Could not upgrade the index shard {path}", exc) from exc
         self._shards[collection] = shard
         return shard
 
@@ -246,6 +264,7 @@ class EdgeIndex:
         with self._lock:
             shard = self._shard(collection)
             dimension.check_points(collection, self.collection_size(collection), points)
+            disk_space.ensure_room(self._root, disk_space.room_for(points))
             try:
                 shard.update(
                     qe.UpdateOperation.upsert_points(
@@ -257,7 +276,7 @@ class EdgeIndex:
                 )
                 shard.flush()
             except Exception as exc:
-                raise VectorIndexError(f"Upsert into '{collection}' failed: {exc}") from exc
+                raise self._write_failed(f"Upsert into '{collection}' failed", exc) from exc
 
     def delete(self, collection: str, ids: Sequence[uuid.UUID]) -> None:
         if not ids:
@@ -266,11 +285,12 @@ class EdgeIndex:
             if self.collection_size(collection) is None:
                 return
             shard = self._shard(collection)
+            disk_space.ensure_room(self._root, disk_space.MIN_FREE_BYTES)
             try:
                 shard.update(qe.UpdateOperation.delete_points([str(i) for i in ids]))
                 shard.flush()
             except Exception as exc:
-                raise VectorIndexError(f"Delete from '{collection}' failed: {exc}") from exc
+                raise self._write_failed(f"Delete from '{collection}' failed", exc) from exc
 
     def search(
         self,
