@@ -126,6 +126,7 @@ _BOUNDS: dict[tuple[str, str], tuple[float, float]] = {
     ("chat", "history_turns"): (0, 10_000),
     ("daemon", "reconcile_interval"): (0.1, 86_400),
     ("daemon", "service_idle_exit"): (0, 31_536_000),
+    ("daemon", "service_client_timeout"): (0, 86_400),
     ("hygiene", "merge_similarity"): (0, 1),
     ("hygiene", "conflict_similarity"): (0, 1),
     ("hygiene", "retire_after_days"): (1, 36_500),

@@ -6,13 +6,13 @@ Every tool is a thin call of ``AriaMem``. The user and companion are fixed when 
 starts (the config's identity, or ``--user`` / ``--companion``): no tool takes them, and a tool
 given the id of a memory of anyone else (whole or its first characters) answers exactly as for
 an id that does not exist. Over HTTP every request must carry the bearer token (see
-``mcp_guard``). ``learn`` reads web pages only, never local files: the client may be a model
-steered by text it has read, and the person learns files with the CLI. Memory failures stay
-polite: with the embedding model or the index down, ``search_memory`` still answers, with the
-profile, and says it is degraded. Bad arguments are refused by the SDK's schema validation,
-naming the field; an aria-mem error comes back as a tool error with its one-line message.
-Calls run in worker threads (``AriaMem`` is thread-safe), so a slow model never blocks the
-protocol loop.
+``mcp_guard``). ``learn`` reads public web pages only, never files or local addresses: the
+client may be a model steered by what it read; the person learns those with the CLI. Memory
+failures stay polite: with the embedding model or the index down, ``search_memory`` still
+answers, with the profile, and says it is degraded. Bad arguments are refused by the SDK's
+schema validation, naming the field; an aria-mem error comes back as a tool error with its
+one-line message. Calls run in worker threads (``AriaMem`` is thread-safe), so a slow model
+never blocks the protocol loop.
 """
 
 from __future__ import annotations
@@ -306,10 +306,10 @@ def build_server(memory: AriaMem, *, user: str, companion: str) -> MCPServer:
         return _remembered(await call(memory.confirm, target.id, user=user, companion=companion))
 
     @server.tool(
-        description="Read a web page (an http:// or https:// URL only) into the companion's "
-        "knowledge (outside data, never facts about the user). Local files and other schemes "
-        "are refused: a model may be steered by text it has read, and must not make aria-mem "
-        "read the person's files; the person learns a file with `aria-mem learn PATH`."
+        description="Read a public web page (an http:// or https:// URL) into the companion's "
+        "knowledge (outside data, never facts about the user). Local files, other schemes and "
+        "pages on this machine or its network are refused: a model steered by what it read must "
+        "not make aria-mem read them; the person learns those with `aria-mem learn PATH|URL`."
     )
     async def learn(
         location: Annotated[str, Field(min_length=1, max_length=4096)],
@@ -319,7 +319,9 @@ def build_server(memory: AriaMem, *, user: str, companion: str) -> MCPServer:
             page = web_page(location)
         except UsageError as exc:
             raise ToolError(str(exc)) from None
-        done = await call(memory.knowledge.learn, page, title=title, companion=companion)
+        done = await call(
+            memory.knowledge.learn, page, title=title, companion=companion, public_only=True
+        )
         return Learned(
             source_id=done.source_id,
             title=done.title,

@@ -75,6 +75,7 @@ class ChatSettings:
 class DaemonSettings:
     reconcile_interval: float = 60.0
     service_idle_exit: float = 1800.0  # s with no client before an on-demand service exits
+    service_client_timeout: float = 300.0  # s of silence before the service closes a connection
 
 
 @dataclass(frozen=True)

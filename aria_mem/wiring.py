@@ -154,7 +154,9 @@ class Adapters:
 
         private_dir(self.settings.data_dir, what="data folder")
         return ServiceClient(
-            self.settings.index_dir, idle_exit=self.settings.daemon.service_idle_exit
+            self.settings.index_dir,
+            idle_exit=self.settings.daemon.service_idle_exit,
+            client_timeout=self.settings.daemon.service_client_timeout,
         )
 
     @property
@@ -231,4 +233,9 @@ def host_service(
     from aria_mem.adapters.index_service import take_over
 
     private_dir(settings.data_dir, what="data folder")
-    return take_over(settings.index_dir, started=started, stopped=stopped)
+    return take_over(
+        settings.index_dir,
+        started=started,
+        stopped=stopped,
+        client_timeout=settings.daemon.service_client_timeout,
+    )

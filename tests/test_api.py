@@ -29,7 +29,7 @@ from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
 class Pages:
     """A DocumentReader with one page, so `learn` needs no network."""
 
-    def read(self, location: str) -> tuple[str, str, str]:
+    def read(self, location: str, *, public_only: bool = False) -> tuple[str, str, str]:
         if location != "https://example.org/pottery":
             raise UsageError(f"No page at {location}")
         return location, "Pottery", "A potter loves a good set of trimming tools."

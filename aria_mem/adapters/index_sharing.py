@@ -10,6 +10,7 @@ the service (the daemon) the same requests are answered in place, without the so
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -26,7 +27,9 @@ from typing import IO, Any
 from aria_mem.adapters import index_service
 from aria_mem.adapters.index_service import MAX_LOG_BYTES, hosted, lock_held, log_path_for
 from aria_mem.adapters.index_serving import (
+    CLIENT_TIMEOUT,
     MAX_MESSAGE_BYTES,
+    MAX_REQUEST_BYTES,
     PACKED,
     PROTOCOL,
     answer,
@@ -62,7 +65,9 @@ def _open_log(path: Path) -> int:
     return fd
 
 
-def start_in_background(root: Path, *, idle_exit: float) -> subprocess.Popen[bytes]:
+def start_in_background(
+    root: Path, *, idle_exit: float, client_timeout: float = CLIENT_TIMEOUT
+) -> subprocess.Popen[bytes]:
     """Start the service of ``root`` detached from this process (its own session, no
     terminal), logging to ``service.log``. If another one wins the race it simply exits."""
     private_dir(root, what="index folder")
@@ -76,6 +81,8 @@ def start_in_background(root: Path, *, idle_exit: float) -> subprocess.Popen[byt
                 str(root),
                 "--idle-exit",
                 f"{idle_exit:g}",
+                "--client-timeout",
+                f"{client_timeout:g}",
             ],
             stdin=subprocess.DEVNULL,
             stdout=log_fd,
@@ -108,9 +115,12 @@ class ServiceClient:
         wait_seconds: float = 60.0,
         in_place: bool = True,
         start: bool = True,
+        client_timeout: float = CLIENT_TIMEOUT,
     ) -> None:
         """``idle_exit``: the idle time after which a service this client starts exits
-        (0: never). ``wait_seconds``: how long to wait for a service to answer.
+        (0: never); ``client_timeout``: the silence after which it closes a connection
+        (this client then reconnects). ``wait_seconds``: how long to wait for a service to
+        answer (or to be less busy).
         ``in_place``: answer in this process when it runs the service (False: always over
         the socket, as another process would). ``start``: start a service when none answers
         (False: a probe, which only asks)."""
@@ -118,7 +128,10 @@ class ServiceClient:
         self._in_place = in_place
         self._start = start
         self._idle_exit = idle_exit
+        self._client_timeout = client_timeout
         self._wait = wait_seconds
+        self._busy: str | None = None
+        """The service's last "busy" answer, while it turns connections away."""
         self._socket_path = socket_path_for(root)
         self._conn: socket.socket | None = None
         self._reader: IO[bytes] | None = None
@@ -132,13 +145,19 @@ class ServiceClient:
         if here is not None:
             return answer(here, request)
         line = json.dumps(request).encode() + b"\n"
+        if len(line) > MAX_REQUEST_BYTES:
+            raise VectorIndexError(
+                f"A {request.get('op')} request of {len(line):,} bytes is over the aria-mem "
+                f"service's bound of {MAX_REQUEST_BYTES:,} — send it in smaller batches"
+            )
         with self._mutex:
             for _attempt in range(3):
                 if self._conn is None:
                     self._connect_or_start()
                 assert self._conn is not None and self._reader is not None
                 try:
-                    self._conn.sendall(line)
+                    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                        self._conn.sendall(line)  # cut short: an error reply may be waiting
                     raw = self._reader.readline(MAX_MESSAGE_BYTES + 1)
                     reply = json.loads(raw) if raw else None
                 except TimeoutError as exc:
@@ -183,12 +202,15 @@ class ServiceClient:
     def _connect_or_start(self) -> None:
         deadline = time.monotonic() + self._wait
         child: subprocess.Popen[bytes] | None = None
+        self._busy = None
         while (service_pid := self._try_connect()) is None:
             if not self._start:
-                raise VectorIndexError(f"No aria-mem service answers for {self.root}")
+                raise VectorIndexError(self._busy or f"No aria-mem service answers for {self.root}")
             if child is None or (child.poll() == 0 and not lock_held(self.root)):
                 if not lock_held(self.root):
-                    child = start_in_background(self.root, idle_exit=self._idle_exit)
+                    child = start_in_background(
+                        self.root, idle_exit=self._idle_exit, client_timeout=self._client_timeout
+                    )
             elif child.poll() not in (None, 0):
                 raise VectorIndexError(
                     f"The aria-mem service could not start (exit {child.returncode}): "
@@ -196,11 +218,13 @@ class ServiceClient:
                 )
             if time.monotonic() > deadline:
                 raise VectorIndexError(
-                    f"The aria-mem service for {self.root} did not answer within "
+                    f"{self._busy} (for {self._wait:g} s)"
+                    if self._busy
+                    else f"The aria-mem service for {self.root} did not answer within "
                     f"{self._wait:g} s — see {log_path_for(self.root)}, or `aria-mem stop` "
                     "and try again"
                 )
-            time.sleep(0.02)
+            time.sleep(0.2 if self._busy else 0.02)
         if child is not None and child.pid == service_pid:  # not one that lost a race
             self.started_service = True
             NOTICES.info(
@@ -232,14 +256,16 @@ class ServiceClient:
         self._conn = sock
         self._reader = sock.makefile("rb")
         try:
-            sock.sendall(json.dumps({"op": "hello", "protocol": PROTOCOL}).encode() + b"\n")
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                sock.sendall(json.dumps({"op": "hello", "protocol": PROTOCOL}).encode() + b"\n")
             line = self._reader.readline(MAX_MESSAGE_BYTES + 1)
             reply = json.loads(line) if line else None
         except (OSError, ValueError):
             reply = None
-        if not isinstance(reply, dict):
+        if not isinstance(reply, dict) or reply.get("kind") == "busy":
             self._drop_connection()
-            return None  # the service is stopping: wait for it, or start the next
+            self._busy = str(reply["error"]) if isinstance(reply, dict) else None
+            return None  # stopping or busy: wait for it, or start the next
         info = reply.get("ok")
         protocol = info.get("protocol") if isinstance(info, dict) else None
         if isinstance(info, dict) and protocol == PROTOCOL:

@@ -39,11 +39,18 @@ class Knowledge:
         self._context = context
 
     def learn(
-        self, location: str, *, title: str | None = None, companion: str | None = None
+        self,
+        location: str,
+        *,
+        title: str | None = None,
+        companion: str | None = None,
+        public_only: bool = False,
     ) -> Learned:
         """Read a text, Markdown or HTML file or an http(s) page into knowledge passages (the
         companion's, not facts about the user), stored and indexed in their own collection.
-        Learning the same source again replaces it."""
+        Learning the same source again replaces it. ``public_only``: an http(s) page on a
+        public address only (no loopback, private or link-local address, however spelled,
+        on any redirect hop), for a caller that may be a model steered by what it read."""
         _, companion_id = self._context.scope(None, companion)
         from aria_mem.services import knowledge as knowledge_service
 
@@ -54,6 +61,7 @@ class Knowledge:
             reader=self._context.reader,
             knowledge=self._context.store.knowledge,
             indexer=self._context.indexer,
+            public_only=public_only,
         )
 
     def list(

@@ -110,6 +110,8 @@ class ChatModel(Protocol):
 class DocumentReader(Protocol):
     """Reads what the companion is asked to learn: a file or a web page."""
 
-    def read(self, location: str) -> tuple[str, str, str]:
-        """(source, title, text)."""
+    def read(self, location: str, *, public_only: bool = False) -> tuple[str, str, str]:
+        """(source, title, text). ``public_only``: an http(s) page on public addresses only,
+        every redirect hop too, fetched from the very address that was judged public (what
+        a caller steered by a model asks for)."""
         ...

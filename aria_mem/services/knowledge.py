@@ -30,8 +30,9 @@ def learn(
     reader: DocumentReader,
     knowledge: KnowledgeRepository,
     indexer: Indexer,
+    public_only: bool = False,
 ) -> Learned:
-    source, found_title, text = reader.read(location)
+    source, found_title, text = reader.read(location, public_only=public_only)
     passages = chunk(text)
     if not passages:
         raise UsageError(f"{location} has no text to learn")
