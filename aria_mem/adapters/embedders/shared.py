@@ -7,12 +7,17 @@ asks it for vectors over the service's private socket. See ``index_service``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from aria_mem.adapters.embedders.base import BaseEmbedder
 from aria_mem.adapters.embedders.local_model import BUNDLED
-from aria_mem.adapters.index_serving import MAX_TEXTS_PER_CALL, unpack_vector
+from aria_mem.adapters.index_serving import (
+    MAX_EMBED_CHARS,
+    MAX_TEXT_CHARS,
+    MAX_TEXTS_PER_CALL,
+    unpack_vector,
+)
 from aria_mem.adapters.index_sharing import ServiceClient
 from aria_mem.errors import EmbedderError, VectorIndexError
 
@@ -24,6 +29,21 @@ def _as_the_service_finds_it(model: str) -> str:
         return model
     path = Path(model).expanduser()
     return str(path.resolve()) if path.exists() else model
+
+
+def _within_bounds(texts: list[str]) -> Iterator[list[str]]:
+    """The texts in runs the service takes, each cut to its bound per text (no model reads
+    that far: MiniLM reads about 1,000 characters)."""
+    run: list[str] = []
+    size = 0
+    for text in (t[:MAX_TEXT_CHARS] for t in texts):
+        if run and size + len(text) > MAX_EMBED_CHARS:
+            yield run
+            run, size = [], 0
+        run.append(text)
+        size += len(text)
+    if run:
+        yield run
 
 
 class SharedModelEmbedder(BaseEmbedder):
@@ -38,6 +58,9 @@ class SharedModelEmbedder(BaseEmbedder):
         self._wire_name = _as_the_service_finds_it(model)
 
     def _embed_batch(self, texts: list[str]) -> list[list[float]]:
+        return [vector for run in _within_bounds(texts) for vector in self._embed_run(run)]
+
+    def _embed_run(self, texts: list[str]) -> list[list[float]]:
         try:
             result = self._service().call({"op": "embed", "model": self._wire_name, "texts": texts})
         except EmbedderError:
