@@ -339,7 +339,7 @@ def test_retrieval_runs_beside_the_reply_target_analysis(
         seen.append(threading.current_thread().name)
         return original(user_id, companion_id, message, previous)
 
-    session._retriever.retrieve = tracking  # type: ignore[method-assign]
+    session._retriever.retrieve = tracking  # type: ignore[method-assign,assignment]
     session.prepare("hello")
     assert seen and seen[0].startswith("aria-mem-turn")
     session.close()

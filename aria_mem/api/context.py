@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from aria_mem.config import Settings
@@ -174,7 +175,12 @@ class Context:
         )
 
     def retrieve(
-        self, user_id: str, companion_id: str, message: str, previous: str | None
+        self,
+        user_id: str,
+        companion_id: str,
+        message: str,
+        previous: str | None,
+        now: datetime | None = None,
     ) -> SearchResult:
         """The trip of one message; when PostgreSQL cannot even be reached to set it up, a
         result with no memories that says so (a failed service never breaks a turn)."""
@@ -192,7 +198,7 @@ class Context:
                 f"{embedder.provider}/{embedder.effective_model}",
                 degraded=(f"PostgreSQL unavailable, no memories this turn: {exc}",),
             )
-        return retriever.retrieve(user_id, companion_id, message, previous)
+        return retriever.retrieve(user_id, companion_id, message, previous, now=now)
 
     # -- scope ----------------------------------------------------------------------------
 

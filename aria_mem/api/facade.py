@@ -317,16 +317,21 @@ class AriaMem:
         previous: str | None = None,
         user: str | None = None,
         companion: str | None = None,
+        now: datetime | None = None,
     ) -> SearchResult:
         """The memories a companion should have in front of it for ``message`` (and the
         user's message before it, which short follow-ups need): the profile, the relevant
         memories, what was dropped and why, the prompt sections, the stage timings. Never
         raises for a memory failure: ``result.degraded`` says what was skipped. Counts no
-        use: call ``record_use`` with what the reply used."""
+        use: call ``record_use`` with what the reply used. ``now`` is the moment the message
+        is said (default: the real time): recency, expiry and "two weeks ago" count from it,
+        so a test or a benchmark can ask as of a conversation's own day."""
         user_id, companion_id = self._context.scope(user, companion)
         if not message.strip():
             raise ValidationError("The message is empty — give the user's message")
-        return self._context.retrieve(user_id, companion_id, message, previous)
+        if now is not None and now.tzinfo is None:
+            raise ValidationError("now has no time zone — give an aware datetime, e.g. UTC")
+        return self._context.retrieve(user_id, companion_id, message, previous, now)
 
     def warm_up(self) -> None:
         """Load the embedding model now rather than on the first search."""

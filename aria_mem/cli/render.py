@@ -249,13 +249,20 @@ def explain(result: SearchResult) -> None:
         f"{sel.cap} memories; {result.candidates} candidates from the nearest vectors "
         f"({markup_safe(result.model)}) and word matches, fused"
     )
+    if result.asked is not None:
+        console.print(
+            f"time: the message {result.asked.text}; the memories dated in it are lifted"
+            if result.asked.span
+            else f"time: the message {result.asked.text}; memories that state one are lifted"
+        )
     table = Table(
         header_style="bold",
         box=box.SIMPLE_HEAD,
         padding=(0, 1),
         title=(
             "selected (P profile, R relevant; each signal, then its weighted part; "
-            "sim = cosine + word lift, less any repeat)"
+            "sim = cosine + word lift, less any repeat; time = dated in the days the "
+            "message names)"
         ),
         title_justify="left",
     )
@@ -264,15 +271,22 @@ def explain(result: SearchResult) -> None:
     table.add_column("type", overflow="fold", max_width=16)
     table.add_column("text", ratio=1, min_width=16, overflow="fold")
     table.add_column("found", no_wrap=True)
-    for name in ("sim", "imp", "emo", "rec", "use"):
+    for name in ("sim", "imp", "emo", "rec", "use", "time"):
         table.add_column(name, justify="right", no_wrap=True)
     for position, r in enumerate(result.chosen, start=1):
         s = r.score
         if s is None:
             total = "always"
-            cells = ["—", _f(r.memory.importance), _f(r.memory.emotional_significance), "—", "—"]
+            cells = [
+                "—",
+                _f(r.memory.importance),
+                _f(r.memory.emotional_significance),
+                "—",
+                "—",
+                "—",
+            ]
         else:
-            values = (s.similarity, s.importance, s.emotion, s.recency, s.usage)
+            values = (s.similarity, s.importance, s.emotion, s.recency, s.usage, s.time)
             cells = [
                 f"{v:.2f}\n[dim]{c:+.3f}[/dim]"
                 for v, c in zip(values, s.contributions.values(), strict=True)
@@ -364,6 +378,16 @@ def status_json(report: StatusReport) -> dict[str, object]:
     )
     if report.data is not None:
         checks["data"]["unreadable"] = report.data.unreadable
+    if report.vectors is not None:
+        v = report.vectors
+        checks["vectors"].update(
+            model=v.model,
+            indexed=v.indexed,
+            present=v.present,
+            missing=v.missing,
+            other_model=v.other_model,
+            stale=v.stale,
+        )
     if report.daemon is not None:
         checks["daemon"].update(_daemon_json(report.daemon))
     return {

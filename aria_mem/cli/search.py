@@ -45,6 +45,9 @@ def _ranked_json(position: int, r: Ranked, result: SearchResult) -> dict[str, An
         "type": r.memory.type.value,
         "text": r.memory.text,
         "confidence": r.memory.confidence,
+        "event": None
+        if r.memory.event_from is None or r.memory.event_until is None
+        else {"from": r.memory.event_from.isoformat(), "until": r.memory.event_until.isoformat()},
         "found": _evidence_json(result, r.memory.id),
     }
     if r.score is not None:
@@ -54,6 +57,7 @@ def _ranked_json(position: int, r: Ranked, result: SearchResult) -> dict[str, An
             emotion=r.score.emotion,
             recency=r.score.recency,
             usage=r.score.usage,
+            time=r.score.time,
             repeat=r.score.repeat,
             contributions=r.score.contributions,
             score=r.score.total,
@@ -82,6 +86,13 @@ def result_json(result: SearchResult) -> dict[str, Any]:
         "threshold": result.selection.threshold,
         "cap": result.selection.cap,
         "candidates": result.candidates,
+        "time": None
+        if result.asked is None
+        else {
+            "from": result.asked.span.start.isoformat() if result.asked.span else None,
+            "until": result.asked.span.end.isoformat() if result.asked.span else None,
+            "asks_when": result.asked.when,
+        },
         "memories": [_ranked_json(i, r, result) for i, r in enumerate(result.chosen, start=1)],
         "dropped": [_dropped_json(d, result) for d in result.selection.dropped],
         "knowledge": [

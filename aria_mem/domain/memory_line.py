@@ -10,7 +10,14 @@ from datetime import datetime
 from enum import Enum
 from typing import Any
 
-from aria_mem.domain.models import INDEX_FIELDS, MEMORY_FIELDS, IndexState, Memory, MemoryStatus
+from aria_mem.domain.models import (
+    DERIVED_FIELDS,
+    INDEX_FIELDS,
+    MEMORY_FIELDS,
+    IndexState,
+    Memory,
+    MemoryStatus,
+)
 from aria_mem.domain.validation import (
     clean_text,
     identifier,
@@ -22,10 +29,14 @@ from aria_mem.domain.validation import (
     unit_interval,
     use_count,
 )
+from aria_mem.domain.when import event_dates
 from aria_mem.errors import ValidationError
 
-EXPORT_FIELDS = tuple(name for name in MEMORY_FIELDS if name not in INDEX_FIELDS)
-"""The fields of an export line. The index state is not exported: it belongs to one machine."""
+EXPORT_FIELDS = tuple(
+    name for name in MEMORY_FIELDS if name not in INDEX_FIELDS and name not in DERIVED_FIELDS
+)
+"""The fields of an export line. The index state is not exported: it belongs to one machine;
+nor is the text's event date: it is read from the text again on import."""
 
 
 def _exported(value: object) -> object:
@@ -76,12 +87,14 @@ def memory_from_record(record: Any) -> Memory:
         raise ValidationError("superseded_by is given, but the status is not 'superseded'")
     created_at = iso_timestamp("created_at", record.get("created_at"))
     updated_at = optional_iso_timestamp("updated_at", record.get("updated_at")) or created_at
+    text = clean_text(record["text"]) if isinstance(record["text"], str) else clean_text("")
+    event_from, event_until = event_dates(text, created_at)
     return Memory(
         id=memory_id,
         user_id=identifier("user_id", record["user_id"]),
         companion_id=identifier("companion_id", record["companion_id"]),
         type=memory_type(record["type"]),
-        text=clean_text(record["text"]) if isinstance(record["text"], str) else clean_text(""),
+        text=text,
         importance=unit_interval("importance", record.get("importance", 0.5)),
         emotional_significance=unit_interval(
             "emotional_significance", record.get("emotional_significance", 0.0)
@@ -104,4 +117,6 @@ def memory_from_record(record: Any) -> Memory:
         index_attempts=0,
         index_error=None,
         superseded_by=superseded_by,
+        event_from=event_from,
+        event_until=event_until,
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field, fields
-from datetime import datetime
+from datetime import date, datetime
 from enum import StrEnum
 
 
@@ -121,12 +121,20 @@ class Memory:
     index_error: str | None
     superseded_by: uuid.UUID | None = None
     """The memory that replaced this one (or that it was merged into), while superseded."""
+    event_from: date | None = None
+    """The first day of the date or period the text names ("on 31 Dec", "last summer"),
+    read when the text was written, counted from when it was said (``domain.when``); None
+    when it names none: the memory's own date stands for its event."""
+    event_until: date | None = None
+    """The last day of that date or period."""
 
 
 MEMORY_FIELDS = tuple(f.name for f in fields(Memory))
 """A Memory's fields in order: the columns it is read from, by position."""
 INDEX_FIELDS = ("index_state", "indexed_model", "index_attempts", "index_error")
 """Where one machine's index stands: never exported."""
+DERIVED_FIELDS = ("event_from", "event_until")
+"""Read from the text where it is written: never exported, read again on import."""
 
 
 @dataclass(frozen=True, slots=True)

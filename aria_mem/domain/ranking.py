@@ -1,7 +1,11 @@
 """The ranking formula, with every weight and constant in one small class.
 
     score = 0.65 x similarity + 0.12 x importance + 0.08 x emotional significance
-          + 0.10 x recency + 0.05 x usage
+          + 0.10 x recency + 0.05 x usage + time x dated
+
+dated = 1 for a memory dated in the days the message names ("in August", "two weeks ago";
+``domain.when``), else 0; the design's five weights are the seed's, the time weight is this
+project's (docs/retrieval.md has the figures). All are ``[ranking]`` settings.
 
 recency = 0.5 ^ (age_days / 90), the age counted from the latest of the last change, the last
 use and the last confirmation; usage = min(1, ln(1 + uses) / ln(21)), which flattens out after
@@ -24,6 +28,7 @@ class RankingWeights:
     emotion: float = 0.08
     recency: float = 0.10
     usage: float = 0.05
+    time: float = 0.10
     recency_half_life_days: float = 90.0
     usage_saturation: int = 20
     early_threshold_raise: float = 0.05
@@ -75,6 +80,9 @@ class Score:
     """Taken off the similarity in the formula because the memory mostly repeats the profile
     or a more similar candidate (``domain.repeats``; never more than the similarity); 0 for
     most."""
+    time: float = 0.0
+    """1 when the message names a date or a period and the memory is dated in it
+    (``domain.when``); 0 for most."""
 
     @property
     def contributions(self) -> dict[str, float]:
@@ -85,6 +93,7 @@ class Score:
             "emotion": w.emotion * self.emotion,
             "recency": w.recency * self.recency,
             "usage": w.usage * self.usage,
+            "time": w.time * self.time,
         }
 
     @property
@@ -104,6 +113,7 @@ def score(
     now: datetime,
     weights: RankingWeights = DEFAULT_WEIGHTS,
     repeat: float = 0.0,
+    time: float = 0.0,
 ) -> Score:
     age_days = (now - last_touched(memory)).total_seconds() / 86400
     return Score(
@@ -114,4 +124,5 @@ def score(
         usage=weights.usage_signal(memory.use_count),
         weights=weights,
         repeat=repeat,
+        time=time,
     )

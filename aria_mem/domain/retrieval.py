@@ -11,6 +11,7 @@ from aria_mem.domain.fusion import Evidence
 from aria_mem.domain.models import KnowledgeItem, Memory, Stage
 from aria_mem.domain.prompt import PromptRecord, PromptSections
 from aria_mem.domain.selection import Dropped, Ranked, Selection
+from aria_mem.domain.when import Asked
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,9 @@ class SearchResult:
     """Why part of the retrieval was skipped; empty when nothing was."""
     evidence: Mapping[uuid.UUID, Evidence] = field(default_factory=dict)
     """Each candidate's cosine, word-match rank and score, and fused place."""
+    asked: Asked | None = None
+    """What the message asks of time: the days it names (which lift the memories dated in
+    them), or that it asks for a date; None when it asks nothing of time."""
 
     @property
     def profile(self) -> tuple[Ranked, ...]:

@@ -15,8 +15,10 @@ from enum import StrEnum
 
 from aria_mem.domain.models import DropReason, Memory, Stage
 from aria_mem.domain.profile import select_profile
-from aria_mem.domain.ranking import DEFAULT_WEIGHTS, RankingWeights, Score, score
+from aria_mem.domain.ranking import DEFAULT_WEIGHTS, RankingWeights, Score
+from aria_mem.domain.ranking import score as score_of
 from aria_mem.domain.repeats import Repeat, RepeatRule, find_repeats
+from aria_mem.domain.when import DEFAULT_TIME, Asked, TimeRule, time_signal
 
 
 class Section(StrEnum):
@@ -67,20 +69,32 @@ def select(
     weights: RankingWeights = DEFAULT_WEIGHTS,
     rejected: Sequence[Dropped] = (),
     repeats: RepeatRule | None = None,
+    question: Asked | None = None,
+    time_rule: TimeRule = DEFAULT_TIME,
 ) -> Selection:
     """``profile_pool``: usable profile-eligible memories; ``candidates``: usable memories
     the index found, with their similarity; ``rejected``: what PostgreSQL already refused
     (listed first among the dropped); ``repeats``: the rule that ranks a candidate lower when
     it mostly repeats the profile or a more similar candidate (``domain.repeats``; None: not
-    applied)."""
+    applied); ``question``: what the message asks of time (``domain.when``; None: nothing),
+    which lifts the memories dated in the days it names."""
     threshold, cap = weights.threshold(min_similarity, stage), weights.cap(stage)
     similarity = {m.id: s for m, s in candidates}
+
+    def score(memory: Memory, sim: float) -> Score:
+        dated = 0.0
+        if question is not None:
+            dated = time_signal(
+                question, memory.event_from, memory.event_until, memory.created_at, time_rule
+            )
+        return score_of(memory, sim, now, weights, time=dated)
+
     profile = select_profile(profile_pool)
     kept_profile = [
         Ranked(
             memory,
             Section.PROFILE,
-            score(memory, similarity[memory.id], now, weights) if memory.id in similarity else None,
+            score(memory, similarity[memory.id]) if memory.id in similarity else None,
         )
         for memory in profile[:cap]
     ]
@@ -101,11 +115,11 @@ def select(
                     DropReason.BELOW_THRESHOLD,
                     sim,
                     memory,
-                    score(memory, sim, now, weights),
+                    score(memory, sim),
                 )
             )
             continue
-        scored.append(Ranked(memory, Section.RELEVANT, score(memory, sim, now, weights)))
+        scored.append(Ranked(memory, Section.RELEVANT, score(memory, sim)))
     found = _repeats(scored, kept_profile, repeats)
     scored = [
         replace(r, score=replace(r.score, repeat=found[r.memory.id].discount))

@@ -45,6 +45,7 @@ from aria_mem.domain.ranking import DEFAULT_MIN_SIMILARITY, DEFAULT_WEIGHTS, Ran
 from aria_mem.domain.repeats import DEFAULT_REPEATS, RepeatRule
 from aria_mem.domain.retrieval import KnowledgeHit, SearchResult, prompt_record
 from aria_mem.domain.selection import Selection, select
+from aria_mem.domain.when import DEFAULT_TIME, TimeRule, asked
 from aria_mem.errors import ServiceError
 from aria_mem.ports import Embedder, RetrievalReads, VectorIndex
 from aria_mem.services.background import DeadlinePool, wait_until
@@ -79,6 +80,7 @@ class Retriever:
         candidates: CandidateSource = CandidateSource.FUSED,
         fusion: FusionWeights = DEFAULT_FUSION,
         repeats: RepeatRule | None = DEFAULT_REPEATS,
+        when: TimeRule | None = DEFAULT_TIME,
     ) -> None:
         self._reads = reads
         self._index = index
@@ -92,6 +94,7 @@ class Retriever:
         self._candidates = candidates
         self._fusion = fusion
         self._repeats = repeats
+        self._when = when
 
     def warm_up(self) -> None:
         """Load an in-process embedding model before the first message (it takes seconds,
@@ -105,12 +108,20 @@ class Retriever:
     # -- the trip -----------------------------------------------------------------------
 
     def retrieve(
-        self, user_id: str, companion_id: str, message: str, previous: str | None = None
+        self,
+        user_id: str,
+        companion_id: str,
+        message: str,
+        previous: str | None = None,
+        *,
+        now: datetime | None = None,
     ) -> SearchResult:
-        """Never raises for a memory failure; see ``SearchResult.degraded``."""
+        """Never raises for a memory failure; see ``SearchResult.degraded``. ``now``: the
+        moment the message is said (default: the retriever's clock)."""
         watch = Stopwatch()
-        now = self._clock()
+        now = self._clock() if now is None else now
         query = build_query(message, previous)  # step 2
+        question = asked(message, now, self._when) if self._when else None
         scope = SearchScope(user_id, companion_id, self._embedder.model_name)
         deadline = time.monotonic() + self._timeout
         # Steps 3-4 (embed, nearest vectors) run in a worker, bounded by the deadline, while
@@ -151,6 +162,8 @@ class Retriever:
                 weights=self._weights,
                 rejected=confirmed.rejected,
                 repeats=self._repeats,
+                question=question,
+                time_rule=self._when or DEFAULT_TIME,
             )
             found = selection.repeats
             evidence = {
@@ -171,6 +184,7 @@ class Retriever:
             len(evidence),
             degraded=tuple(problems),
             evidence=evidence,
+            asked=question,
         )
         return self._finish(result, watch)
 

@@ -12,6 +12,7 @@ from aria_mem.adapters.in_memory.memories import State, now
 from aria_mem.domain.hygiene import EventKind, MemoryEvent, ReviewItem
 from aria_mem.domain.models import IndexState, Memory, MemoryStatus, MemoryType
 from aria_mem.domain.validation import id_prefix, no_memory, only_match
+from aria_mem.domain.when import event_dates
 from aria_mem.errors import NotFoundError, StoreError, ValidationError
 
 
@@ -52,7 +53,10 @@ class MemHygiene:
                 owner = self._s.fact_owner(current.user_id, current.companion_id, text)
                 if owner is not None and owner.id != memory_id:
                     raise ValidationError("That wording is already another memory")
-                raised = self._pending(raised, text=text)
+                event_from, event_until = event_dates(text, current.created_at)
+                raised = self._pending(
+                    raised, text=text, event_from=event_from, event_until=event_until
+                )
             self._s.memories[memory_id] = raised
             self._s.record(memory_id, EventKind.MERGED, text=said, detail=detail)
             if text is not None:

@@ -39,6 +39,7 @@ from aria_mem.domain.validation import (
     owned_by,
     parse_full_id,
 )
+from aria_mem.domain.when import event_dates
 from aria_mem.errors import StoreError
 
 
@@ -148,6 +149,7 @@ class MemMemories:
                 self._s.memories[known.id] = confirmed
                 return SaveOutcome(confirmed, created=False)
             at = now()
+            event_from, event_until = event_dates(new.text, at)
             memory = Memory(
                 id=new.id,
                 user_id=new.user_id,
@@ -171,6 +173,8 @@ class MemMemories:
                 indexed_model=None,
                 index_attempts=0,
                 index_error=None,
+                event_from=event_from,
+                event_until=event_until,
             )
             self._s.memories[memory.id] = memory
             return SaveOutcome(memory, created=True)
@@ -208,6 +212,9 @@ class MemMemories:
                     )
             if changes.text is not None and changes.text != current.text:
                 self._s.record(memory_id, EventKind.EDITED, text=current.text)
+            if changes.text is not None:
+                dates = event_dates(changes.text, current.created_at)
+                updates["event_from"], updates["event_until"] = dates
             return self._changed(
                 memory_id,
                 **updates,

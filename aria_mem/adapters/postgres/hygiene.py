@@ -87,6 +87,8 @@ class PgHygiene:
                 )
             except psycopg.errors.UniqueViolation:  # the new wording is another memory's
                 raise ValidationError("That wording is already another memory") from None
+            if text is not None:
+                merged = rows.reread_event_dates(conn, merged)
             kept = row["text"] if text is not None else None
             _event(conn, memory_id, EventKind.MERGED, text=said, detail=detail)
             if kept is not None:

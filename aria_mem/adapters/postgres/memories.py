@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
@@ -14,6 +15,7 @@ from aria_mem.adapters.postgres.hygiene import record_event
 from aria_mem.domain.hygiene import EventKind
 from aria_mem.domain.memory_line import EXPORT_FIELDS
 from aria_mem.domain.models import (
+    DERIVED_FIELDS,
     MEMORIES_COLLECTION,
     Memory,
     MemoryOrder,
@@ -31,6 +33,7 @@ from aria_mem.domain.validation import (
     owned_by,
     parse_full_id,
 )
+from aria_mem.domain.when import event_dates
 from aria_mem.errors import StoreError, ValidationError
 
 _ORDER_BY = {  # the table's columns, not the clamped values rows.MEMORY names the same
@@ -40,7 +43,7 @@ _ORDER_BY = {  # the table's columns, not the clamped values rows.MEMORY names t
     MemoryOrder.USES: "memories.use_count",
     MemoryOrder.LAST_USED: "COALESCE(memories.last_used_at, '-infinity')",
 }
-_IMPORT_COLUMNS = (*EXPORT_FIELDS[:5], "normalized_text", *EXPORT_FIELDS[5:])
+_IMPORT_COLUMNS = (*EXPORT_FIELDS[:5], "normalized_text", *EXPORT_FIELDS[5:], *DERIVED_FIELDS)
 
 
 class PgMemories:
@@ -57,8 +60,8 @@ class PgMemories:
                 f"""
                 INSERT INTO memories (id, user_id, companion_id, type, text, normalized_text,
                     importance, emotional_significance, confidence, reason, pinned,
-                    held_until_stage, expires_at)
-                VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+                    held_until_stage, expires_at, event_from, event_until)
+                VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
                 ON CONFLICT (user_id, companion_id, md5(normalized_text))
                 DO UPDATE SET last_confirmed_at = now()
                 RETURNING {rows.MEMORY}, (xmax = 0) AS inserted
@@ -77,6 +80,7 @@ class PgMemories:
                     new.pinned,
                     new.held_until_stage.value if new.held_until_stage else None,
                     new.expires_at,
+                    *event_dates(new.text, datetime.now(UTC)),
                 ),
             ).fetchone()
         assert row is not None
@@ -126,9 +130,12 @@ class PgMemories:
                     (*params, memory_id),
                 ).fetchone()
                 assert row is not None
+                edited = rows.memory(row)
                 if changes.text is not None and changes.text != before["text"]:
                     record_event(conn, memory_id, EventKind.EDITED, text=before["text"])
-                return rows.memory(row)
+                if changes.text is not None:
+                    edited = rows.reread_event_dates(conn, edited)
+                return edited
         except psycopg.errors.UniqueViolation as exc:
             raise StoreError(
                 "Another memory of this user and companion already says that — "
@@ -374,4 +381,6 @@ def _import_row(m: Memory) -> tuple[object, ...]:
         m.last_confirmed_at,
         m.use_count,
         m.superseded_by,
+        m.event_from,
+        m.event_until,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import psycopg
@@ -21,6 +22,7 @@ from aria_mem.domain.models import (
 )
 from aria_mem.domain.usability import usable_sql
 from aria_mem.domain.validation import EARLIEST, LATEST, id_prefix
+from aria_mem.domain.when import event_dates
 
 JOIN_RELATIONSHIP = (
     "LEFT JOIN relationships r ON r.user_id = m.user_id AND r.companion_id = m.companion_id"
@@ -118,6 +120,8 @@ def memory_at(values: Sequence[Any], start: int = 0) -> Memory:
         index_attempts,
         index_error,
         superseded_by,
+        event_from,
+        event_until,
     ) = values[start : start + _MEMORY_WIDTH]
     return Memory(
         id=memory_id,
@@ -143,7 +147,22 @@ def memory_at(values: Sequence[Any], start: int = 0) -> Memory:
         index_attempts=index_attempts,
         index_error=index_error,
         superseded_by=superseded_by,
+        event_from=event_from,
+        event_until=event_until,
     )
+
+
+def reread_event_dates(conn: psycopg.Connection[Row], memory: Memory) -> Memory:
+    """After its text changed: store the date its new text names, counted from when the
+    memory was first said."""
+    event_from, event_until = event_dates(memory.text, memory.created_at)
+    if (event_from, event_until) == (memory.event_from, memory.event_until):
+        return memory
+    conn.execute(
+        "UPDATE memories SET event_from = %s, event_until = %s WHERE id = %s",
+        (event_from, event_until, memory.id),
+    )
+    return replace(memory, event_from=event_from, event_until=event_until)
 
 
 def knowledge_item(row: Row) -> KnowledgeItem:

@@ -1,0 +1,331 @@
+"""Benchmark: how often retrieval finds an answering memory on real conversations.
+
+    python scripts/bench_real.py --data DIR [--sets realtalk,locomo] [--modes dense,fused]
+                                 [--json] [--save FILE]
+    make bench-real DATA=DIR
+
+DIR holds the two public data sets as their authors publish them; nothing of them is in this
+repository, and nothing is fetched:
+  DIR/realtalk/Chat_*.json   REALTALK: ten real 21-day messaging-app chats. Every message is a
+                             memory ("<speaker>: <text>", dated at the message); questions with
+                             evidence dia_ids, categories 1 fact, 2 date, 3 inference.
+  DIR/locomo/locomo-dev.json LoCoMo, the development half only (conv-26, -30, -41, -42, -43):
+                             the session observations are the memories (dated at their
+                             session); a question's evidence dia_ids map to the observations
+                             that cite them; categories 1 multi, 2 temporal, 3 open, 4 single.
+Each conversation is one user. Questions are asked as of the day after the conversation's last
+session, through the public API's clock (``search(..., now=...)``).
+
+Every memory goes through the public API on the embedded defaults (embedded PostgreSQL, Qdrant
+Edge) with all-MiniLM-L6-v2 in process and its suggested similarity bar; each relationship is
+"established". Sources:
+  cosine   plain similarity: the index's own 10 nearest, no floor, no ranking;
+  lexical  PostgreSQL's word matches alone, in their order;
+  dense    the whole pipeline on the nearest vectors alone;
+  fused-no-time  the whole pipeline on both, fused, without the time signal;
+  fused    the whole pipeline on both, fused (what ships).
+hit@k: a question counts when any answering memory is among the first k of what the pipeline
+ranked (what goes into the prompt, then what the cap cut); recall@10: the share of its
+answering memories among the first 10.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT.parent))
+
+from bench_quality import by_relevance, ranked  # noqa: E402
+
+from aria_mem.api import AriaMem  # noqa: E402
+from aria_mem.config import SUGGESTED_MIN_SIMILARITY  # noqa: E402
+from aria_mem.domain.models import MEMORIES_COLLECTION, SearchScope, Stage  # noqa: E402
+from aria_mem.domain.validation import MAX_TEXT_CHARS  # noqa: E402
+
+COMPANION = "aria"
+MODEL = "all-MiniLM-L6-v2"
+KS = (1, 3, 5, 10)
+SETS = ("realtalk", "locomo")
+LOCOMO_DEV = ("conv-26", "conv-30", "conv-41", "conv-42", "conv-43")
+REALTALK_KINDS = {1: "fact", 2: "date", 3: "inference"}
+LOCOMO_KINDS = {1: "multi", 2: "temporal", 3: "open", 4: "single"}
+NAMESPACE = uuid.UUID("5f0d1c8e-35a1-4d7e-9a51-3c1f0a2b7e35")
+
+
+@dataclass
+class Question:
+    user: str
+    text: str
+    kind: str
+    answers: frozenset[uuid.UUID]
+
+
+@dataclass
+class RealSet:
+    memories: list[dict[str, object]] = field(default_factory=list)
+    questions: list[Question] = field(default_factory=list)
+    clock: dict[str, datetime] = field(default_factory=dict)
+
+    @property
+    def users(self) -> list[str]:
+        return list(self.clock)
+
+
+@dataclass
+class Tally:
+    questions: int = 0
+    hits: dict[int, int] = field(default_factory=lambda: dict.fromkeys(KS, 0))
+    recall: float = 0.0
+
+    def add(self, found: Sequence[bool], answers: int) -> None:
+        self.questions += 1
+        for k in KS:
+            self.hits[k] += any(found[:k])
+        self.recall += sum(found[:10]) / answers
+
+    def row(self) -> dict[str, float]:
+        n = max(1, self.questions)
+        return {
+            **{f"hit@{k}": round(100 * self.hits[k] / n, 1) for k in KS},
+            "recall@10": round(100 * self.recall / n, 1),
+            "questions": self.questions,
+        }
+
+
+def memory_line(user: str, key: str, text: str, said: datetime) -> dict[str, object]:
+    stamp = said.isoformat()
+    return {
+        "id": str(uuid.uuid5(NAMESPACE, f"{user}/{key}")),
+        "user_id": user,
+        "companion_id": COMPANION,
+        "type": "EpisodicEvent",
+        "text": text,
+        "importance": 0.5,
+        "confidence": 0.9,
+        "created_at": stamp,
+        "updated_at": stamp,
+    }
+
+
+def realtalk(folder: Path) -> RealSet:
+    """Every message a memory; the questions whose evidence names a stored message."""
+    data = RealSet()
+    files = sorted(folder.glob("Chat_*.json"), key=lambda p: int(p.name.split("_")[1]))
+    if not files:
+        raise SystemExit(f"no Chat_*.json in {folder} — give the REALTALK folder")
+    for path in files:
+        chat = json.loads(path.read_text(encoding="utf-8"))
+        user = "realtalk-" + path.name.split("_")[1]
+        ids: dict[str, uuid.UUID] = {}
+        last = datetime.min.replace(tzinfo=UTC)
+        for key, messages in chat.items():
+            if not re.fullmatch(r"session_\d+", key) or not isinstance(messages, list):
+                continue
+            for message in messages:
+                text = (message.get("clean_text") or message.get("text") or "").strip()
+                if not text:
+                    continue
+                said = datetime.strptime(message["date_time"], "%d.%m.%Y, %H:%M:%S")
+                said = said.replace(tzinfo=UTC)
+                said_text = f"{message['speaker']}: {text}"[:MAX_TEXT_CHARS]  # a few are longer
+                line = memory_line(user, message["dia_id"], said_text, said)
+                data.memories.append(line)
+                ids[message["dia_id"]] = uuid.UUID(str(line["id"]))
+                last = max(last, said)
+        data.clock[user] = _day_after(last)
+        for qa in chat["qa"]:
+            answers = frozenset(ids[e] for e in qa.get("evidence") or () if e in ids)
+            kind = REALTALK_KINDS.get(qa.get("category"))
+            if answers and kind:
+                data.questions.append(Question(user, qa["question"], kind, answers))
+    return data
+
+
+def locomo(path: Path) -> RealSet:
+    """The session observations as memories; questions of categories 1-4 with evidence."""
+    data = RealSet()
+    samples = json.loads(path.read_text(encoding="utf-8"))
+    for sample in samples:
+        if sample["sample_id"] not in LOCOMO_DEV:
+            continue  # the other half judges this work from outside
+        user = "locomo-" + sample["sample_id"]
+        conversation = sample["conversation"]
+        citing: dict[str, list[uuid.UUID]] = {}
+        last = datetime.min.replace(tzinfo=UTC)
+        for key, by_speaker in sample["observation"].items():
+            session = key.removesuffix("_observation")
+            said = _locomo_date(conversation[f"{session}_date_time"])
+            last = max(last, said)
+            for speaker, notes in by_speaker.items():
+                for i, (text, evidence) in enumerate(notes):
+                    line = memory_line(user, f"{session}/{speaker}/{i}", text, said)
+                    data.memories.append(line)
+                    cited = [evidence] if isinstance(evidence, str) else evidence
+                    for dia in cited:
+                        citing.setdefault(dia, []).append(uuid.UUID(str(line["id"])))
+        data.clock[user] = _day_after(last)
+        for qa in sample["qa"]:
+            kind = LOCOMO_KINDS.get(qa.get("category"))
+            answers = frozenset(m for e in qa.get("evidence") or () for m in citing.get(e, ()))
+            if answers and kind:
+                data.questions.append(Question(user, qa["question"], kind, answers))
+    return data
+
+
+def _locomo_date(text: str) -> datetime:
+    """Read as LoCoMo writes it: 7:48 pm on 21 May, 2023."""
+    return datetime.strptime(text, "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+
+
+def _day_after(last: datetime) -> datetime:
+    return (last + timedelta(days=1)).replace(hour=12, minute=0, second=0)
+
+
+Configure = Callable[[AriaMem], None]
+
+
+def _modes() -> dict[str, tuple[str, Configure]]:
+    """Each pipeline mode: its candidate source and what it changes on the retriever."""
+
+    def nothing(mem: AriaMem) -> None:
+        return None
+
+    def no_time(mem: AriaMem) -> None:
+        mem._context.retriever._when = None
+
+    return {
+        "dense": ("dense", nothing),
+        "fused-no-time": ("fused", no_time),
+        "fused": ("fused", nothing),
+    }
+
+
+MODES = _modes()
+
+
+def run(args: argparse.Namespace, home: Path, data: RealSet) -> dict[str, object]:
+    """Every source on one data set, in a home of its own."""
+    os.environ["ARIA_MEM_HOME"] = str(home)
+    home.mkdir(parents=True, exist_ok=True)
+    lines = home / "memories.jsonl"
+    with lines.open("w", encoding="utf-8") as out:
+        for record in data.memories:
+            out.write(json.dumps(record) + "\n")
+    embedder = {"provider": "sentence-transformers", "model": MODEL}
+    retrieval = {"min_similarity": SUGGESTED_MIN_SIMILARITY[MODEL], "timeout": 60.0}
+    modes = [m for m in args.modes if m in MODES]
+    sources = ["cosine", "lexical", *modes, *(["relevance"] if "fused" in modes else [])]
+    tallies: dict[str, dict[str, Tally]] = {s: {} for s in sources}
+    started = time.perf_counter()
+    with AriaMem.open(None, embedder=embedder, retrieval=retrieval) as mem:
+        report = mem.transfer.import_file(lines)
+        setup = time.perf_counter() - started
+        for user in data.users:
+            mem.relationship.set_stage(Stage.ESTABLISHED, user=user, companion=COMPANION)
+    for mode in modes:
+        candidates, configure = MODES[mode]
+        with AriaMem.open(
+            None, embedder=embedder, retrieval={**retrieval, "candidates": candidates}
+        ) as m:
+            configure(m)
+            for q in data.questions:
+                result = m.search(q.text, user=q.user, companion=COMPANION, now=data.clock[q.user])
+                score(tallies[mode], q, ranked(result))
+                if mode == "fused":
+                    score(tallies["relevance"], q, by_relevance(result))
+    with AriaMem.open(None, embedder=embedder, retrieval=retrieval) as mem:
+        # Plain cosine and plain words reach past the public API on purpose: they are not
+        # what it offers.
+        model = mem._context.embedder.model_name
+        for q in data.questions:
+            vector = mem._context.embedder.embed_query(q.text)
+            hits = mem._context.index.search(
+                MEMORIES_COLLECTION, vector, SearchScope(q.user, COMPANION, model), 10
+            )
+            score(tallies["cosine"], q, [h.id for h in hits])
+            words = mem._context.store.reads.lexical_candidates(q.user, COMPANION, q.text, 10)
+            score(tallies["lexical"], q, [h.id for h in words])
+        mem.admin.stop()
+    return {
+        "memories": report.lines,
+        "setup_seconds": round(setup, 1),
+        "results": {
+            mode: {kind: t.row() for kind, t in sorted(by_kind.items())}
+            for mode, by_kind in tallies.items()
+        },
+    }
+
+
+def score(by_kind: dict[str, Tally], q: Question, order: list[uuid.UUID]) -> None:
+    found = [i in q.answers for i in order]
+    for kind in ("all", q.kind):
+        by_kind.setdefault(kind, Tally()).add(found, len(q.answers))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--data", type=Path, required=True, help="holds realtalk/ and locomo/")
+    parser.add_argument("--sets", default=",".join(SETS))
+    parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--save", type=Path, help="also write the figures as JSON here")
+    args = parser.parse_args()
+    args.modes = tuple(args.modes.split(","))
+    unknown = [m for m in args.modes if m not in MODES]
+    if unknown:
+        parser.error(f"--modes takes {', '.join(MODES)}; got {', '.join(unknown)}")
+    loaders = {
+        "realtalk": lambda: realtalk(args.data / "realtalk"),
+        "locomo": lambda: locomo(args.data / "locomo" / "locomo-dev.json"),
+    }
+    outcomes: dict[str, dict[str, object]] = {}
+    with tempfile.TemporaryDirectory(prefix="aria-real-") as tmp:
+        for name in args.sets.split(","):
+            if name not in loaders:
+                parser.error(f"--sets takes {', '.join(SETS)}; got {name!r}")
+            data = loaders[name]()
+            outcome = run(args, Path(tmp) / name, data)
+            outcome["questions"] = len(data.questions)
+            outcomes[name] = outcome
+    if args.save:
+        args.save.write_text(json.dumps(outcomes, indent=2), encoding="utf-8")
+    if args.json:
+        print(json.dumps(outcomes, indent=2))
+        return
+    for name, outcome in outcomes.items():
+        show(name, outcome)
+
+
+def show(name: str, outcome: dict[str, object]) -> None:
+    results = outcome["results"]
+    assert isinstance(results, dict)
+    print(
+        f"\n## {name}: {outcome['memories']} memories, {outcome['questions']} questions,"
+        f" set up in {outcome['setup_seconds']} s\n"
+    )
+    columns = [f"hit@{k}" for k in KS] + ["recall@10"]
+    print("| source | kind | questions | " + " | ".join(columns) + " |")
+    print("|---|---|---:|" + "---:|" * len(columns))
+    for mode, by_kind in results.items():
+        for kind, row in by_kind.items():
+            cells = [mode, kind, row["questions"], *(row[c] for c in columns)]
+            print("| " + " | ".join(str(c) for c in cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
