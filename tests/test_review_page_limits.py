@@ -1,0 +1,71 @@
+"""The review page's limits on waiting connections (aria_mem/web/limits.py): who a client
+is on loopback, and which connection gives way. The page itself under forty slow clients is
+tested in a browser run, tests/test_review_page.py."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("uvicorn", reason="the review page's libraries: pip install 'aria-mem[ui]'")
+
+from aria_mem.web.limits import Waiting, client_of, owner_in, proc_address
+from tests.accounts import Intruder
+
+CONNECT = """
+import socket, sys
+one = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=30)
+one.recv(1)
+"""
+
+
+def test_a_client_gives_way_to_its_own_newest_connection_first() -> None:
+    waiting: Waiting[str] = Waiting(per_client=2, total=3)
+    assert waiting.add("a1", "a") == [] and waiting.add("a2", "a") == []
+    assert waiting.add("a3", "a") == ["a1"]  # a's oldest, not someone else's
+    assert waiting.add("b1", "b") == []
+    assert waiting.add("c1", "c") == ["a2"]  # past the total: everyone's oldest
+    waiting.done("a3")
+    assert waiting.add("d1", "d") == [] and len(waiting) == 3
+
+
+def test_the_kernel_table_is_read_as_written() -> None:
+    assert proc_address("127.0.0.1", 8080) == (
+        "0100007F:1F90" if sys.byteorder == "little" else "7F000001:1F90"
+    )
+    table = (
+        "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid\n"
+        "   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0\n"
+        "   1: 0100007F:D431 0100007F:1F90 01 00000000:00000000 00:00000000 00000000   998\n"
+    )
+    assert owner_in(table, "0100007F:D431", "0100007F:1F90") == 998
+    assert owner_in(table, "0100007F:D432", "0100007F:1F90") is None
+
+
+def test_on_loopback_a_client_is_the_account_behind_the_connection(intruder: Intruder) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+        theirs = subprocess.Popen(
+            [intruder.python, "-c", CONNECT, str(port)],
+            user=intruder.uid,
+            group=intruder.gid,
+            extra_groups=[],
+            cwd="/",
+            env={"PATH": "/usr/bin:/bin"},
+        )
+        try:
+            accepted, peer = server.accept()
+            with accepted, socket.create_connection(("127.0.0.1", port)) as ours:
+                assert client_of(peer, accepted.getsockname()) == ("account", intruder.uid)
+                own, own_peer = server.accept()
+                with own:
+                    assert own_peer == ours.getsockname()
+                    assert client_of(own_peer, own.getsockname()) == ("account", os.getuid())
+        finally:
+            theirs.kill()
+            theirs.wait(timeout=30)
+    assert client_of(("192.0.2.7", 5000), ("192.0.2.1", 80)) == ("address", "192.0.2.7")
