@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("uvicorn", reason="the review page's libraries: pip install 'aria-mem[ui]'")
 
-from aria_mem.web.limits import Waiting, client_of, owner_in, proc_address
+from aria_mem.web.limits import Waiting, account_of, client_of, diag_request, diag_uid
 from tests.accounts import Intruder
 
 CONNECT = """
@@ -33,17 +33,17 @@ def test_a_client_gives_way_to_its_own_newest_connection_first() -> None:
     assert waiting.add("d1", "d") == [] and len(waiting) == 3
 
 
-def test_the_kernel_table_is_read_as_written() -> None:
-    assert proc_address("127.0.0.1", 8080) == (
-        "0100007F:1F90" if sys.byteorder == "little" else "7F000001:1F90"
-    )
-    table = (
-        "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid\n"
-        "   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0\n"
-        "   1: 0100007F:D431 0100007F:1F90 01 00000000:00000000 00:00000000 00000000   998\n"
-    )
-    assert owner_in(table, "0100007F:D431", "0100007F:1F90") == 998
-    assert owner_in(table, "0100007F:D432", "0100007F:1F90") is None
+def test_the_kernel_is_asked_about_one_socket_and_its_answer_read() -> None:
+    asked = diag_request(socket.AF_INET, ("127.0.0.1", 0xD431), ("127.0.0.1", 8080))
+    assert len(asked) == 16 + 56 and asked[16:18] == bytes([socket.AF_INET, socket.IPPROTO_TCP])
+    assert asked[24:28] == bytes.fromhex("D4311F90") and asked[28:32] == bytes([127, 0, 0, 1])
+    answer = bytearray(16 + 72)
+    answer[0:6] = (len(answer)).to_bytes(4, sys.byteorder) + (20).to_bytes(2, sys.byteorder)
+    answer[16 + 64 : 16 + 68] = (998).to_bytes(4, sys.byteorder)
+    assert diag_uid(bytes(answer)) == 998
+    answer[4:6] = (2).to_bytes(2, sys.byteorder)  # NLMSG_ERROR: no such socket
+    assert diag_uid(bytes(answer)) is None
+    assert account_of(socket.AF_INET, ("127.0.0.1", 1), ("127.0.0.1", 2)) is None
 
 
 def test_on_loopback_a_client_is_the_account_behind_the_connection(intruder: Intruder) -> None:

@@ -72,6 +72,8 @@ def ui(
         from aria_mem.web import serve  # and with it every library the page needs
     except ImportError as exc:
         missing = (exc.name or "a library").partition(".")[0]
+        if missing == "aria_mem":
+            raise  # not a library that is missing: aria-mem's own fault, with its traceback
         raise UsageError(
             f"`aria-mem ui` needs the web parts ({missing} is missing) — pip install 'aria-mem[ui]'"
         ) from exc

@@ -15,16 +15,16 @@ request answered 503 for as long as they stay open. So:
 Who is a client: every local account connects from 127.0.0.1, so by address there would be
 one client on loopback, and the owner would share an intruder's limit. On loopback (on Linux)
 the client is the local account that owns the other end of the connection, which the kernel
-lists in ``/proc/net/tcp``; elsewhere, and where that cannot be read, its address.
+tells any process that asks about one socket (sock_diag, as ``ss`` asks; some microseconds);
+elsewhere, and where the kernel does not say, its address.
 """
 
 from __future__ import annotations
 
 import asyncio
 import socket
-import sys
+import struct
 from collections.abc import Hashable
-from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 import h11
@@ -70,21 +70,53 @@ class Waiting(Generic[T]):
         return len(self._clients)
 
 
-def proc_address(host: str, port: int) -> str:
-    """An address as /proc/net/tcp(6) writes it: each 32-bit word of the address in the
-    machine's byte order, in hex, then the port."""
-    packed = socket.inet_pton(socket.AF_INET6 if ":" in host else socket.AF_INET, host)
-    words = (packed[i : i + 4] for i in range(0, len(packed), 4))
-    return "".join(f"{int.from_bytes(w, sys.byteorder):08X}" for w in words) + f":{port:04X}"
+_NETLINK_SOCK_DIAG = 4
+_SOCK_DIAG_BY_FAMILY = 20
+_NLM_F_REQUEST = 1
+_NO_COOKIE = 0xFFFFFFFF
+_DIAG_MSG_UID = 64
+"""Where struct inet_diag_msg keeps the socket's uid: after family, state, timer, retrans
+(4 bytes), the socket's id (48) and expires, rqueue, wqueue (12)."""
 
 
-def owner_in(table: str, local: str, remote: str) -> int | None:
-    """The uid column of the socket of a /proc/net/tcp table with these two ends."""
-    for line in table.splitlines()[1:]:
-        parts = line.split()
-        if len(parts) > 7 and parts[1] == local and parts[2] == remote and parts[7].isdigit():
-            return int(parts[7])
-    return None
+def diag_request(family: int, client: tuple[str, int], server: tuple[str, int]) -> bytes:
+    """A netlink message asking the kernel about the one TCP socket at ``client`` that is
+    connected to ``server`` (struct nlmsghdr, then struct inet_diag_req_v2)."""
+
+    def address(host: str) -> bytes:
+        return socket.inet_pton(family, host).ljust(16, b"\0")
+
+    sockid = (
+        struct.pack("!HH", client[1], server[1])
+        + address(client[0])
+        + address(server[0])
+        + struct.pack("=III", 0, _NO_COOKIE, _NO_COOKIE)
+    )
+    request = struct.pack("=BBBBI", family, socket.IPPROTO_TCP, 0, 0, 0xFFFFFFFF) + sockid
+    header = struct.pack("=IHHII", 16 + len(request), _SOCK_DIAG_BY_FAMILY, _NLM_F_REQUEST, 1, 0)
+    return header + request
+
+
+def diag_uid(reply: bytes) -> int | None:
+    """The uid in the kernel's answer; None when it answered with an error (no such socket)."""
+    if len(reply) < 16 + _DIAG_MSG_UID + 4:
+        return None
+    length, kind = struct.unpack_from("=IH", reply)
+    if kind != _SOCK_DIAG_BY_FAMILY or length < 16 + _DIAG_MSG_UID + 4:
+        return None
+    uid: int = struct.unpack_from("=I", reply, 16 + _DIAG_MSG_UID)[0]
+    return uid
+
+
+def account_of(family: int, client: tuple[str, int], server: tuple[str, int]) -> int | None:
+    """The uid that owns the socket at ``client`` connected to ``server``, if the kernel says."""
+    try:
+        with socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, _NETLINK_SOCK_DIAG) as asking:
+            asking.settimeout(1)
+            asking.send(diag_request(family, client, server))
+            return diag_uid(asking.recv(8192))
+    except (OSError, AttributeError, ValueError):  # no netlink (not Linux), or refused
+        return None
 
 
 def client_of(peer: Any, ours: Any) -> Hashable:
@@ -94,13 +126,8 @@ def client_of(peer: Any, ours: Any) -> Hashable:
         return ("address", None)
     host = str(peer[0])
     if host in ("127.0.0.1", "::1") and str(ours[0]) == host:
-        table = Path("/proc/net/tcp6" if ":" in host else "/proc/net/tcp")
-        try:
-            uid = owner_in(
-                table.read_text(), proc_address(host, peer[1]), proc_address(host, ours[1])
-            )
-        except (OSError, ValueError):
-            uid = None
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        uid = account_of(family, (host, int(peer[1])), (host, int(ours[1])))
         if uid is not None:
             return ("account", uid)
     return ("address", host)
