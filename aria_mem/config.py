@@ -33,6 +33,7 @@ from aria_mem.sections import HygieneSettings as HygieneSettings
 from aria_mem.sections import IdentitySettings as IdentitySettings
 from aria_mem.sections import IndexSettings as IndexSettings
 from aria_mem.sections import PostgresSettings as PostgresSettings
+from aria_mem.sections import RankingSettings as RankingSettings
 from aria_mem.sections import RetrievalSettings as RetrievalSettings
 
 APP_NAME = "aria-mem"
@@ -54,6 +55,7 @@ class Settings:
     daemon: DaemonSettings
     chat: ChatSettings
     hygiene: HygieneSettings
+    ranking: RankingSettings
     config_path: Path
     data_dir: Path
 
@@ -83,6 +85,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "daemon": DaemonSettings,
     "chat": ChatSettings,
     "hygiene": HygieneSettings,
+    "ranking": RankingSettings,
 }
 
 _CHOICES = (
@@ -130,6 +133,8 @@ _BOUNDS: dict[tuple[str, str], tuple[float, float]] = {
     ("hygiene", "merge_similarity"): (0, 1),
     ("hygiene", "conflict_similarity"): (0, 1),
     ("hygiene", "retire_after_days"): (1, 36_500),
+    **{("ranking", f.name): (0, 1) for f in fields(RankingSettings) if "days" not in f.name},
+    ("ranking", "recency_half_life_days"): (1, 36_500),
 }
 """Every number has a sane range: a timeout of inf or a context window of 1e23 is a typo."""
 

@@ -3,10 +3,10 @@ them)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from aria_mem import providers
-from aria_mem.domain.ranking import DEFAULT_MIN_SIMILARITY
+from aria_mem.domain.ranking import DEFAULT_MIN_SIMILARITY, DEFAULT_WEIGHTS, RankingWeights
 
 DEFAULT_MODELS = {name: p.default_model for name, p in providers.EMBEDDING.items()}
 
@@ -52,6 +52,33 @@ class RetrievalSettings:
     repeats: str = "on"
     """on: a near-repeat of the profile or of a more relevant candidate is ranked lower
     (``domain.repeats``); off: candidates are ranked as they come."""
+
+
+@dataclass(frozen=True)
+class RankingSettings:
+    """The ranking formula's weights (``domain.ranking``) and the recency half-life, the
+    seed's values by default: a default changes only with figures on real conversations."""
+
+    similarity: float = DEFAULT_WEIGHTS.similarity
+    importance: float = DEFAULT_WEIGHTS.importance
+    emotion: float = DEFAULT_WEIGHTS.emotion
+    recency: float = DEFAULT_WEIGHTS.recency
+    usage: float = DEFAULT_WEIGHTS.usage
+    time: float = DEFAULT_WEIGHTS.time
+    """How much a memory dated in the days the message names is lifted (``domain.when``)."""
+    recency_half_life_days: float = DEFAULT_WEIGHTS.recency_half_life_days
+
+    def weights(self) -> RankingWeights:
+        return replace(
+            DEFAULT_WEIGHTS,
+            similarity=self.similarity,
+            importance=self.importance,
+            emotion=self.emotion,
+            recency=self.recency,
+            usage=self.usage,
+            time=self.time,
+            recency_half_life_days=self.recency_half_life_days,
+        )
 
 
 @dataclass(frozen=True)

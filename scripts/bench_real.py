@@ -40,7 +40,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -197,23 +197,41 @@ def _day_after(last: datetime) -> datetime:
 Configure = Callable[[AriaMem], None]
 
 
-def _modes() -> dict[str, tuple[str, Configure]]:
-    """Each pipeline mode: its candidate source and what it changes on the retriever."""
-
-    def nothing(mem: AriaMem) -> None:
-        return None
-
-    def no_time(mem: AriaMem) -> None:
-        mem._context.retriever._when = None
-
-    return {
-        "dense": ("dense", nothing),
-        "fused-no-time": ("fused", no_time),
-        "fused": ("fused", nothing),
-    }
+def _nothing(mem: AriaMem) -> None:
+    return None
 
 
-MODES = _modes()
+def _no_time(mem: AriaMem) -> None:
+    mem._context.retriever._when = None
+
+
+MODES: dict[str, tuple[str, Configure]] = {
+    "dense": ("dense", _nothing),
+    "fused-no-time": ("fused", _no_time),
+    "fused": ("fused", _nothing),
+}
+"""Each pipeline mode: its candidate source and what it changes on the retriever."""
+
+
+def variant(text: str) -> tuple[str, Configure]:
+    """A fused pipeline with other settings, to measure them: "time=0.2,dated_answers=1",
+    any field of RankingWeights, TimeRule or FusionWeights."""
+    changes = dict(item.split("=", 1) for item in text.split(","))
+
+    def configure(mem: AriaMem) -> None:
+        r = mem._context.retriever
+        for name, raw in changes.items():
+            for attr in ("_weights", "_when", "_fusion"):
+                current = getattr(r, attr)
+                if current is not None and name in {f.name for f in fields(current)}:
+                    kind = type(getattr(current, name))
+                    value = kind(float(raw)) if kind in (int, bool) else kind(raw)
+                    setattr(r, attr, replace(current, **{name: value}))
+                    break
+            else:
+                raise SystemExit(f"--variant: no setting {name!r}")
+
+    return "fused", configure
 
 
 def run(args: argparse.Namespace, home: Path, data: RealSet) -> dict[str, object]:
@@ -226,7 +244,7 @@ def run(args: argparse.Namespace, home: Path, data: RealSet) -> dict[str, object
             out.write(json.dumps(record) + "\n")
     embedder = {"provider": "sentence-transformers", "model": MODEL}
     retrieval = {"min_similarity": SUGGESTED_MIN_SIMILARITY[MODEL], "timeout": 60.0}
-    modes = [m for m in args.modes if m in MODES]
+    modes = list(args.modes)
     sources = ["cosine", "lexical", *modes, *(["relevance"] if "fused" in modes else [])]
     tallies: dict[str, dict[str, Tally]] = {s: {} for s in sources}
     started = time.perf_counter()
@@ -236,7 +254,7 @@ def run(args: argparse.Namespace, home: Path, data: RealSet) -> dict[str, object
         for user in data.users:
             mem.relationship.set_stage(Stage.ESTABLISHED, user=user, companion=COMPANION)
     for mode in modes:
-        candidates, configure = MODES[mode]
+        candidates, configure = MODES[mode] if mode in MODES else variant(mode)
         with AriaMem.open(
             None, embedder=embedder, retrieval={**retrieval, "candidates": candidates}
         ) as m:
@@ -282,6 +300,17 @@ def main() -> None:
     parser.add_argument("--data", type=Path, required=True, help="holds realtalk/ and locomo/")
     parser.add_argument("--sets", default=",".join(SETS))
     parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        help='a fused pipeline with other settings, e.g. "time=0.2" (repeatable)',
+    )
+    parser.add_argument(
+        "--home",
+        type=Path,
+        help="keep the homes here between runs (an unchanged import keeps its vectors)",
+    )
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--save", type=Path, help="also write the figures as JSON here")
     args = parser.parse_args()
@@ -289,6 +318,7 @@ def main() -> None:
     unknown = [m for m in args.modes if m not in MODES]
     if unknown:
         parser.error(f"--modes takes {', '.join(MODES)}; got {', '.join(unknown)}")
+    args.modes += tuple(args.variant)
     loaders = {
         "realtalk": lambda: realtalk(args.data / "realtalk"),
         "locomo": lambda: locomo(args.data / "locomo" / "locomo-dev.json"),
@@ -299,7 +329,7 @@ def main() -> None:
             if name not in loaders:
                 parser.error(f"--sets takes {', '.join(SETS)}; got {name!r}")
             data = loaders[name]()
-            outcome = run(args, Path(tmp) / name, data)
+            outcome = run(args, (args.home or Path(tmp)) / name, data)
             outcome["questions"] = len(data.questions)
             outcomes[name] = outcome
     if args.save:

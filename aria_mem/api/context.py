@@ -171,6 +171,7 @@ class Context:
                 timeout=r.timeout,
                 candidates=CandidateSource(r.candidates),
                 repeats=DEFAULT_REPEATS if r.repeats == "on" else None,
+                weights=self.settings.ranking.weights(),
             ),
         )
 
