@@ -94,7 +94,9 @@ def test_a_command_right_after_a_crash_waits_for_the_old_backends_then_starts_po
 ) -> None:
     env = {"ARIA_MEM_EMBEDDER_HOST": fake_ollama.url}
     assert cli("remember", "The user swims in the lake.", env=env).code == 0
-    client, backend = _busy_backend(embedded.ensure_running(pgdata), seconds=6)
+    client, backend = _busy_backend(embedded.ensure_running(pgdata), seconds=8)
+    log = pgdata / "log"
+    before = log.stat().st_size
     try:
         killed = _kill_postmaster(pgdata)
         left = old_server.leftovers(pgdata, server_account().uid)
@@ -104,7 +106,10 @@ def test_a_command_right_after_a_crash_waits_for_the_old_backends_then_starts_po
         listed = cli("list", "--json", env=env)
         assert listed.code == 0, listed.stderr
         assert [m["text"] for m in json.loads(listed.stdout)] == ["The user swims in the lake."]
-        assert not _alive(backend)  # it was waited for, not raced
+        assert not _alive(backend)
+        written = log.read_bytes()[before:].decode()
+        assert "pre-existing shared memory block" not in written  # waited for, not raced
+        assert written.index("unexpected postmaster exit") < written.index("starting PostgreSQL")
         assert int((pgdata / "postmaster.pid").read_text().splitlines()[0]) != killed
     finally:
         client.communicate(timeout=60)
@@ -161,6 +166,10 @@ def test_a_refusal_for_another_reason_is_not_retried(pgdata: Path) -> None:
     embedded.ensure_running(pgdata)
     embedded.stop(pgdata)
     (pgdata / "postgresql.auto.conf").write_text("shared_buffers = 'lots'\n")
+    log = pgdata / "log"
+    before = log.stat().st_size
     with pytest.raises(StoreError, match="Could not start the embedded PostgreSQL"):
         embedded.ensure_running(pgdata)
+    written = log.read_bytes()[before:].decode()
+    assert written.count('invalid value for parameter "shared_buffers"') == 1
     (pgdata / "postgresql.auto.conf").write_text("")
