@@ -173,6 +173,13 @@ class Adapters:
             cfg.effective_model, lambda: self.service, batch_size=cfg.batch_size
         )
 
+    def follow_embedder(self, settings: Settings) -> None:
+        """Take ``settings`` whose embedding model changed (`reindex --model` in another
+        process): the embedder is built again from them; the store, index and service stay."""
+        with self._lock:
+            self.settings = settings
+            self._built.pop("embedder", None)
+
     @property
     def chat_model(self) -> ChatModel:
         return self._get("chat_model", lambda: build_chat_model(self.settings))

@@ -371,11 +371,11 @@ class SharedEdgeIndex:
         )
         return [Hit(uuid.UUID(h["id"]), float(h["score"]), h["payload"]) for h in result]
 
-    def count(self, collection: str) -> int:
-        return int(self._call("count", collection=collection))
+    def count(self, collection: str, model: str | None = None) -> int:
+        return int(self._call("count", collection=collection, model=model))
 
-    def ids(self, collection: str) -> list[uuid.UUID]:
-        return [uuid.UUID(x) for x in self._call("ids", collection=collection)]
+    def ids(self, collection: str, model: str | None = None) -> list[uuid.UUID]:
+        return [uuid.UUID(x) for x in self._call("ids", collection=collection, model=model)]
 
     def owner(self) -> IndexOwner:
         info = self.service.hello()

@@ -98,13 +98,22 @@ def _index_scope_key(shard: Any) -> None:
     shard.update(qe.UpdateOperation.create_field_index(SCOPE_KEY, qe.PayloadSchemaType.Keyword))
 
 
-def _every_point(shard: Any, *, with_payload: bool) -> Iterator[Any]:
-    """Every point of a shard, a thousand at a time, without vectors."""
+def _model_filter(model: str | None) -> Any:
+    return None if model is None else qe.Filter(must=[_condition("embedding_model", model)])
+
+
+def _every_point(shard: Any, *, with_payload: bool, model: str | None = None) -> Iterator[Any]:
+    """Every point of a shard (``model``: that model's), a thousand at a time, without
+    vectors."""
     offset: Any = None
     while True:
         records, offset = shard.scroll(
             qe.ScrollRequest(
-                offset=offset, limit=1000, with_payload=with_payload, with_vector=False
+                offset=offset,
+                limit=1000,
+                filter=_model_filter(model),
+                with_payload=with_payload,
+                with_vector=False,
             )
         )
         yield from records
@@ -325,19 +334,21 @@ class EdgeIndex:
                 raise VectorIndexError(f"Search in '{collection}' failed: {exc}") from exc
         return [Hit(_point_id(p.id), float(p.score), _from_edge(p.payload)) for p in found]
 
-    def count(self, collection: str) -> int:
+    def count(self, collection: str, model: str | None = None) -> int:
         with self._lock:
             if self.collection_size(collection) is None:
                 return 0
-            return int(self._shard(collection).count(qe.CountRequest(exact=True)))
+            request = qe.CountRequest(exact=True, filter=_model_filter(model))
+            return int(self._shard(collection).count(request))
 
-    def ids(self, collection: str) -> list[uuid.UUID]:
-        """Every point id in a collection (for the orphan sweep)."""
+    def ids(self, collection: str, model: str | None = None) -> list[uuid.UUID]:
+        """Every point id in a collection (for the orphan sweep), or of one model's vectors."""
         with self._lock:
             if self.collection_size(collection) is None:
                 return []
             shard = self._shard(collection)
-            return [_point_id(r.id) for r in _every_point(shard, with_payload=False)]
+            points = _every_point(shard, with_payload=False, model=model)
+            return [_point_id(r.id) for r in points]
 
     def close(self) -> None:
         with self._lock:

@@ -27,6 +27,13 @@ _FAILURES = (
 )
 
 
+def _model_filter(model: str | None) -> models.Filter | None:
+    if model is None:
+        return None
+    match = models.FieldCondition(key="embedding_model", match=models.MatchValue(value=model))
+    return models.Filter(must=[match])
+
+
 class QdrantServerIndex:
     def __init__(self, url: str, *, api_key: str = "", timeout: float = 5.0) -> None:
         self._url = url
@@ -166,15 +173,16 @@ class QdrantServerIndex:
             raise self._fail(f"search '{collection}'", exc) from exc
         return [Hit(uuid.UUID(str(p.id)), float(p.score), dict(p.payload or {})) for p in found]
 
-    def count(self, collection: str) -> int:
+    def count(self, collection: str, model: str | None = None) -> int:
         if self.collection_size(collection) is None:
             return 0
         try:
-            return int(self._qc().count(collection, exact=True).count)
+            counted = self._qc().count(collection, count_filter=_model_filter(model), exact=True)
         except _FAILURES as exc:
             raise self._fail(f"count '{collection}'", exc) from exc
+        return int(counted.count)
 
-    def ids(self, collection: str) -> list[uuid.UUID]:
+    def ids(self, collection: str, model: str | None = None) -> list[uuid.UUID]:
         if self.collection_size(collection) is None:
             return []
         found: list[uuid.UUID] = []
@@ -182,7 +190,12 @@ class QdrantServerIndex:
         try:
             while True:
                 records, offset = self._qc().scroll(
-                    collection, limit=1000, offset=offset, with_payload=False, with_vectors=False
+                    collection,
+                    scroll_filter=_model_filter(model),
+                    limit=1000,
+                    offset=offset,
+                    with_payload=False,
+                    with_vectors=False,
                 )
                 found.extend(uuid.UUID(str(r.id)) for r in records)
                 if offset is None:

@@ -5,11 +5,14 @@ services built on them, and the rule for which user and companion a call is scop
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from aria_mem import config, providers
+from aria_mem.api.following import Following, SwitchedAway, cannot_follow
 from aria_mem.config import Settings
 from aria_mem.domain import validation
 from aria_mem.domain.fusion import CandidateSource
@@ -27,6 +30,11 @@ if TYPE_CHECKING:
     from aria_mem.services.retriever import Retriever
 
 T = TypeVar("T")
+
+log = logging.getLogger(__name__)
+
+FOLLOWING = ("indexer", "writer", "retriever", "upkeep")
+"""The services built on the embedder: built again when it follows a switch of model."""
 
 
 class Context:
@@ -62,6 +70,7 @@ class Context:
         }
         self._services: dict[str, Any] = {}
         self._lock = threading.RLock()
+        self._following = Following(lambda: self._adapter("store").daemon.latest_reindex())
 
     def close(self) -> None:
         """Wait for work in the background, then close what this object opened."""
@@ -95,6 +104,11 @@ class Context:
     @property
     def store(self) -> Store:
         store: Store = self._adapter("store")
+        if not self._following.opened and self._following.due():
+            try:
+                self._following.open()
+            except ServiceError as exc:
+                log.debug("the latest re-index run could not be read yet: %s", exc)
         return store
 
     @property
@@ -128,10 +142,15 @@ class Context:
 
     @property
     def indexer(self) -> Indexer:
-        return self.service("indexer", lambda: Indexer(self.store.queue, self.index, self.embedder))
+        self.follow()
+        return self.service(
+            "indexer",
+            lambda: Indexer(self.store.queue, self.index, self.embedder, follower=self),
+        )
 
     @property
     def writer(self) -> MemoryWriter:
+        self.follow()
         return self.service("writer", self._build_writer)
 
     def _build_writer(self) -> MemoryWriter:
@@ -160,6 +179,7 @@ class Context:
     def retriever(self) -> Retriever:
         from aria_mem.services.retriever import Retriever
 
+        self.follow()
         r = self.settings.retrieval
         return self.service(
             "retriever",
@@ -200,6 +220,63 @@ class Context:
                 degraded=(f"PostgreSQL unavailable, no memories this turn: {exc}",),
             )
         return retriever.retrieve(user_id, companion_id, message, previous, now=now)
+
+    # -- the embedding model (see ``following``) -------------------------------------------
+
+    def model_name(self) -> str:
+        """The embedding model this object embeds with, as every vector records it."""
+        given: Embedder | None = self._given.get("embedder")
+        if given is not None:
+            return given.model_name
+        embedder = self.settings.embedder
+        return f"{embedder.provider}/{embedder.effective_model}"
+
+    def follow(self, *, now: bool = False) -> None:
+        """Before work that embeds: follow a switch of embedding model recorded since this
+        object first reached PostgreSQL (looked at once a second at most; ``now``: look
+        now). PostgreSQL not answering is left to the call itself to report."""
+        if not (now or self._following.due()):
+            return
+        try:
+            newer = self._following.switched_from(self.model_name())
+        except ServiceError:
+            return
+        if newer is not None:
+            self._adopt(newer)
+
+    def switched_from(self, model: str) -> str | None:
+        """For the indexer, after it wrote vectors of ``model``: the model the database was
+        switched to meanwhile, if another."""
+        try:
+            return self._following.switched_from(model)
+        except ServiceError as exc:
+            log.warning("could not look for a switch of embedding model: %s", exc)
+            return None
+
+    def embedder_for(self, model: str) -> Embedder:
+        """The embedder of ``model``, following the switch to it first; one that refuses
+        (EmbedderError) when this object was given an embedder of its own."""
+        with self._lock:
+            if self.model_name() != model:
+                self._adopt(model)
+            return self.embedder
+
+    def _adopt(self, model: str) -> None:
+        provider, _, name = model.partition("/")
+        with self._lock:
+            if self.model_name() == model:
+                return
+            if "embedder" in self._given or provider not in providers.EMBEDDING or not name:
+                self._given["embedder"] = SwitchedAway(model)
+                log.warning("%s", cannot_follow(model))
+            else:
+                self.settings = config.with_overrides(
+                    self.settings, embedder={"provider": provider, "model": name}
+                )
+                self.adapters.follow_embedder(self.settings)
+                log.info("the embedding model was switched to %s: following it", model)
+            for service in FOLLOWING:
+                self._services.pop(service, None)
 
     # -- scope ----------------------------------------------------------------------------
 

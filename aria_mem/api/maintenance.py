@@ -77,6 +77,7 @@ class Admin:
         something is broken."""
         from aria_mem.services import health
 
+        self._context.follow(now=True)
         return health.collect(
             lambda: self._context.store,
             lambda: self._context.index,
@@ -92,9 +93,21 @@ class Admin:
         return self._context.store.memories.counts(self._context.scope(user, companion))
 
     def sync(self, progress: Callable[[int], None] | None = None) -> SyncReport:
-        """Index every pending memory and passage and carry out queued vector removals now
-        (the daemon does it every minute)."""
-        return self._context.indexer.run_pending(progress=progress)
+        """Compare the index with PostgreSQL memory by memory under the current model (what
+        it lacks, or what was indexed under another model, is put back pending), then index
+        every pending memory and passage and carry out queued vector removals now (the
+        daemon does it every minute)."""
+        from aria_mem.services.reconciler import Reconciler
+
+        context = self._context
+        context.follow(now=True)
+        reconciler = Reconciler(
+            context.store.queue,
+            context.index,
+            context.embedder,
+            batch_size=context.settings.embedder.batch_size,
+        )
+        return reconciler.sync(progress)
 
     def migrate(self) -> Migrated:
         """Apply database migrations (every call that needs the store also does)."""

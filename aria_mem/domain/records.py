@@ -144,12 +144,16 @@ class SyncReport(_JsonRecord):
     failed: int = 0
     deletions_done: int = 0
     errors: list[str] = field(default_factory=list)
+    requeued: int = 0
+    """Entries PostgreSQL held indexed whose vector of the current model the index lacked,
+    or held indexed under another model: put back pending (and indexed in the same run)."""
 
     def add(self, other: SyncReport) -> None:
         self.indexed += other.indexed
         self.removed += other.removed
         self.failed += other.failed
         self.deletions_done += other.deletions_done
+        self.requeued += other.requeued
         self.errors.extend(e for e in other.errors if e not in self.errors)
 
 
@@ -172,6 +176,9 @@ class SweepReport(_JsonRecord):
     index_points: int = 0
     orphans_removed: int = 0
     missing_requeued: int = 0
+    """Indexed in PostgreSQL under the current model, with no vector of it in the index."""
+    other_model_requeued: int = 0
+    """Indexed in PostgreSQL under another model (e.g. written by a client during a switch)."""
     duration_ms: float = 0.0
     at: str = ""
 

@@ -154,6 +154,12 @@ class IndexQueue(Protocol):
         """Ids that should have a vector made by ``model`` right now."""
         ...
 
+    def unwanted(self, kind: Kind, ids: Sequence[uuid.UUID], model: str) -> set[uuid.UUID]:
+        """Those of ``ids`` that should hold no vector of ``model``: gone from PostgreSQL, or
+        settled (not pending) and not indexed under it. A pending entry keeps its vector: the
+        indexer is about to rewrite or remove it (a sweep must not race a write)."""
+        ...
+
     def mark_pending_for_model(self, model: str, *, force: bool = False) -> int:
         """Pending: every entry indexed under another model (``force``: every entry)."""
         ...
@@ -251,6 +257,15 @@ class Erasure(Protocol):
 
 
 @dataclass(frozen=True)
+class ModelSwitch:
+    """The latest re-index run recorded in PostgreSQL: the embedding model the database is
+    being indexed under, and the run's number (a later switch has a higher one)."""
+
+    number: int
+    model: str
+
+
+@dataclass(frozen=True)
 class DaemonStart:
     pid: int
     host: str
@@ -274,6 +289,10 @@ class DaemonRecords(Protocol):
     def start_reindex(self, model: str, total: int, background: bool) -> None: ...
     def finish_reindex(self, model: str) -> None: ...
     def open_reindex(self) -> ReindexRun | None: ...
+    def latest_reindex(self) -> ModelSwitch | None:
+        """The latest re-index run, finished or not (None: never re-indexed). A process
+        that opened before it learns from it that the embedding model was switched."""
+        ...
 
 
 class Store(Protocol):

@@ -62,6 +62,23 @@ class IndexCheck(Check):
 
 
 @dataclass(frozen=True)
+class VectorsCheck(Check):
+    """The index compared with PostgreSQL entry by entry, for the current model."""
+
+    model: str | None = None
+    indexed: int = 0
+    """Memories and passages PostgreSQL says are indexed under the model."""
+    present: int = 0
+    """Vectors of the model in the index."""
+    missing: int = 0
+    """Indexed under the model in PostgreSQL, with no vector of it in the index."""
+    other_model: int = 0
+    """Memories PostgreSQL says are indexed under another model: no search finds them."""
+    stale: int = 0
+    """Vectors of memories that are gone or may no longer be used (nothing is pending)."""
+
+
+@dataclass(frozen=True)
 class EmbedderCheck(Check):
     model: str | None = None
     dimension: int | None = None
@@ -95,11 +112,19 @@ class StatusReport:
     data: DataCheck | None = None
     daemon: DaemonCheck | None = None
     counts: MemoryCounts | None = None
+    vectors: VectorsCheck | None = None
     checks: tuple[Check, ...] = field(init=False)
     """Every check, in the order shown."""
 
     def __post_init__(self) -> None:
-        ordered = (self.postgres, self.index, self.data, self.embedder, self.dimension)
+        ordered = (
+            self.postgres,
+            self.index,
+            self.vectors,
+            self.data,
+            self.embedder,
+            self.dimension,
+        )
         every = tuple(c for c in (*ordered, self.daemon) if c is not None)
         object.__setattr__(self, "checks", every)
 
@@ -142,6 +167,9 @@ def collect(
     ix = _index(index, targets.index, counts)
     em = _embedder(embedder, targets.embedder)
     dim = _dimension(ix, em)
+    vectors = None
+    if pg.ok and ix.ok and counts is not None and em.model is not None:
+        vectors = _vectors(store(), index(), em.model, counts)
     return StatusReport(
         postgres=pg,
         index=ix,
@@ -150,6 +178,7 @@ def collect(
         data=_data_check(counts) if counts is not None else None,
         daemon=_daemon_check(store(), daemon_interval) if pg.ok else None,
         counts=counts,
+        vectors=vectors,
     )
 
 
@@ -250,6 +279,56 @@ def _lost_vectors(counts: MemoryCounts, memories: CollectionInfo) -> str | None:
         f"The index {where} '{MEMORIES_COLLECTION}' collection, but PostgreSQL has "
         f"{counts.with_vector} memories indexed — it was deleted or lost; run `aria-mem reindex`"
         " to rebuild it (the daemon also does, at its next sweep)"
+    )
+
+
+def _vectors(store: Store, index: VectorIndex, model: str, counts: MemoryCounts) -> VectorsCheck:
+    """What PostgreSQL says is indexed under ``model`` against what the index holds of it,
+    id by id: a count that agrees can still hide a lost vector behind a stale one."""
+    target = f"index vs PostgreSQL, entry by entry, for {model}"
+    start = time.perf_counter()
+    indexed = present = missing = stale = other_model = 0
+    try:
+        for kind in Kind:
+            expected = store.queue.indexed_ids(kind, model)
+            held = set(index.ids(kind.collection, model))
+            extra = sorted(held - expected)
+            indexed, present = indexed + len(expected), present + len(held)
+            missing += len(expected - held)
+            stale += len(store.queue.unwanted(kind, extra, model)) if extra else 0
+            if kind is Kind.MEMORY:
+                other_model = max(0, counts.with_vector - len(expected))
+    except AriaMemError as exc:
+        return VectorsCheck("vectors", False, target, error=str(exc), model=model)
+    latency = round((time.perf_counter() - start) * 1000, 2)
+    problems = []
+    if missing:
+        problems.append(
+            f"{missing} of the {indexed} entries PostgreSQL says are indexed under {model} "
+            "have no vector in the index"
+        )
+    if other_model:
+        problems.append(f"{other_model} memories are indexed under another model")
+    if stale:
+        problems.append(f"{stale} vectors of memories that are gone or may not be used remain")
+    error = None
+    if problems:
+        error = (
+            "; ".join(problems)
+            + " — run `aria-mem sync` to repair it (the daemon also does, at its next sweep)"
+        )
+    return VectorsCheck(
+        "vectors",
+        not problems,
+        target,
+        latency,
+        error,
+        model=model,
+        indexed=indexed,
+        present=present,
+        missing=missing,
+        other_model=other_model,
+        stale=stale,
     )
 
 

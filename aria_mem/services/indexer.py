@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from aria_mem.domain.models import IndexPoint, Kind
 from aria_mem.domain.payload import with_model
@@ -22,11 +23,35 @@ log = logging.getLogger(__name__)
 DEFAULT_BATCH = 256
 
 
+class ModelFollower(Protocol):
+    """How a long-lived process learns that `aria-mem reindex --model` switched the embedding
+    model after it opened (the API's context)."""
+
+    def switched_from(self, model: str) -> str | None:
+        """The model the database was switched to since this process opened, when it is not
+        ``model``; else None."""
+        ...
+
+    def embedder_for(self, model: str) -> Embedder:
+        """An embedder of ``model``; EmbedderError when this process cannot follow."""
+        ...
+
+
 class Indexer:
-    def __init__(self, queue: IndexQueue, index: VectorIndex, embedder: Embedder) -> None:
+    def __init__(
+        self,
+        queue: IndexQueue,
+        index: VectorIndex,
+        embedder: Embedder,
+        *,
+        follower: ModelFollower | None = None,
+    ) -> None:
+        """With ``follower``, an entry written under a model the database has switched away
+        from meanwhile is written again under the new one (see ``sync``)."""
         self._queue = queue
         self._index = index
         self._embedder = embedder
+        self._follower = follower
 
     def sync(self, entries: Sequence[IndexEntry]) -> SyncReport:
         """Write or remove the vectors of ``entries`` (all of one kind) and mark them."""
@@ -45,17 +70,42 @@ class Indexer:
                 self._failed(report, kind, unusable, exc)
         if usable:
             try:
-                model = self._write_vectors(kind, usable)
-                self._queue.mark_indexed(kind, [(e.id, e.version) for e in usable], model)
+                self._index_usable(kind, usable)
                 report.indexed += len(usable)
             except ServiceError as exc:
                 self._failed(report, kind, usable, exc)
         return report
 
-    def _write_vectors(self, kind: Kind, entries: Sequence[IndexEntry]) -> str:
-        """Embed the entries and upsert them; return the model."""
-        vectors = self._embedder.embed([e.text for e in entries])
+    def _index_usable(self, kind: Kind, entries: Sequence[IndexEntry]) -> None:
+        """Write and mark; then, with a follower, look whether the model was switched while
+        they were written. `reindex --model` records the switch before it marks what the old
+        model indexed pending, so either it saw these marked (and re-indexes them) or this
+        look sees the switch: the entries are put back pending and written with the new
+        model, never left indexed under a model nobody searches. A write the index refused
+        (the switch recreated the collection for another vector size) is looked at too."""
+        versions = [(e.id, e.version) for e in entries]
         model = self._embedder.model_name
+        try:
+            self._write_vectors(kind, entries, self._embedder)
+            self._queue.mark_indexed(kind, versions, model)
+        except ServiceError:
+            if self._switched_from(model) is None:
+                raise
+        newer = self._switched_from(model)
+        if newer is None or self._follower is None:
+            return
+        log.info("the embedding model was switched to %s: indexing %d again", newer, len(entries))
+        self._queue.mark_pending(kind, [e.id for e in entries])
+        model = self._write_vectors(kind, entries, self._follower.embedder_for(newer))
+        self._queue.mark_indexed(kind, versions, model)
+
+    def _switched_from(self, model: str) -> str | None:
+        return None if self._follower is None else self._follower.switched_from(model)
+
+    def _write_vectors(self, kind: Kind, entries: Sequence[IndexEntry], embedder: Embedder) -> str:
+        """Embed the entries and upsert them; return the model."""
+        vectors = embedder.embed([e.text for e in entries])
+        model = embedder.model_name
         self._index.ensure_collection(kind.collection, len(vectors[0]))
         self._index.upsert(
             kind.collection,

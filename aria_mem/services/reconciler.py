@@ -13,12 +13,14 @@ import time
 from collections.abc import Callable
 
 from aria_mem.domain.models import Kind
-from aria_mem.domain.records import PassReport, SweepReport
+from aria_mem.domain.records import PassReport, SweepReport, SyncReport
 from aria_mem.errors import ServiceError
 from aria_mem.ports import Embedder, IndexQueue, VectorIndex
 from aria_mem.services.indexer import DEFAULT_BATCH, Indexer
 
 log = logging.getLogger(__name__)
+
+SYNC_ROUNDS = 3
 
 
 class Reconciler:
@@ -56,11 +58,15 @@ class Reconciler:
         return report
 
     def sweep(self) -> SweepReport:
-        """Remove index points that should have no vector under the current model (deleted,
-        unusable, forgotten knowledge, or an older model's vector), and requeue entries
-        PostgreSQL believes indexed but the index has lost (e.g. its folder was deleted)."""
+        """Compare the index with PostgreSQL entry by entry under the current model: entries
+        indexed under another model become pending (a client wrote them during a switch:
+        they need this model's vector); entries PostgreSQL believes indexed under this model
+        whose vector of it the index lacks (lost, or removed by a sweep that raced a write)
+        are requeued; points that should hold no vector of this model are removed, except
+        those of pending entries, which the indexer is about to rewrite."""
         started = time.perf_counter()
         report = SweepReport()
+        report.other_model_requeued = self._queue.mark_pending_for_model(self._embedder.model_name)
         for kind in Kind:
             points, orphans, missing = self._sweep_collection(kind)
             report.index_points += points
@@ -69,17 +75,31 @@ class Reconciler:
         report.duration_ms = round((time.perf_counter() - started) * 1000, 1)
         return report
 
+    def sync(self, progress: Callable[[int], None] | None = None) -> SyncReport:
+        """`aria-mem sync`: the sweep, then every pending entry indexed, until the index and
+        PostgreSQL agree (a few rounds at most: a round requeues only what a write racing it
+        left behind)."""
+        report = SyncReport()
+        for _ in range(SYNC_ROUNDS):
+            sweep = self.sweep()
+            requeued = sweep.missing_requeued + sweep.other_model_requeued
+            report.requeued += requeued
+            report.add(self._indexer.run_pending(batch_size=self._batch_size, progress=progress))
+            if not requeued or report.failed:
+                break
+        return report
+
     def _sweep_collection(self, kind: Kind) -> tuple[int, int, int]:
         model = self._embedder.model_name
         in_index = set(self._index.ids(kind.collection))
         expected = self._queue.indexed_ids(kind, model)
-        orphans = in_index - expected
-        missing = expected - in_index
-        if orphans:  # written since the first look? then they are not orphans
-            orphans -= self._queue.indexed_ids(kind, model)
+        # read after PostgreSQL: a vector is written before its entry is marked indexed
+        of_model = set(self._index.ids(kind.collection, model))
+        candidates = in_index - expected
+        orphans = self._queue.unwanted(kind, sorted(candidates), model) if candidates else set()
         if orphans:
             self._index.delete(kind.collection, sorted(orphans))
-        if missing:  # indexed a moment ago, after the snapshot? look again
-            missing -= set(self._index.ids(kind.collection))
+        missing = expected - of_model
+        if missing:
             self._queue.mark_pending(kind, sorted(missing))
         return len(in_index), len(orphans), len(missing)

@@ -13,12 +13,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from aria_mem.domain.models import Kind
-from aria_mem.domain.records import SweepReport
+from aria_mem.domain.records import SweepReport, SyncReport
 from aria_mem.ports import DaemonRecords, Embedder, IndexQueue, VectorIndex
 from aria_mem.services.indexer import DEFAULT_BATCH, Indexer
 from aria_mem.services.reconciler import Reconciler
 
 log = logging.getLogger(__name__)
+
+FINAL_ROUNDS = 4
+"""Index, sweep, and again while the sweep puts entries back: clients writing under the old
+model during a switch can need a round; more means something keeps undoing the work."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +76,14 @@ class Reindexer:
         needs a new vector pending and record the run. An unfinished run of the same model
         (killed, or stopped) is resumed instead: nothing already re-indexed is marked again."""
         dimension = self._embedder.dimension()
+        model = self._embedder.model_name
+        unfinished = self._runs.open_reindex()
+        latest = self._runs.latest_reindex()
+        if latest is None or latest.model != model:
+            # A switch: recorded before a collection is recreated for the new vector size,
+            # so a client whose old-model write the index now refuses learns why at once
+            # and follows (the run with its total is recorded below).
+            self._runs.start_reindex(model, 0, background)
         recreated = []
         for kind in Kind:
             size = self._index.collection_size(kind.collection)
@@ -79,8 +91,6 @@ class Reindexer:
                 self._index.drop_collection(kind.collection)
                 recreated.append(kind.collection)
             self._index.ensure_collection(kind.collection, dimension)
-        model = self._embedder.model_name
-        unfinished = self._runs.open_reindex()
         if unfinished is not None and unfinished.model == model and not recreated:
             log.info(
                 "resuming the re-index to %s: %d of %d left",
@@ -89,9 +99,14 @@ class Reindexer:
                 unfinished.total,
             )
             return ReindexPlan(model, dimension, (), 0, unfinished.total, unfinished.done)
-        marked = self._queue.mark_pending_for_model(model, force=rebuild or bool(recreated))
+        force = rebuild or bool(recreated)
+        marked = self._queue.mark_pending_for_model(model, force=force)
         total = self._queue.pending_count()
         self._runs.start_reindex(model, total, background)
+        # Recorded: from now on a client that indexes under the old model sees the switch
+        # after marking its entry (and puts it back pending). What it marked before is
+        # caught here.
+        marked += self._queue.mark_pending_for_model(model)
         log.info(
             "re-index to %s: %d-dimensional, %d entries to do, recreated %s",
             model,
@@ -108,13 +123,29 @@ class Reindexer:
         should_stop: Callable[[], bool] = lambda: False,
     ) -> ReindexOutcome:
         """Work through every pending entry; when none is left, sweep away the vectors of the
-        old model and close the run."""
-        report = Indexer(self._queue, self._index, self._embedder).run_pending(
-            batch_size=self._batch_size, progress=progress, should_stop=should_stop
-        )
-        done = report.indexed + report.removed
-        if should_stop() or self._queue.pending_count():
-            return ReindexOutcome(plan, done, report.failed, None)
-        sweep = Reconciler(self._queue, self._index, self._embedder).sweep()
-        self._runs.finish_reindex(self._embedder.model_name)
-        return ReindexOutcome(plan, done, report.failed, sweep)
+        old model and close the run. The sweep puts back pending what clients still wrote
+        under the old model meanwhile, and anything whose new vector is missing; those are
+        indexed and swept again (a few rounds at most) before the run is closed."""
+        indexer = Indexer(self._queue, self._index, self._embedder)
+        reconciler = Reconciler(self._queue, self._index, self._embedder)
+        report = SyncReport()
+        sweep: SweepReport | None = None
+        for _ in range(FINAL_ROUNDS):
+            report.add(
+                indexer.run_pending(
+                    batch_size=self._batch_size, progress=progress, should_stop=should_stop
+                )
+            )
+            if should_stop() or self._queue.pending_count():
+                break
+            sweep = reconciler.sweep()
+            if not (sweep.missing_requeued or sweep.other_model_requeued):
+                self._runs.finish_reindex(self._embedder.model_name)
+                break
+            log.info(
+                "the sweep put back %d entries written under another model and %d missing",
+                sweep.other_model_requeued,
+                sweep.missing_requeued,
+            )
+            sweep = None
+        return ReindexOutcome(plan, report.indexed + report.removed, report.failed, sweep)

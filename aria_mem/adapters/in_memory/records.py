@@ -31,7 +31,7 @@ from aria_mem.domain.records import (
 )
 from aria_mem.domain.validation import id_prefix, only_match
 from aria_mem.errors import NotFoundError
-from aria_mem.ports import DaemonStart
+from aria_mem.ports import DaemonStart, ModelSwitch
 
 
 @dataclass
@@ -358,6 +358,10 @@ class MemDaemonRecords:
     def finish_reindex(self, model: str) -> None:
         with self._s.lock:
             self._runs = [(m, t, s, b, f or m == model) for m, t, s, b, f in self._runs]
+
+    def latest_reindex(self) -> ModelSwitch | None:
+        with self._s.lock:
+            return ModelSwitch(len(self._runs), self._runs[-1][0]) if self._runs else None
 
     def open_reindex(self) -> ReindexRun | None:
         with self._s.lock:

@@ -216,6 +216,23 @@ class MemIndexQueue:
                 if p.index_state is IndexState.INDEXED and p.indexed_model == model
             }
 
+    def unwanted(self, kind: Kind, ids: Sequence[uuid.UUID], model: str) -> set[uuid.UUID]:
+        def settled_elsewhere(state: IndexState, indexed_model: str | None) -> bool:
+            return state is IndexState.INDEXED and indexed_model != model
+
+        found: set[uuid.UUID] = set()
+        with self._s.lock:
+            for entry_id in ids:
+                if kind is Kind.MEMORY:
+                    m = self._s.memories.get(entry_id)
+                    if m is None or settled_elsewhere(m.index_state, m.indexed_model):
+                        found.add(entry_id)
+                else:
+                    p = self._s.passages.get(entry_id)
+                    if p is None or settled_elsewhere(p.index_state, p.indexed_model):
+                        found.add(entry_id)
+        return found
+
     def mark_pending_for_model(self, model: str, *, force: bool = False) -> int:
         def stale(state: IndexState, indexed_model: str | None) -> bool:
             if state is not IndexState.INDEXED:

@@ -14,7 +14,7 @@ from aria_mem.domain.records import (
     ReindexRun,
     SweepReport,
 )
-from aria_mem.ports import DaemonStart
+from aria_mem.ports import DaemonStart, ModelSwitch
 
 
 class PgDaemonRecords:
@@ -103,6 +103,13 @@ class PgDaemonRecords:
                 " WHERE model = %s AND finished_at IS NULL",
                 (model,),
             )
+
+    def latest_reindex(self) -> ModelSwitch | None:
+        with self._db.connection() as conn:
+            row = conn.execute(
+                "SELECT id, model FROM reindex_runs ORDER BY id DESC LIMIT 1"
+            ).fetchone()
+        return None if row is None else ModelSwitch(int(row["id"]), str(row["model"]))
 
     def open_reindex(self) -> ReindexRun | None:
         """The unfinished re-index run, with how much is still pending."""

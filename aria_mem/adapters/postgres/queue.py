@@ -88,6 +88,23 @@ class PgIndexQueue:
             )
         return {r[0] for r in found}
 
+    def unwanted(self, kind: Kind, ids: Sequence[uuid.UUID], model: str) -> set[uuid.UUID]:
+        if not ids:
+            return set()
+        with self._db.connection() as conn:
+            found = (
+                conn.cursor(row_factory=tuple_row)
+                .execute(
+                    f"SELECT v.id FROM unnest(%s::uuid[]) AS v(id)"
+                    f" LEFT JOIN {rows.TABLES[kind]} t ON t.id = v.id"
+                    " WHERE t.id IS NULL OR (t.index_state = 'indexed'"
+                    " AND t.indexed_model IS DISTINCT FROM %s)",
+                    (list(ids), model),
+                )
+                .fetchall()
+            )
+        return {r[0] for r in found}
+
     def mark_pending_for_model(self, model: str, *, force: bool = False) -> int:
         """Pending: every entry whose vector was made by another model (``force``: every
         entry, to rebuild a lost index). Returns how many changed."""
