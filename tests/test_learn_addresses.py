@@ -11,8 +11,10 @@ a name that rebinds."""
 
 from __future__ import annotations
 
+import datetime
 import ipaddress
 import socket
+import ssl
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -32,7 +34,7 @@ from aria_mem.adapters import documents
 from aria_mem.adapters.documents import DocumentFetcher
 from aria_mem.config import load, with_overrides
 from aria_mem.domain.addresses import IPAddress, why_not_public
-from aria_mem.errors import UsageError
+from aria_mem.errors import ServiceError, UsageError
 from aria_mem.mcp_server import build_server
 from tests.fakes.concepts import concept_embed
 from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
@@ -59,7 +61,9 @@ class Site:
     """Where /hop redirects to."""
 
 
-def _serve(site: Site, family: socket.AddressFamily = socket.AF_INET) -> Callable[[], None]:
+def _serve(
+    site: Site, family: socket.AddressFamily = socket.AF_INET, tls: ssl.SSLContext | None = None
+) -> Callable[[], None]:
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: object) -> None:
             return
@@ -88,6 +92,8 @@ def _serve(site: Site, family: socket.AddressFamily = socket.AF_INET) -> Callabl
             return True
 
     server = Server((site.host, site.port), Handler)
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
     site.port = int(server.server_address[1])
     threading.Thread(target=server.serve_forever, daemon=True).start()
 
@@ -268,6 +274,75 @@ def test_a_pinned_fetch_tries_the_next_judged_address_when_one_cannot_be_reached
     source, title, _ = reader.read(f"http://kilns.example:{public.port}/k", public_only=True)
     assert (source, title) == (f"http://kilns.example:{public.port}/k", "Kilns")
     assert public.requests == [("/k", f"kilns.example:{public.port}")]
+
+
+def _certificates(folder: Path, name: str) -> tuple[Path, ssl.SSLContext]:
+    """A CA (its PEM file, for the client to trust) and a server context whose certificate,
+    signed by it, is for ``name`` only (not for any address)."""
+    x509 = pytest.importorskip("cryptography.x509")
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    now = datetime.datetime.now(datetime.UTC)
+
+    def made(subject: str, key: Any, issuer: str, signer: Any, ca: bool) -> Any:
+        builder = (
+            x509.CertificateBuilder()
+            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)]))
+            .issuer_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, issuer)]))
+            .public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(days=1))
+            .not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+        )
+        if not ca:
+            builder = builder.add_extension(
+                x509.SubjectAlternativeName([x509.DNSName(subject)]), critical=False
+            )
+        return builder.sign(signer, hashes.SHA256())
+
+    ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+    ca = made("test CA", ca_key, "test CA", ca_key, True)
+    leaf = made(name, key, "test CA", ca_key, False)
+    pem = serialization.Encoding.PEM
+    (folder / "ca.pem").write_bytes(ca.public_bytes(pem))
+    (folder / "leaf.pem").write_bytes(
+        leaf.public_bytes(pem)
+        + key.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(folder / "leaf.pem")
+    return folder / "ca.pem", context
+
+
+def test_a_pinned_https_fetch_sends_the_name_and_checks_the_certificate_against_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Connected to an address, the TLS handshake still names the host (SNI) and the
+    certificate is checked against the name: one for kilns.example passes, and the same server
+    reached as other.example fails."""
+    ca, context = _certificates(tmp_path, "kilns.example")
+    names: list[str | None] = []
+
+    def heard(_conn: ssl.SSLObject, name: str | None, _context: ssl.SSLContext) -> None:
+        names.append(name)
+
+    context.sni_callback = heard
+    site = Site(str(STAND_IN), 0)
+    stop = _serve(site, tls=context)
+    monkeypatch.setenv("SSL_CERT_FILE", str(ca))  # the person's CA bundle (the CLI's reader)
+    reader = DocumentFetcher(resolver=lambda host, port: [STAND_IN], judge=stand_in_judge)
+    try:
+        source, title, _ = reader.read(f"https://kilns.example:{site.port}/k")
+        assert (source, title) == (f"https://kilns.example:{site.port}/k", "Kilns")
+        with pytest.raises(ServiceError, match="certificate"):
+            reader.read(f"https://other.example:{site.port}/k")
+    finally:
+        stop()
+    assert site.requests == [("/k", f"kilns.example:{site.port}")]
+    assert names == ["kilns.example", "other.example"]
 
 
 def test_public_only_refuses_a_path(tmp_path: Path) -> None:
