@@ -64,7 +64,7 @@ def bind(host: str, port: int) -> Bound:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
-        sock.listen(64)
+        sock.listen(256)  # many connections at once wait to be told apart (limits)
     except OSError as exc:
         sock.close()
         raise UsageError(
