@@ -529,6 +529,20 @@ def test_the_why_view_shows_what_a_message_brings_up(site: Site, page: Page) -> 
     assert "below the similarity threshold" in page.locator(".dropped").inner_text()
 
 
+def test_the_why_view_says_what_a_message_asks_of_time(site: Site, page: Page) -> None:
+    message = "What did Sam's sister do two years ago?"
+    page.goto(f"{site.base}/why?message=What+did+Sam%27s+sister+do+two+years+ago%3F")
+    assert page.locator("main .error").count() == 0, page.locator("main .error").all_inner_texts()
+    searched = json.loads(site.aria("search", message, "--json").stdout)
+    shown = page.locator("p.time").inner_text()
+    assert f"the message names {searched['time']['from']} to {searched['time']['until']}" in shown
+    scored = [m for m in searched["memories"] if "contributions" in m]
+    if scored:  # every scored memory shows its time part beside the others
+        assert "time" in page.locator("table.explain tbody").inner_text()
+    page.goto(f"{site.base}/why?message=How+is+Sam%27s+sister%3F")
+    assert page.locator("p.time").count() == 0
+
+
 def test_the_why_view_shows_which_memory_a_near_repeat_repeats_and_what_it_cost(
     site: Site, page: Page
 ) -> None:
