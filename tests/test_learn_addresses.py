@@ -345,6 +345,22 @@ def test_a_pinned_https_fetch_sends_the_name_and_checks_the_certificate_against_
     assert names == ["kilns.example", "other.example"]
 
 
+def test_public_only_uses_no_proxy_from_the_environment(
+    local: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A proxy resolves names itself, so over MCP none is used; the person's CLI reader still
+    goes through theirs (here the local site plays the proxy), even for a name this machine
+    cannot resolve."""
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{local.port}")
+    page = "http://kilns.invalid/page"
+    with pytest.raises(ServiceError, match="Could not find the host kilns.invalid"):
+        DocumentFetcher().read(page, public_only=True)
+    assert local.connections == []
+    source, title, _ = DocumentFetcher().read(page)
+    assert (source, title) == (page, "Kilns")
+    assert local.requests == [(page, "kilns.invalid")]
+
+
 def test_public_only_refuses_a_path(tmp_path: Path) -> None:
     diary = tmp_path / "diary.md"
     diary.write_text("# Diary\n")

@@ -228,7 +228,7 @@ def _fetch(url: str, deadline: float, policy: _Policy) -> tuple[str, str, str]:
     ) as client:
         for _hop in range(MAX_REDIRECTS + 1):
             target = _url(current)
-            addresses = _checked(url, current, target, policy, origin_public)
+            addresses = _checked(url, current, target, policy, origin_public, proxied=proxied)
             if origin_public is None:
                 origin_public = all(policy.judge(ip) is None for ip in addresses)
             try:
@@ -266,15 +266,27 @@ def _url(location: str) -> httpx.URL:
 
 
 def _checked(
-    url: str, current: str, target: httpx.URL, policy: _Policy, origin_public: bool | None
+    url: str,
+    current: str,
+    target: httpx.URL,
+    policy: _Policy,
+    origin_public: bool | None,
+    *,
+    proxied: bool,
 ) -> list[IPAddress]:
     """The addresses this hop may connect to, resolved once and judged: with
     ``public_only`` every address of every hop must be public; otherwise a redirect from a
-    public page (``origin_public``; None on the first hop) may not lead to a non-public one."""
+    public page (``origin_public``; None on the first hop) may not lead to a non-public one.
+    Through a proxy a name this machine cannot resolve is the proxy's to find, as before."""
     scheme = target.scheme.lower()
     host = target.raw_host.decode("ascii")
-    addresses = policy.resolve(host, target.port or (443 if scheme == "https" else 80))
-    if not addresses:
+    try:
+        addresses = policy.resolve(host, target.port or (443 if scheme == "https" else 80))
+    except ServiceError:
+        if proxied:
+            return []
+        raise
+    if not addresses and not proxied:
         raise ServiceError(f"Could not find the host {host} — check the address")
     refused = next(((ip, why) for ip in addresses if (why := policy.judge(ip)) is not None), None)
     if refused is None:
