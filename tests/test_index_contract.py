@@ -140,6 +140,17 @@ def test_ids_lists_every_point(index: VectorIndex) -> None:
     assert sorted(index.ids(C)) == sorted(p.id for p in points)
 
 
+def test_ids_and_count_of_one_models_vectors(index: VectorIndex) -> None:
+    index.ensure_collection(C, 16)
+    old = [point(f"old fact {i}", model="ollama/old") for i in range(3)]
+    new = [point(f"new fact {i}") for i in range(4)]
+    index.upsert(C, old + new)
+    assert sorted(index.ids(C, MODEL)) == sorted(p.id for p in new)
+    assert sorted(index.ids(C, "ollama/old")) == sorted(p.id for p in old)
+    assert (index.count(C, MODEL), index.count(C, "ollama/old"), index.count(C)) == (4, 3, 7)
+    assert index.ids(C, "ollama/none") == [] and index.count("absent", MODEL) == 0
+
+
 def test_dimension_is_checked(index: VectorIndex) -> None:
     index.ensure_collection(C, 16)
     assert index.collection_size(C) == 16

@@ -362,6 +362,32 @@ def test_the_queue_works_the_same_for_knowledge(any_store: Store) -> None:
     assert any_store.queue.pending_count() == 1
 
 
+def test_unwanted_are_gone_or_settled_without_a_vector_of_the_model(any_store: Store) -> None:
+    """What a sweep may remove: never the vector of a pending entry (a write in flight)."""
+    queue = any_store.queue
+    mine, other, unusable, waiting = (any_store.memories.save(_new(t)).memory for t in "abcd")
+    queue.mark_indexed(Kind.MEMORY, [(mine.id, mine.updated_at)], "new")
+    queue.mark_indexed(Kind.MEMORY, [(other.id, other.updated_at)], "old")
+    queue.mark_indexed(Kind.MEMORY, [(unusable.id, unusable.updated_at)], None)
+    gone = uuid.uuid4()
+    asked = [mine.id, other.id, unusable.id, waiting.id, gone]
+    assert queue.unwanted(Kind.MEMORY, asked, "new") == {other.id, unusable.id, gone}
+    assert queue.unwanted(Kind.KNOWLEDGE, [gone], "new") == {gone}
+    assert queue.unwanted(Kind.MEMORY, [], "new") == set()
+
+
+def test_the_latest_reindex_run_says_which_model_and_comes_later(any_store: Store) -> None:
+    runs = any_store.daemon
+    assert runs.latest_reindex() is None
+    runs.start_reindex("old", 5, background=False)
+    first = runs.latest_reindex()
+    runs.start_reindex("new", 7, background=False)
+    runs.finish_reindex("new")
+    latest = runs.latest_reindex()
+    assert first is not None and latest is not None
+    assert (first.model, latest.model) == ("old", "new") and latest.number > first.number
+
+
 def test_entries_of_another_model_become_pending(any_store: Store) -> None:
     old = any_store.memories.save(_new("old model")).memory
     new = any_store.memories.save(_new("new model")).memory

@@ -378,16 +378,9 @@ def status_json(report: StatusReport) -> dict[str, object]:
     )
     if report.data is not None:
         checks["data"]["unreadable"] = report.data.unreadable
-    if report.vectors is not None:
-        v = report.vectors
-        checks["vectors"].update(
-            model=v.model,
-            indexed=v.indexed,
-            present=v.present,
-            missing=v.missing,
-            other_model=v.other_model,
-            stale=v.stale,
-        )
+    if (v := report.vectors) is not None:
+        found = ("model", "indexed", "present", "missing", "other_model", "stale")
+        checks["vectors"].update({name: getattr(v, name) for name in found})
     if report.daemon is not None:
         checks["daemon"].update(_daemon_json(report.daemon))
     return {
