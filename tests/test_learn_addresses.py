@@ -345,6 +345,18 @@ def test_a_pinned_https_fetch_sends_the_name_and_checks_the_certificate_against_
     assert names == ["kilns.example", "other.example"]
 
 
+def test_a_name_with_one_local_address_among_public_ones_is_refused(
+    local: Site, public: Site
+) -> None:
+    """Every address a name resolves to is judged, not only the first: a connection could
+    fall through to any of them."""
+    loopback = ipaddress.ip_address("127.0.0.1")
+    reader = DocumentFetcher(resolver=lambda host, port: [STAND_IN, loopback], judge=stand_in_judge)
+    with pytest.raises(UsageError, match=r"mixed\.example \(127\.0\.0\.1\) is a loopback"):
+        reader.read(f"http://mixed.example:{local.port}/", public_only=True)
+    assert public.connections == [] and local.connections == []
+
+
 def test_public_only_uses_no_proxy_from_the_environment(
     local: Site, monkeypatch: pytest.MonkeyPatch
 ) -> None:
