@@ -53,9 +53,9 @@ def free_bytes(folder: Path) -> int | None:
 def disk_full(folder: Path, needed: int = MIN_FREE_BYTES) -> IndexDiskFullError:
     free = free_bytes(folder) or 0
     return IndexDiskFullError(
-        f"Disk full: the index folder {folder} has {free / MB:.0f} MB free and the index writes "
-        f"only with at least {needed / MB:.0f} MB free — free some space on that disk; memories "
-        "stay pending and are indexed once there is room (by the daemon, or `aria-mem sync`)"
+        f"Disk full: the index folder {folder} has {free / MB:.0f} MB free, the index writes "
+        f"only with {needed / MB:.0f} MB — free some space there; memories stay pending until "
+        "then (the daemon or `aria-mem sync` indexes them)"
     )
 
 

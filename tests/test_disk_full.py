@@ -1,0 +1,185 @@
+"""A full disk under the embedded index (issue 34.2): the aria-mem service lives on, says "Disk
+full" in one line, keeps the memories pending in PostgreSQL, and catches up once there is room.
+
+The index folder is a small tmpfs of its own (PostgreSQL stays on the test's disk), filled by a
+file while memories are written. Edge writes through sparse memory-mapped files, so without the
+free-space check a write on the full disk was SIGBUS: the service died and every client saw
+"kept going away"."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from aria_mem.adapters.disk_space import MB, MIN_FREE_BYTES, OPEN_FREE_BYTES, free_bytes
+from aria_mem.adapters.index_service import lock_held, stop_service
+from aria_mem.adapters.postgres import embedded
+from tests.conftest import CliResult
+from tests.test_daemon import DaemonProcess
+
+Cli = Callable[..., CliResult]
+IN_PROCESS = {
+    "ARIA_MEM_EMBEDDER_PROVIDER": "sentence-transformers",
+    "ARIA_MEM_RETRIEVAL_MIN_SIMILARITY": "0.25",
+}
+DISK_MB = 192
+LEFT = 24 * MB
+"""What the filler leaves at first: short of what a write needs, enough to open a shard."""
+assert OPEN_FREE_BYTES < LEFT < MIN_FREE_BYTES
+
+
+@pytest.fixture
+def small_disk(isolated_env: Path) -> Iterator[Path]:
+    """The index folder (``data/index``) as a tmpfs of DISK_MB; skipped where mounting is
+    refused (not root, or a container without CAP_SYS_ADMIN)."""
+    data = isolated_env / "data"
+    index = data / "index"
+    index.mkdir(parents=True)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={DISK_MB}m,mode=0700", "tmpfs", str(index)],
+        capture_output=True,
+        text=True,
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small file system here: {mounted.stderr.strip()}")
+    try:
+        yield index
+    finally:
+        try:
+            pid = stop_service(index) if lock_held(index) else None
+            deadline = time.monotonic() + 30
+            while pid and Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+                time.sleep(0.05)  # it let go of the lock; its maps of the shards go with it
+        finally:
+            if subprocess.run(["umount", str(index)], capture_output=True).returncode != 0:
+                subprocess.run(["umount", "-l", str(index)], check=True)
+            embedded.stop(data / "postgres")
+
+
+def _fill(path: Path, leave: int) -> None:
+    """Grow ``path`` until its file system has ``leave`` bytes free (0: until it is full)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        while (free := free_bytes(path.parent) or 0) > leave:
+            try:
+                os.write(fd, b"\xa5" * min(MB, free - leave))
+            except OSError as exc:
+                if exc.errno != errno.ENOSPC:
+                    raise
+                return
+    finally:
+        os.close(fd)
+
+
+def _remember(cli: Cli, text: str, env: dict[str, str]) -> dict[str, object]:
+    made = cli("remember", text, "--json", env=env)
+    assert made.code == 0, made.stderr
+    result: dict[str, object] = _json(made)
+    return result
+
+
+def _json(done: CliResult) -> Any:
+    assert done.stdout.strip(), f"exit {done.code}, no output: {done.stderr}"
+    return json.loads(done.stdout)
+
+
+def _disk_full_line(problem: object) -> None:
+    assert isinstance(problem, str) and problem.startswith("Disk full:"), problem
+    assert "\n" not in problem and "reindex" not in problem
+
+
+def _states(cli: Cli, env: dict[str, str]) -> dict[str, str]:
+    listed = cli("list", "--json", "--limit", "200", env=env)
+    assert listed.code == 0, listed.stderr
+    return {m["text"]: m["index_state"] for m in _json(listed)}
+
+
+def _owner_pid(cli: Cli, env: dict[str, str]) -> int:
+    status = cli("status", "--json", env=env)
+    return int(_json(status)["checks"]["index"]["owner"]["pid"])
+
+
+def test_a_disk_filled_during_writes_leaves_the_service_running_and_nothing_lost(
+    cli: Cli, small_disk: Path
+) -> None:
+    env = IN_PROCESS
+    first = _remember(cli, "The user plays the cello.", env)
+    assert first["indexed"] is True
+    pid = _owner_pid(cli, env)
+    filler = small_disk / "filler"
+
+    # Filled while memories are written: each is indexed, or saved pending with the one line.
+    filling = threading.Thread(target=_fill, args=(filler, LEFT))
+    filling.start()
+    during: list[dict[str, object]] = []
+    while filling.is_alive() or not during:
+        during.append(_remember(cli, f"The user's fact number {len(during)}.", env))
+    filling.join()
+    for result in during:
+        if result["indexed"] is not True:
+            _disk_full_line(result["problem"])
+
+    # Then full to the last byte: still alive, still answering searches, still one line.
+    _fill(filler, 0)
+    assert free_bytes(small_disk) == 0
+    full = _remember(cli, "The user grows tomatoes on the balcony.", env)
+    assert full["indexed"] is False and full["index_state"] == "pending"
+    _disk_full_line(full["problem"])
+    shown = cli("remember", "The user speaks Portuguese.", env=env)
+    assert shown.code == 0 and shown.stdout.count("Disk full") == 1, shown.stdout
+    assert "index update pending" in shown.stdout and "reindex" not in shown.stdout
+    status = cli("status", "--json", env=env)
+    index = _json(status)["checks"]["index"]
+    assert status.code == 1 and index["ok"] is False
+    _disk_full_line(index["error"])
+    assert index["owner"]["pid"] == pid and Path(f"/proc/{pid}").exists()
+    found = cli("search", "What instrument does the user play?", "--json", env=env)
+    assert found.code == 0, found.stderr
+    assert "The user plays the cello." in {m["text"] for m in _json(found)["memories"]}
+    states = _states(cli, env)
+    assert states["The user grows tomatoes on the balcony."] == "pending"
+    assert len(states) == 3 + len(during)
+
+    # Room again: the next sync indexes every pending memory, on the same service.
+    filler.unlink()
+    synced = cli("sync", "--json", env=env)
+    assert synced.code == 0, synced.stdout + synced.stderr
+    assert set(_states(cli, env).values()) == {"indexed"}
+    again = cli("status", "--json", env=env)
+    assert again.code == 0, again.stdout
+    assert _json(again)["checks"]["index"]["owner"]["pid"] == pid
+    found = cli("search", "Where does the user grow vegetables?", "--json", env=env)
+    texts = {m["text"] for m in _json(found)["memories"]}
+    assert "The user grows tomatoes on the balcony." in texts
+
+
+def test_the_daemon_indexes_what_a_full_disk_left_pending_once_there_is_room(
+    cli: Cli, small_disk: Path
+) -> None:
+    env = IN_PROCESS
+    daemon = DaemonProcess(env)
+    try:
+        daemon.wait_for("pass:", timeout=120)
+        assert _remember(cli, "The user plays the cello.", env)["indexed"] is True
+        filler = small_disk / "filler"
+        _fill(filler, 0)
+        pending = _remember(cli, "The user grows tomatoes on the balcony.", env)
+        _disk_full_line(pending["problem"])
+        seen = daemon.wait_for("Disk full", timeout=60)
+        assert daemon.proc.poll() is None
+        filler.unlink()
+        daemon.wait_for("pass: indexed=1 ", timeout=60, after=seen)
+        assert set(_states(cli, env).values()) == {"indexed"}
+        assert cli("status", "--json", env=env).code == 0
+    finally:
+        code = daemon.stop()
+    assert code == 0, "\n".join(daemon.lines)
