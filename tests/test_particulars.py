@@ -35,6 +35,7 @@ LOOK_ALIKES = [
     ("The user has a daughter, Saga.", "The user has a daughter."),
     ("The user's son is twelve.", "The user's son is 13."),
     ("The user goes swimming twice a week.", "The user goes swimming three times a week."),
+    ("The user's friend number 1-2 plays chess.", "The user's friend number 2-1 plays chess."),
 ]
 
 

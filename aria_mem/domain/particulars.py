@@ -5,7 +5,8 @@ the other does not. Without a judgement (a person's or a chat model's), two word
 fact only if every particular of each is in the other:
 
 - numbers, in digits or words ("two", "twenty-five", "2nd", "twice"), and what each one counts
-  ("2 cats" is not "2 dogs"; "5 km" is not "5 miles"; "$20" is "20 dollars");
+  ("2 cats" is not "2 dogs"; "5 km" is not "5 miles"; "$20" is "20 dollars"); numbers written
+  as one keep their order ("1-2" is not "2-1");
 - dates and times: weekdays, months (named or abbreviated), clock times ("5pm" is "17:00");
 - names: capitalised words (people, places, brands); one counts as shared when the other text
   has the same word in any case ("Visits Anna" and "visits Anna");
@@ -108,6 +109,9 @@ _TOKEN = re.compile(
     r"|(?P<symbol>[%])"
 )
 _SENTENCE_END = re.compile(r"[.!?]\s*$")
+_NUMBER_RUN = re.compile(r"\d+(?:\s*[-/x\u2013]\s*\d+)+")
+"""Numbers written as one ("1-2", "3/4", "2x4"): their order matters ("friend 1-2" is not
+"friend 2-1")."""
 
 
 @dataclass(frozen=True)
@@ -221,7 +225,10 @@ def _spoken_numbers(pieces: list[tuple[str, str, str, bool]]) -> list[tuple[str,
 def particulars(text: str) -> frozenset[Particular]:
     """What ``text`` states that another wording of the same fact must state too."""
     pieces = _pieces(text)
-    found: set[Particular] = set()
+    found: set[Particular] = {
+        Particular("number", re.sub(r"\s*[-/x\u2013]\s*", "-", run.group(0)))
+        for run in _NUMBER_RUN.finditer(text)
+    }
     for n, (group, raw, folded, starts_sentence) in enumerate(pieces):
         if group == "time":
             found.add(Particular("time", folded))
