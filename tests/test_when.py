@@ -9,16 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from aria_mem.domain.when import (
-    Asked,
-    Span,
-    TimeRule,
-    asked,
-    asks_when,
-    event_dates,
-    read_when,
-    time_signal,
-)
+from aria_mem.domain.time_signal import Asked, TimeRule, asked, time_signal
+from aria_mem.domain.when import Span, asks_when, event_dates, read_when
 
 NOW = datetime(2024, 1, 10, 15, 0, tzinfo=UTC)
 """A Wednesday."""

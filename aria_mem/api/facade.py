@@ -322,10 +322,8 @@ class AriaMem:
         """The memories a companion should have in front of it for ``message`` (and the
         user's message before it, which short follow-ups need): the profile, the relevant
         memories, what was dropped and why, the prompt sections, the stage timings. Never
-        raises for a memory failure: ``result.degraded`` says what was skipped. Counts no
-        use: call ``record_use`` with what the reply used. ``now`` is the moment the message
-        is said (default: the real time): recency, expiry and "two weeks ago" count from it,
-        so a test or a benchmark can ask as of a conversation's own day."""
+        raises for a memory failure (``result.degraded`` says what was skipped); counts no
+        use (call ``record_use``). ``now``: when it is said (default: the real time)."""
         user_id, companion_id = self._context.scope(user, companion)
         if not message.strip():
             raise ValidationError("The message is empty — give the user's message")

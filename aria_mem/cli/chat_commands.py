@@ -6,7 +6,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from aria_mem.cli import mentions, render
+from aria_mem.cli import mentions, render, search_view
 from aria_mem.cli.render import markup_safe, safe
 from aria_mem.errors import AriaMemError
 
@@ -112,7 +112,7 @@ def _forget(rest: str, session: ChatSession, mem: AriaMem, persona: str) -> None
 def _why(rest: str, session: ChatSession, mem: AriaMem, persona: str) -> None:
     last = session.last
     if last and last.retrieval:
-        render.explain(last.retrieval)
+        search_view.explain(last.retrieval)
     else:
         render.console.print("Nothing to explain yet — send a message first.")
 

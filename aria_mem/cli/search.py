@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from aria_mem.cli import render
+from aria_mem.cli import render, search_view
 from aria_mem.cli.context import emit_json, memory
 from aria_mem.cli.memories import CompanionOpt, JsonOpt, UserOpt
 from aria_mem.cli.render import markup_safe
@@ -166,13 +166,13 @@ def search(
         emit_json(data)
         return
     if explain:
-        render.explain(result)
+        search_view.explain(result)
     else:
-        render.ranked_list(result)
+        search_view.ranked_list(result)
     if fate is not None:
-        render.fate(fate)
+        search_view.fate(fate)
     if prompt:
-        render.prompt(result)
+        search_view.prompt(result)
     for reason in result.degraded:
         render.err_console.print(f"[yellow]degraded:[/yellow] {markup_safe(reason)}")
 

@@ -11,7 +11,7 @@ from aria_mem.domain.fusion import Evidence
 from aria_mem.domain.models import KnowledgeItem, Memory, Stage
 from aria_mem.domain.prompt import PromptRecord, PromptSections
 from aria_mem.domain.selection import Dropped, Ranked, Selection
-from aria_mem.domain.when import Asked
+from aria_mem.domain.time_signal import Asked
 
 
 @dataclass(frozen=True)

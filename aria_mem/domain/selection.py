@@ -18,7 +18,7 @@ from aria_mem.domain.profile import select_profile
 from aria_mem.domain.ranking import DEFAULT_WEIGHTS, RankingWeights, Score
 from aria_mem.domain.ranking import score as score_of
 from aria_mem.domain.repeats import Repeat, RepeatRule, find_repeats
-from aria_mem.domain.when import DEFAULT_TIME, Asked, TimeRule, time_signal
+from aria_mem.domain.time_signal import DEFAULT_TIME, Asked, TimeRule, time_signal
 
 
 class Section(StrEnum):

@@ -45,7 +45,7 @@ from aria_mem.domain.ranking import DEFAULT_MIN_SIMILARITY, DEFAULT_WEIGHTS, Ran
 from aria_mem.domain.repeats import DEFAULT_REPEATS, RepeatRule
 from aria_mem.domain.retrieval import KnowledgeHit, SearchResult, prompt_record
 from aria_mem.domain.selection import Selection, select
-from aria_mem.domain.when import DEFAULT_TIME, TimeRule, asked
+from aria_mem.domain.time_signal import DEFAULT_TIME, TimeRule, asked
 from aria_mem.errors import ServiceError
 from aria_mem.ports import Embedder, RetrievalReads, VectorIndex
 from aria_mem.services.background import DeadlinePool, wait_until
