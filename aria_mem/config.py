@@ -24,6 +24,7 @@ import tomli_w
 from aria_mem import providers
 from aria_mem.domain.fusion import CandidateSource
 from aria_mem.errors import ConfigError
+from aria_mem.ownership import check_file, check_folder, check_opened
 from aria_mem.private import NotARegularFileError, open_regular, private_dir, write_private
 from aria_mem.sections import DEFAULT_MODELS as DEFAULT_MODELS
 from aria_mem.sections import ChatSettings as ChatSettings
@@ -247,7 +248,8 @@ MAX_CONFIG_BYTES = 1_000_000
 
 
 def _config_text(path: Path) -> str:
-    """The text of a regular file (opened without blocking: a FIFO cannot hold us)."""
+    """The text of a regular file (opened without blocking: a FIFO cannot hold us) that no
+    other account owns or can write (checked on what was opened, after the path was)."""
     try:
         handle = open_regular(path)
     except NotARegularFileError as exc:
@@ -256,6 +258,7 @@ def _config_text(path: Path) -> str:
             "(config.example.toml shows one)"
         ) from exc
     with handle:
+        check_opened(os.fstat(handle.fileno()), path.absolute(), "config file", _elsewhere(path))
         data = handle.read(MAX_CONFIG_BYTES + 1)
     if len(data) > MAX_CONFIG_BYTES:
         raise ConfigError(
@@ -266,9 +269,11 @@ def _config_text(path: Path) -> str:
 
 
 def load(config_path: Path | None = None, *, environ: dict[str, str] | None = None) -> Settings:
-    """Read the file (if any) and the environment into one validated Settings."""
+    """Read the file (if any) and the environment into one validated Settings; a home, config
+    or data folder another account owns or can write is refused before anything is read."""
     env = dict(os.environ if environ is None else environ)
     path = config_path or default_config_path()
+    refuse_untrusted(path)
     data: dict[str, Any] = {}
     if path.exists():
         try:
@@ -337,6 +342,7 @@ def with_overrides(settings: Settings, **sections: dict[str, Any]) -> Settings:
 
 def save_keys(path: Path, updates: dict[str, dict[str, Any]]) -> None:
     """Write ``updates`` into the TOML file, keeping every other key it holds."""
+    refuse_untrusted(path)
     data: dict[str, Any] = {}
     if path.exists():
         try:
@@ -360,3 +366,30 @@ def _own_folders() -> set[Path]:
     if home is not None:
         folders.add(home)
     return folders
+
+
+_OWN_HOME = "use a home of your own: unset ARIA_MEM_HOME or point it at a folder you own"
+
+
+def refuse_untrusted(config_path: Path) -> None:
+    """Refuse, before anything is read or sent, a home, config file, config folder or data
+    folder that another account owns or can write, or that sits in a folder it can (the rules
+    are aria_mem.ownership's): such a config could name a model server of theirs, and every
+    memory, search and chat prompt would go to it."""
+    home = home_dir()
+    if home is not None:
+        check_folder(home, "aria-mem home", _OWN_HOME)
+    if config_path.parent in _own_folders() and config_path.parent != home:
+        check_folder(config_path.parent, "config folder", _elsewhere(config_path))
+    check_file(config_path, "config file", _elsewhere(config_path))
+    data = default_data_dir()
+    check_folder(data, "data folder", _OWN_HOME if home is not None else _OWN_DATA)
+
+
+_OWN_DATA = "use a data folder of your own: set ARIA_MEM_HOME to a folder you own"
+
+
+def _elsewhere(config_path: Path) -> str:
+    if config_path.parent in _own_folders():
+        return "remove it and run `aria-mem init` to write a config of your own"
+    return "give a config file of your own (--config or $ARIA_MEM_CONFIG)"

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import IO, BinaryIO
 
 from aria_mem.errors import ConfigError, UsageError
+from aria_mem.ownership import check_folder
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -26,9 +27,15 @@ ENTRY_POINT_UMASK = 0o077
 are private too."""
 
 
+_OWN_FOLDER = "use a folder of your own: set ARIA_MEM_HOME to a folder you own"
+
+
 def private_dir(path: Path, *, what: str = "folder") -> Path:
     """Create ``path`` (and missing parents) and make it 0700. Parents that already exist keep
-    their mode; parents we create get 0700 as well."""
+    their mode; parents we create get 0700 as well. A folder another account owns, or one
+    under a folder it can write (aria_mem.ownership), is refused, before and again after the
+    folders are made: in a shared folder another account could make a name first."""
+    check_folder(path, what, _OWN_FOLDER, modes=False)
     missing = []
     probe = path
     while not probe.exists():
@@ -42,6 +49,7 @@ def private_dir(path: Path, *, what: str = "folder") -> Path:
             os.chmod(folder, DIR_MODE)
         if not path.is_dir():
             raise NotADirectoryError(f"{path} is not a folder")
+        check_folder(path, what, _OWN_FOLDER, modes=False)
         mode = stat.S_IMODE(path.stat().st_mode)
         # With an ACL the group bits are its mask: keep them, or its entries would lose
         # what they grant (run as root, the embedded PostgreSQL's account passes through).
