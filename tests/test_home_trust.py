@@ -141,9 +141,8 @@ def test_a_home_under_a_folder_others_can_write_is_refused(
     open_folder.mkdir()
     open_folder.chmod(0o777)  # no sticky bit: any account could swap the home for its own
     home = open_folder / "home"
-    done = _aria(
-        home, *command, env={"ARIA_MEM_EMBEDDER_HOST": f"http://127.0.0.1:{listener.port}"}
-    )
+    server = f"http://127.0.0.1:{listener.port}"
+    done = _aria(home, *command, env={"ARIA_MEM_EMBEDDER_HOST": server, "OLLAMA_HOST": server})
     line = _refused(done, str(open_folder), "no sticky bit", f"chmod o-w {open_folder}")
     assert "ARIA_MEM_HOME" in line
     assert not home.exists() and _files(open_folder) == []

@@ -151,6 +151,7 @@ def init_config(
     another person's account is passed over, or refused when asked for by name, unless
     ``trust_account`` names that account."""
     path = config_path or config.default_config_path()
+    config.refuse_untrusted(path)  # before any model server is asked anything
     if (
         path.exists()
         and not force
