@@ -25,6 +25,7 @@ import os
 import secrets
 import stat
 from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -53,18 +54,37 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
+@dataclass(frozen=True)
+class KeyRules:
+    """A bearer secret kept as the MCP token is: its file name in aria-mem's config folder,
+    what messages call it, and the command that replaces it."""
+
+    file: str
+    what: str
+    rotate: str
+
+    def path(self) -> Path:
+        """Where it lives: aria-mem's own config folder (the one ``save_keys`` treats as
+        ours), not the folder of a ``--config`` file that may be shared."""
+        home = config.home_dir()
+        folder = home if home is not None else Path(platformdirs.user_config_dir(config.APP_NAME))
+        return folder / self.file
+
+
+MCP_KEY = KeyRules(TOKEN_FILE, "MCP token", _ROTATE)
+
+
 def token_path() -> Path:
-    """Where the token lives: aria-mem's own config folder (the one ``save_keys`` treats as
-    ours), not the folder of a ``--config`` file that may be shared."""
-    home = config.home_dir()
-    folder = home if home is not None else Path(platformdirs.user_config_dir(config.APP_NAME))
-    return folder / TOKEN_FILE
+    """Where the MCP token lives."""
+    return MCP_KEY.path()
 
 
-def load_token(path: Path | None = None) -> str:
-    """The token, made and stored on first use."""
+def load_token(path: Path | None = None, *, key: KeyRules | None = None) -> str:
+    """The token, made and stored on first use (``key``: the rules and words of another
+    secret kept the same way, e.g. the OpenAI-compatible endpoint's key)."""
     path = path or token_path()
-    found = _read(path)
+    key = key or MCP_KEY
+    found = _read(path, key)
     if found is not None:
         return found
     _folder(path)
@@ -75,17 +95,17 @@ def load_token(path: Path | None = None) -> str:
         with contextlib.suppress(FileExistsError):
             os.link(fresh, path)
     except OSError as exc:
-        raise ConfigError(f"Cannot create the MCP token {path}: {exc.strerror or exc}") from exc
+        raise ConfigError(f"Cannot create the {key.what} {path}: {exc.strerror or exc}") from exc
     finally:
         with contextlib.suppress(OSError):
             fresh.unlink()
-    made = _read(path)
+    made = _read(path, key)
     if made is None:
-        raise ConfigError(f"The MCP token {path} vanished as it was made — run {_ROTATE}")
+        raise ConfigError(f"The {key.what} {path} vanished as it was made — run {key.rotate}")
     return made
 
 
-def rotate_token(path: Path | None = None) -> Path:
+def rotate_token(path: Path | None = None, *, key: KeyRules | None = None) -> Path:
     """Replace the token with a new one (also replacing a link or a file that is not ours:
     the rename swaps the name in our own folder, never writes through it); returns where."""
     path = path or token_path()
@@ -93,7 +113,8 @@ def rotate_token(path: Path | None = None) -> Path:
     try:
         write_private(path, secrets.token_urlsafe(32) + "\n")
     except OSError as exc:
-        raise ConfigError(f"Cannot write the MCP token {path}: {exc.strerror or exc}") from exc
+        what = (key or MCP_KEY).what
+        raise ConfigError(f"Cannot write the {what} {path}: {exc.strerror or exc}") from exc
     return path
 
 
@@ -101,7 +122,7 @@ def _folder(path: Path) -> None:
     private_dir(path.parent, what="config folder")
 
 
-def _read(path: Path) -> str | None:
+def _read(path: Path, key: KeyRules) -> str | None:
     """The stored token; None if there is none. Refuses a link, a non-file, a file of another
     account, one others could read (a token that may be known) or one that holds no token."""
     try:
@@ -109,35 +130,35 @@ def _read(path: Path) -> str | None:
     except FileNotFoundError:
         return None
     except NotARegularFileError as exc:
-        raise ConfigError(f"The MCP token {path} is not a file — run {_ROTATE}") from exc
+        raise ConfigError(f"The {key.what} {path} is not a file — run {key.rotate}") from exc
     except OSError as exc:
         if path.is_symlink():
             raise ConfigError(
-                f"The MCP token {path} is a symbolic link; aria-mem keeps it in a file of its "
-                f"own — run {_ROTATE} to replace it"
+                f"The {key.what} {path} is a symbolic link; aria-mem keeps it in a file of its "
+                f"own — run {key.rotate} to replace it"
             ) from exc
-        raise ConfigError(f"Cannot read the MCP token {path}: {exc.strerror or exc}") from exc
+        raise ConfigError(f"Cannot read the {key.what} {path}: {exc.strerror or exc}") from exc
     with handle:
         fd = handle.fileno()
         info = os.fstat(fd)
         if info.st_uid != os.geteuid():
             raise ConfigError(
-                f"The MCP token {path} belongs to another account, who would know it — "
-                f"run {_ROTATE} to replace it"
+                f"The {key.what} {path} belongs to another account, who would know it — "
+                f"run {key.rotate} to replace it"
             )
         mode = stat.S_IMODE(info.st_mode)
         if mode & 0o077:
             os.fchmod(fd, FILE_MODE)
             raise ConfigError(
-                f"The MCP token {path} was open to other accounts (mode {mode:o}), so it may "
-                f"be known; it is now 0600 — run {_ROTATE} to make a new one"
+                f"The {key.what} {path} was open to other accounts (mode {mode:o}), so it may "
+                f"be known; it is now 0600 — run {key.rotate} to make a new one"
             )
         if mode != FILE_MODE:
             os.fchmod(fd, FILE_MODE)
         raw = handle.read(_MAX_TOKEN + 2)
     token = raw.decode("ascii", "replace").strip()
     if not _MIN_TOKEN <= len(token) <= _MAX_TOKEN or not set(token) <= _TOKEN_CHARS:
-        raise ConfigError(f"The MCP token {path} does not hold a token — run {_ROTATE}")
+        raise ConfigError(f"The {key.what} {path} does not hold a token — run {key.rotate}")
     return token
 
 
@@ -147,9 +168,12 @@ class BearerGate:
     Host/Origin protections) still run for the requests that pass. Lifespan events pass
     through, so the SDK's session manager starts and stops as before."""
 
-    def __init__(self, app: ASGIApp, token: str) -> None:
+    def __init__(self, app: ASGIApp, token: str, refusal: bytes | None = None) -> None:
+        """``refusal``: the JSON body of a 401, in the shape the app's clients read (MCP's
+        by default)."""
         self._app = app
         self._expected = f"Bearer {token}".encode("ascii")
+        self._refusal = refusal or _REFUSAL
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket") or self._allowed(scope):
@@ -157,7 +181,7 @@ class BearerGate:
         elif scope["type"] == "websocket":
             await send({"type": "websocket.close", "code": 1008})
         else:
-            await _refuse(send)
+            await _refuse(send, self._refusal)
 
     def _allowed(self, scope: Scope) -> bool:
         given = [v for k, v in scope.get("headers", ()) if k.lower() == b"authorization"]
@@ -177,9 +201,9 @@ _REFUSAL = json.dumps(
 ).encode()
 
 
-async def _refuse(send: Send) -> None:
+async def _refuse(send: Send, body: bytes) -> None:
     await respond(
-        send, 401, "application/json", _REFUSAL, (b"www-authenticate", b'Bearer realm="aria-mem"')
+        send, 401, "application/json", body, (b"www-authenticate", b'Bearer realm="aria-mem"')
     )
 
 

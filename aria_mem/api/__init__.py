@@ -66,6 +66,8 @@ if TYPE_CHECKING:  # each name as it is re-exported, for type checkers
     from aria_mem.api.maintenance import (
         run_service as run_service,
     )
+    from aria_mem.api.relaying import Relay as Relay
+    from aria_mem.api.relaying import relay as relay
     from aria_mem.domain.budget import Turn as Turn
     from aria_mem.domain.fate import Fate as Fate
     from aria_mem.domain.hygiene import MemoryEvent as MemoryEvent
@@ -179,6 +181,7 @@ _WHERE = {
     "IndexOwner": "aria_mem.domain.records",
     "Initialised": "aria_mem.api.initialise",
     "Knowledge": "aria_mem.api.groups",
+    "Relay": "aria_mem.api.relaying",
     "Reviews": "aria_mem.api.groups",
     "ReviewItem": "aria_mem.domain.hygiene",
     "MemoryEvent": "aria_mem.domain.hygiene",
@@ -214,6 +217,7 @@ _WHERE = {
     "detect_provider": "aria_mem.api.initialise",
     "init_config": "aria_mem.api.initialise",
     "model_servers": "aria_mem.api.initialise",
+    "relay": "aria_mem.api.relaying",
     "run_service": "aria_mem.api.maintenance",
 }
 """Each name is imported on first use: `aria-mem --help` and a command that needs only a few

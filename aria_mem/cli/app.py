@@ -25,6 +25,7 @@ from aria_mem.cli import (
     mcp,
     memories,
     search,
+    serve,
     transfer,
     ui,
     upkeep,
@@ -183,6 +184,7 @@ conversations.register(app)
 admin.register(app)
 mcp.register(app)
 ui.register(app)
+serve.register(app)
 
 
 def _refuse_undecodable_arguments() -> None:
