@@ -155,6 +155,7 @@ class Daemon:
         idle = not (
             report.retired
             or report.retirements_proposed
+            or report.consolidated
             or report.indexed
             or report.removed
             or report.deletions_done
@@ -166,7 +167,7 @@ class Daemon:
         log.log(
             level,
             "pass: indexed=%d removed=%d deletions=%d failed=%d pending=%d retired=%d"
-            " proposed_retirements=%d took=%.0fms%s",
+            " proposed_retirements=%d consolidated=%d took=%.0fms%s",
             report.indexed,
             report.removed,
             report.deletions_done,
@@ -174,6 +175,7 @@ class Daemon:
             report.pending_left,
             report.retired,
             report.retirements_proposed,
+            report.consolidated,
             report.duration_ms,
             f" errors: {'; '.join(report.errors)}" if report.errors else "",
         )

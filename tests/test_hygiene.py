@@ -38,6 +38,7 @@ from aria_mem.domain.models import (
 from aria_mem.domain.payload import memory_payload
 from aria_mem.domain.records import MemoryChanges
 from aria_mem.ports import Store
+from aria_mem.services.consolidator import Consolidator
 from aria_mem.services.curator import Curator
 from aria_mem.services.indexer import Indexer
 from aria_mem.services.retriever import Retriever
@@ -92,14 +93,27 @@ def index(tmp_path: Path) -> Iterator[EdgeIndex]:
 
 
 @pytest.fixture
-def writer(any_store: Store, index: EdgeIndex, server: FakeOllama) -> MemoryWriter:
+def curator(any_store: Store, index: EdgeIndex, server: FakeOllama) -> Curator:
+    embedder = OllamaEmbedder(MODEL, host=server.url, timeout=5)
+    return Curator(any_store.memories, any_store.hygiene, index, embedder, RULE)
+
+
+@pytest.fixture
+def writer(
+    any_store: Store, index: EdgeIndex, server: FakeOllama, curator: Curator
+) -> MemoryWriter:
     embedder = OllamaEmbedder(MODEL, host=server.url, timeout=5)
     store = any_store
-    curator = Curator(store.memories, store.hygiene, index, embedder, RULE)
     indexer = Indexer(store.queue, index, embedder)
     return MemoryWriter(
         store.memories, store.relationships, indexer, hygiene=store.hygiene, curator=curator
     )
+
+
+@pytest.fixture
+def tidy(any_store: Store, writer: MemoryWriter, curator: Curator) -> Consolidator:
+    """A consolidation pass without a chat model: the rule decides."""
+    return Consolidator(any_store.memories, any_store.hygiene, curator, writer, None)
 
 
 def _new(text: str, memory_type: MemoryType = MemoryType.PREFERENCE, **kw: object) -> NewMemory:
@@ -136,11 +150,12 @@ def test_a_repeat_in_other_words_is_merged_into_the_memory_it_repeats(
 
 
 def test_opposites_are_never_merged_and_a_likely_conflict_waits_for_review(
-    any_store: Store, writer: MemoryWriter
+    any_store: Store, writer: MemoryWriter, tidy: Consolidator
 ) -> None:
     likes = writer.remember(_new("The user likes tea."))
     dislikes = writer.remember(_new("The user dislikes tea."))
-    assert dislikes.created and not dislikes.merged and dislikes.review == 1
+    assert dislikes.created and not dislikes.merged
+    assert tidy.run().queued == 1
     assert _active(any_store) == ["The user dislikes tea.", "The user likes tea."]
     [item] = any_store.hygiene.reviews("u1", "aria")
     assert item.kind is ReviewKind.CONFLICT and item.memory_id == likes.memory.id
@@ -171,43 +186,46 @@ def test_a_change_supersedes_by_hand_and_the_history_shows_the_chain(
 
 
 def test_a_chat_models_judgement_supersedes_what_changed(
-    any_store: Store, writer: MemoryWriter, server: FakeOllama
+    any_store: Store, writer: MemoryWriter, curator: Curator, server: FakeOllama
 ) -> None:
     berlin = writer.remember(_new("The user lives in Berlin.", MemoryType.PROFILE_FACT))
     server.state.structured_reply = json.dumps(
-        {"verdict": "updates", "memory": 1, "reason": "the user moved"}
+        {"verdict": "updates", "memory": 1, "confidence": 0.9, "reason": "the user moved"}
     )
     judge = OllamaChat("llama3.2", host=server.url, timeout=5)
-    moved = writer.remember(_new("The user moved to Lisbon.", MemoryType.PROFILE_FACT), judge=judge)
-    assert moved.superseded is not None and moved.superseded.id == berlin.memory.id
-    assert "judged updates: the user moved" in moved.note
+    moved = writer.remember(_new("The user moved to Lisbon.", MemoryType.PROFILE_FACT))
+    assert moved.created and moved.superseded is None  # judged by a pass, not on the write
+    passes = Consolidator(any_store.memories, any_store.hygiene, curator, writer, judge)
+    [action] = passes.run().actions
+    assert action.other_id == berlin.memory.id and action.memory_id == moved.memory.id
+    assert "judged updates (0.90): the user moved" in action.reason
     asked = server.state.chat_requests[-1]["messages"][-1]["content"]
     assert "The user moved to Lisbon." in asked and "The user lives in Berlin." in asked
     assert _active(any_store) == ["The user moved to Lisbon."]
 
-    server.state.structured_reply = "not json"  # a malformed answer: stored as given
-    kept = writer.remember(
-        _new("The user lives in Lisbon now.", MemoryType.PROFILE_FACT), judge=judge
-    )
-    assert kept.created and kept.superseded is None
+    server.state.structured_reply = "not json"  # a malformed answer: nothing changes
+    kept = writer.remember(_new("The user lives in Porto now.", MemoryType.PROFILE_FACT))
+    assert passes.run().unsure == 1
+    assert any_store.memories.get(kept.memory.id).status is MemoryStatus.ACTIVE
 
 
 def test_without_a_judgement_nothing_is_superseded_silently(
-    any_store: Store, writer: MemoryWriter
+    any_store: Store, writer: MemoryWriter, tidy: Consolidator
 ) -> None:
     writer.remember(_new("The user lives in Berlin.", MemoryType.PROFILE_FACT))
     moved = writer.remember(_new("The user moved to Lisbon.", MemoryType.PROFILE_FACT))
-    assert moved.superseded is None and moved.review == 1
+    assert moved.superseded is None and tidy.run().queued == 1
     assert len(_active(any_store)) == 2
     [item] = any_store.hygiene.reviews("u1", "aria")
     assert "different people or places" in item.reason
 
 
 def test_review_accept_supersedes_and_reject_keeps_both(
-    any_store: Store, writer: MemoryWriter
+    any_store: Store, writer: MemoryWriter, tidy: Consolidator
 ) -> None:
     berlin = writer.remember(_new("The user lives in Berlin.", MemoryType.PROFILE_FACT))
     lisbon = writer.remember(_new("The user moved to Lisbon.", MemoryType.PROFILE_FACT))
+    tidy.run()
     review = Review(any_store.memories, any_store.hygiene, writer)
     [item] = any_store.hygiene.reviews("u1", "aria")
     review.accept(item)
@@ -216,6 +234,7 @@ def test_review_accept_supersedes_and_reject_keeps_both(
 
     writer.remember(_new("The user likes tea."))
     writer.remember(_new("The user dislikes tea."))
+    tidy.run()
     [item] = any_store.hygiene.reviews("u1", "aria")
     assert not review.reject(item).accepted
     assert "The user likes tea." in _active(any_store) and "The user dislikes tea." in _active(
@@ -234,7 +253,7 @@ def test_an_edit_keeps_the_old_text_and_forget_takes_the_history(
     newer = writer.remember(_new("The user plays viola now."), replaces=made.memory.id)
     writer.forget(made.memory.id)
     assert any_store.hygiene.events([made.memory.id]) == []
-    assert [e.kind for e in any_store.hygiene.events([newer.memory.id])] == [EventKind.REPLACES]
+    assert any_store.hygiene.events([newer.memory.id]) == []  # nor its id in another's
     writer.forget(newer.memory.id)
     assert any_store.hygiene.events([newer.memory.id]) == []
 

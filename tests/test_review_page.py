@@ -508,6 +508,7 @@ def _points(site: Site) -> int:
 def test_the_review_queue_accept_path(site: Site, page: Page) -> None:
     site.aria("remember", "Sam lives in Berlin near the river.", "--type", "ProfileFact")
     site.aria("remember", "Sam lives in Lisbon near the river.", "--type", "ProfileFact")
+    site.aria("tidy")  # the consolidation pass asks about the pair
     [item] = json.loads(site.aria("review", "--json").stdout)
     page.goto(f"{site.base}/review")
     assert "Sam lives in Berlin near the river." in page.locator(".review-item").inner_text()

@@ -70,6 +70,7 @@ if TYPE_CHECKING:  # each name as it is re-exported, for type checkers
     from aria_mem.api.relaying import relay as relay
     from aria_mem.domain.budget import Turn as Turn
     from aria_mem.domain.fate import Fate as Fate
+    from aria_mem.domain.hygiene import Consolidation as Consolidation
     from aria_mem.domain.hygiene import MemoryEvent as MemoryEvent
     from aria_mem.domain.hygiene import ReviewItem as ReviewItem
     from aria_mem.domain.models import (
@@ -116,6 +117,7 @@ if TYPE_CHECKING:  # each name as it is re-exported, for type checkers
     from aria_mem.ports import DaemonStart as DaemonStart
     from aria_mem.services.chat import ChatSession as ChatSession
     from aria_mem.services.chat import PreparedTurn as PreparedTurn
+    from aria_mem.services.consolidator import TidyReport as TidyReport
     from aria_mem.services.erasure import ForgottenUser as ForgottenUser
     from aria_mem.services.extractor import Extracted as Extracted
     from aria_mem.services.health import (
@@ -185,6 +187,8 @@ _WHERE = {
     "Reviews": "aria_mem.api.groups",
     "ReviewItem": "aria_mem.domain.hygiene",
     "MemoryEvent": "aria_mem.domain.hygiene",
+    "Consolidation": "aria_mem.domain.hygiene",
+    "TidyReport": "aria_mem.services.consolidator",
     "History": "aria_mem.services.review",
     "Decided": "aria_mem.services.review",
     "KnowledgeSource": "aria_mem.domain.records",

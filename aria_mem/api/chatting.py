@@ -56,7 +56,6 @@ def open_chat(
         companion_id=companion_id,
         new_conversation=new,
         build_model=model_named,
-        judge=context.settings.hygiene.judge == "on",
     )
     if offline is not None:
         session.start_notices.insert(0, offline)

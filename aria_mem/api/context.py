@@ -27,13 +27,14 @@ from aria_mem.wiring import Adapters
 
 if TYPE_CHECKING:
     from aria_mem.domain.retrieval import SearchResult
+    from aria_mem.services.consolidator import Consolidator
     from aria_mem.services.retriever import Retriever
 
 T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
-FOLLOWING = ("indexer", "writer", "retriever", "upkeep")
+FOLLOWING = ("indexer", "writer", "retriever", "upkeep", "consolidator")
 """The services built on the embedder: built again when it follows a switch of model."""
 
 
@@ -174,6 +175,27 @@ class Context:
             hygiene=self.store.hygiene,
             curator=curator,
         )
+
+    @property
+    def consolidator(self) -> Consolidator:
+        """The consolidation pass (the daemon's each interval, `aria-mem tidy` now): the chat
+        model judges when ``[hygiene] judge = "on"``, else the rule."""
+        self.follow()
+        return self.service("consolidator", self._build_consolidator)
+
+    def _build_consolidator(self) -> Consolidator:
+        from aria_mem.services.consolidator import Consolidator
+        from aria_mem.services.curator import Curator
+
+        hygiene = self.settings.hygiene
+        rule = rule_for(
+            self.settings.embedder.effective_model,
+            hygiene.merge_similarity,
+            hygiene.conflict_similarity,
+        )
+        curator = Curator(self.store.memories, self.store.hygiene, self.index, self.embedder, rule)
+        judge = self.chat_model if hygiene.judge == "on" else None
+        return Consolidator(self.store.memories, self.store.hygiene, curator, self.writer, judge)
 
     @property
     def retriever(self) -> Retriever:

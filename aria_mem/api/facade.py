@@ -380,7 +380,6 @@ class AriaMem:
             user_id=user_id,
             companion_id=companion_id,
             writer=self._context.writer if remember else None,
-            judge=self.settings.hygiene.judge == "on",
         )
 
     def chat(

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from aria_mem.domain import validation
-from aria_mem.domain.hygiene import ReviewItem
+from aria_mem.domain.hygiene import Consolidation, ReviewItem
 from aria_mem.domain.models import Stage
 from aria_mem.domain.records import ConversationSummary, KnowledgeSource, StoredTurn, SyncReport
 from aria_mem.errors import ValidationError
@@ -20,6 +20,7 @@ from aria_mem.services import archive as archive_service
 
 if TYPE_CHECKING:
     from aria_mem.api.context import Context
+    from aria_mem.services.consolidator import TidyReport
     from aria_mem.services.knowledge import Learned
     from aria_mem.services.review import Decided, Review
     from aria_mem.services.transfer import Exported, Imported
@@ -242,6 +243,47 @@ class Reviews:
         """Say it right: the item's (older) memory gets ``text``, the other one is
         superseded by it; the old text stays in its history."""
         return self._reviewer().edit(self._find(item, user, companion), text)
+
+    def tidy(
+        self,
+        *,
+        user: str | None = None,
+        companion: str | None = None,
+        everyone: bool = False,
+        limit: int | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> TidyReport:
+        """A consolidation pass now (the daemon runs one each interval): every memory written
+        since the last pass is judged against its nearest older ones, by the chat model when
+        ``[hygiene] judge = "on"`` and it answers, else by the rule. ``everyone``: all users'
+        and companions'. With ``[hygiene] merge = "off"`` nothing is done."""
+        from aria_mem.services.consolidator import TidyReport
+
+        if self._context.settings.hygiene.merge == "off":
+            return TidyReport(notes=['consolidation is off ([hygiene] merge = "off")'])
+        owner = None if everyone else self._context.scope(user, companion)
+        return self._context.consolidator.run(owner=owner, limit=limit, progress=progress)
+
+    def passes(
+        self,
+        *,
+        user: str | None = None,
+        companion: str | None = None,
+        everyone: bool = False,
+        limit: int = 50,
+    ) -> builtins.list[Consolidation]:
+        """What consolidation passes did and why, newest first."""
+        hygiene = self._context.store.hygiene
+        if everyone:
+            return hygiene.consolidations(None, None, limit)
+        return hygiene.consolidations(*self._context.scope(user, companion), limit)
+
+    def undo(self, action: str, *, user: str | None = None, companion: str | None = None) -> str:
+        """Undo one thing a pass did (by id or the start of one): a merged or superseded
+        memory is restored, a question withdrawn; what was done, in words."""
+        owner = self._context.scope(user, companion)
+        found = self._context.store.hygiene.find_consolidation(action, owner)
+        return self._context.consolidator.undo(found)
 
     def _find(self, item: str, user: str | None, companion: str | None) -> ReviewItem:
         owner = self._context.scope(user, companion)

@@ -151,6 +151,7 @@ class Admin:
                 context.embedder,
                 retire=hygiene.retire,
                 retirement=rule,
+                consolidate=lambda stop: context.consolidator.run(should_stop=stop).looked,
             ),
         )
 

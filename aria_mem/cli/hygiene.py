@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from aria_mem.cli import render
+from aria_mem.cli import render, tidy
 from aria_mem.cli.context import emit_json, memory
 from aria_mem.cli.memories import CompanionOpt, IdArg, JsonOpt, UserOpt, result_json
 from aria_mem.cli.render import markup_safe
@@ -206,3 +206,4 @@ def register(app: typer.Typer) -> None:
     app.command()(history)
     app.command()(restore)
     app.add_typer(review_app, name="review")
+    app.command()(tidy.tidy)

@@ -51,7 +51,8 @@ def export(
     rest = done.rest
     extra = (
         f", {rest.conversations} conversations ({rest.turns} turns), {rest.stages} "
-        f"relationship stages, {rest.sources} learned sources ({rest.passages} passages)"
+        f"relationship stages, {rest.sources} learned sources ({rest.passages} passages), "
+        f"{rest.events} history events"
         if everything
         else ""
     )
@@ -126,6 +127,7 @@ def import_(
         stages=restored.stages,
         sources=restored.sources,
         sources_unchanged=restored.sources_unchanged,
+        events=restored.events,
     )
     if report.index is not None:
         summary.update(
@@ -153,6 +155,8 @@ def import_(
             f"Learned sources: {restored.sources} restored, {restored.sources_unchanged} "
             "already here."
         )
+    if restored.events:
+        render.console.print(f"History events restored: {restored.events:,}.")
     for problem in report.problems:
         render.err_console.print(f"[yellow]skipped[/yellow] {markup_safe(problem)}")
     if report.pending:

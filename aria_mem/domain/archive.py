@@ -10,6 +10,8 @@ A memory line is as it always was (no ``kind``). The other lines say what they a
     {"kind": "turn", "conversation_id", "role", "content", "created_at"}     after its conversation
     {"kind": "knowledge", "id", "companion_id", "source", "title", "created_at"}
     {"kind": "passage", "source_id", "text"}                        after its source, in order
+    {"kind": "event", "memory_id", "event", "at", "other_id", "text", "detail"}
+                                   a memory's history (merged, edited, superseded, ...)
 
 Turns and passages are lines of their own, so no line outgrows the import's line bound
 however long a conversation or a document is.
@@ -23,11 +25,12 @@ from datetime import datetime
 from typing import Any
 
 from aria_mem.domain import validation
+from aria_mem.domain.hygiene import EventKind, MemoryEvent
 from aria_mem.domain.models import Stage
 from aria_mem.domain.records import ArchivedTurn, ConversationRecord
 from aria_mem.errors import ValidationError
 
-KINDS = ("stage", "conversation", "turn", "knowledge", "passage")
+KINDS = ("stage", "conversation", "turn", "knowledge", "passage", "event")
 MAX_TURN_CHARS = 200_000
 """Far beyond a chat message or a model's reply (the chat bounds a message well below it)."""
 MAX_PASSAGE_CHARS = 32_000
@@ -52,6 +55,8 @@ class Archive:
 
     stages: dict[tuple[str, str], Stage] = field(default_factory=dict)
     sources: dict[uuid.UUID, ArchivedSource] = field(default_factory=dict)
+    events: list[MemoryEvent] = field(default_factory=list)
+    """The memories' history, restored once the memories are in."""
     _heads: dict[uuid.UUID, ConversationRecord] = field(default_factory=dict)
     _turns: dict[uuid.UUID, list[ArchivedTurn]] = field(default_factory=dict)
 
@@ -136,6 +141,40 @@ class Archive:
                 f"passage of knowledge source {source_id}, which no earlier line introduces"
             )
         found.passages.append(_text("text", record["text"], MAX_PASSAGE_CHARS))
+
+    def _add_event(self, record: dict[str, Any]) -> None:
+        _only(record, "memory_id", "event", "at", optional=("other_id", "text", "detail"))
+        try:
+            kind = EventKind(record["event"])
+        except ValueError:
+            kinds = ", ".join(k.value for k in EventKind)
+            raise ValidationError(
+                f"event must be one of {kinds}, got {record['event']!r}"
+            ) from None
+        other = record.get("other_id")
+        text = record.get("text")
+        self.events.append(
+            MemoryEvent(
+                _uuid("memory_id", record["memory_id"]),
+                kind,
+                validation.iso_timestamp("at", record["at"]),
+                _uuid("other_id", other) if other is not None else None,
+                _text("text", text, MAX_TURN_CHARS, empty=True) if text is not None else None,
+                _text("detail", record.get("detail", ""), MAX_TURN_CHARS, empty=True),
+            )
+        )
+
+
+def event_line(event: MemoryEvent) -> dict[str, Any]:
+    return {
+        "kind": "event",
+        "memory_id": str(event.memory_id),
+        "event": event.kind.value,
+        "at": event.at.isoformat(),
+        "other_id": str(event.other_id) if event.other_id else None,
+        "text": event.text,
+        "detail": event.detail,
+    }
 
 
 def stage_line(user_id: str, companion_id: str, stage: Stage) -> dict[str, Any]:

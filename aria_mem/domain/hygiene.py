@@ -78,6 +78,33 @@ class ReviewItem:
     created_at: datetime
 
 
+class Outcome(StrEnum):
+    """What a consolidation pass did with a new memory."""
+
+    MERGED = "merged"
+    """``memory_id`` (the new one) said what ``other_id`` says: merged into it (superseded by
+    it, its wording kept in ``other_id``'s history)."""
+    SUPERSEDED = "superseded"
+    """``memory_id`` (the new one) replaced ``other_id``."""
+    REVIEW = "review"
+    """A person is asked about the pair (unsure, a contradiction, or no chat model)."""
+
+
+@dataclass(frozen=True)
+class Consolidation:
+    """One action of a consolidation pass, with why; undone at most once."""
+
+    id: uuid.UUID
+    user_id: str
+    companion_id: str
+    memory_id: uuid.UUID
+    other_id: uuid.UUID | None
+    outcome: Outcome
+    reason: str
+    at: datetime
+    undone_at: datetime | None = None
+
+
 @dataclass(frozen=True)
 class HygieneRule:
     """The bars on one embedding model's scale (cosine similarity)."""

@@ -169,6 +169,8 @@ class PassReport(SyncReport):
     """Stale memories archived by the hygiene pass ([hygiene] retire = "apply")."""
     retirements_proposed: int = 0
     """Stale memories put to a person (`aria-mem review`; [hygiene] retire = "propose")."""
+    consolidated: int = 0
+    """New memories judged against their nearest ones (merged, superseded, asked or left)."""
 
 
 @dataclass

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
-from aria_mem.domain.hygiene import MemoryEvent, ReviewItem
+from aria_mem.domain.hygiene import Consolidation, MemoryEvent, ReviewItem
 from aria_mem.domain.models import Memory
 
 
@@ -31,6 +31,13 @@ class Hygiene(Protocol):
 
     def supersede(self, old_id: uuid.UUID, new_id: uuid.UUID, detail: str) -> Memory:
         """``old_id`` is replaced by ``new_id``: superseded, never retrieved; returns it."""
+        ...
+
+    def fold(self, new_id: uuid.UUID, into_id: uuid.UUID, detail: str) -> Memory:
+        """A consolidation pass found ``new_id`` says what ``into_id`` says: ``new_id`` is
+        superseded by it (kept, restorable), and ``into_id`` is confirmed now, its importance
+        and confidence raised to the new one's and the new wording recorded in its history
+        (a merged event naming ``new_id``). Returns ``into_id``'s memory."""
         ...
 
     def restore(self, memory_id: uuid.UUID, detail: str) -> Memory:
@@ -62,3 +69,31 @@ class Hygiene(Protocol):
     def reviews(self, user_id: str | None, companion_id: str | None) -> list[ReviewItem]: ...
     def find_review(self, prefix: str, owner: tuple[str, str] | None) -> ReviewItem: ...
     def close_review(self, review_id: uuid.UUID) -> None: ...
+
+    # -- consolidation in the background ---------------------------------------------------
+
+    def to_consolidate(self, limit: int, owner: tuple[str, str] | None = None) -> list[Memory]:
+        """Memories written but not yet judged against their nearest ones, oldest first
+        (whatever their status: a pass clears the mark of one no longer active)."""
+        ...
+
+    def consolidated(self, memory_id: uuid.UUID, action: Consolidation | None) -> None:
+        """The pass is done with the memory: its mark is cleared and ``action`` recorded, in
+        one transaction (a memory forgotten meanwhile is no error)."""
+        ...
+
+    def consolidations(
+        self, user_id: str | None, companion_id: str | None, limit: int
+    ) -> list[Consolidation]:
+        """What the passes did, newest first."""
+        ...
+
+    def find_consolidation(self, prefix: str, owner: tuple[str, str] | None) -> Consolidation: ...
+    def mark_undone(self, action_id: uuid.UUID) -> None:
+        """Raise ValidationError when it was undone already."""
+        ...
+
+    def add_events(self, events: Sequence[MemoryEvent]) -> int:
+        """History restored by an import: each event not already there, of a memory that is
+        stored (others are skipped); how many were added."""
+        ...

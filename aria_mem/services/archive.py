@@ -33,6 +33,8 @@ class Carried:
     """Import: already stored (by id), left as they are."""
     sources_unchanged: int = 0
     """Import: the same passages were already learned."""
+    events: int = 0
+    """The memories' history: events written, or restored (those already there are not)."""
 
 
 def _write(stream: IO[str], line: dict[str, Any]) -> None:

@@ -91,7 +91,6 @@ class ChatSession:
         new_conversation: bool = False,
         analyze: Callable[[Sequence[Turn], str], str | None] = reply_target,
         build_model: ModelBuilder | None = None,
-        judge: bool = True,
     ) -> None:
         """``analyze`` finds the companion message the user is replying to; the default is a
         cheap heuristic, and a short model call can be given instead. ``build_model`` makes
@@ -107,8 +106,6 @@ class ChatSession:
         except ChatModelError as exc:
             self.start_notices.append(str(exc))
         self._conversations = conversations
-        self._judge = judge
-        """The chat model judges each extracted fact against the nearest memories."""
         self._reads = reads
         self._retriever = retriever
         self._model = chat_model
@@ -351,7 +348,6 @@ class ChatSession:
                     user_id=self.user_id,
                     companion_id=self.companion_id,
                     writer=writer,
-                    judge=self._judge,
                 )
             except AriaMemError as exc:
                 log.warning("memory extraction skipped: %s", exc)

@@ -1,19 +1,18 @@
-"""What a new memory means for the ones already kept: a repeat to merge, a change to supersede
-(by a chat model's judgement), or a likely conflict for a person to review.
+"""What a new memory means for the ones already kept, by the rule (no judgement): a repeat to
+merge, or a likely repeat or conflict for a person to review.
 
-It looks before the memory is stored: the new text is embedded and the index asked for the
-pair's nearest usable memories. When the model or the index cannot answer, nothing is merged
-or judged and the memory is stored as given (the writer says why).
+The writer looks before a memory is stored and merges only a repeat that differs in no
+particular (safe on the write path); a consolidation pass (``services.consolidator``) looks
+again after, and asks the chat model or queues the rule's proposals. When the embedding model
+or the index cannot answer, nothing is merged and the memory is stored as given.
 """
 
 from __future__ import annotations
 
-import logging
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from aria_mem.domain import judgement
 from aria_mem.domain.hygiene import (
     HygieneRule,
     ReviewItem,
@@ -22,18 +21,13 @@ from aria_mem.domain.hygiene import (
     is_likely_repeat,
     is_repeat,
 )
-from aria_mem.domain.judgement import Judgement, Verdict
 from aria_mem.domain.models import MEMORIES_COLLECTION, Memory, MemoryStatus, NewMemory, SearchScope
 from aria_mem.domain.validation import normalize_text
-from aria_mem.errors import ChatModelError, NotFoundError, ServiceError
-from aria_mem.ports import ChatModel, Embedder, Hygiene, MemoryRepository, VectorIndex
-
-log = logging.getLogger(__name__)
+from aria_mem.errors import NotFoundError, ServiceError
+from aria_mem.ports import Embedder, Hygiene, MemoryRepository, VectorIndex
 
 NEIGHBOURS = 5
 """How many of the nearest memories a new one is compared with."""
-JUDGED = 3
-"""How many of those a chat model is shown."""
 
 
 @dataclass(frozen=True)
@@ -54,7 +48,6 @@ class Decision:
     """What to do with a new memory."""
 
     merge_into: Neighbour | None = None
-    supersedes: Neighbour | None = None
     proposals: list[tuple[ReviewKind, Neighbour, str]] = field(default_factory=list)
     """For a person to decide (`aria-mem review`): likely merges and likely conflicts."""
     why: str = ""
@@ -75,8 +68,10 @@ class Curator:
         self._embedder = embedder
         self._rule = rule
 
-    def look(self, new: NewMemory) -> Look:
-        """The pair's nearest active memories to the new text (by the stored vectors)."""
+    def look(self, new: NewMemory | Memory, *, older_only: bool = False) -> Look:
+        """The pair's nearest active memories to the new text (by the stored vectors);
+        ``older_only``: only those written before it (a pass judges a memory against what
+        was known when it was said)."""
         try:
             vector = self._embedder.embed([new.text])[0]
             scope = SearchScope(new.user_id, new.companion_id, self._embedder.model_name)
@@ -94,18 +89,16 @@ class Curator:
                 continue
             if memory.status is not MemoryStatus.ACTIVE or memory.id == new.id:
                 continue
+            if older_only and isinstance(new, Memory) and memory.created_at > new.created_at:
+                continue
             if normalize_text(memory.text) == said:  # the same words: the store confirms it
                 continue
             found.append(Neighbour(memory, hit.score))
         return Look(found)
 
-    def decide(self, new: NewMemory, look: Look, judge: ChatModel | None) -> Decision:
-        """A chat model's judgement when one is given (and answers); else the rule: merge a
-        repeat, and queue likely conflicts for review (never supersede without a judgement)."""
-        if judge is not None and look.neighbours:
-            judged = self._judge(judge, new, look)
-            if judged is not None:
-                return judged
+    def decide(self, new: NewMemory | Memory, look: Look) -> Decision:
+        """The rule, without a judgement: merge a repeat (one that differs in no particular),
+        and queue likely repeats and likely conflicts for a person (never supersede)."""
         repeat = next(
             (n for n in look.neighbours if is_repeat(new.text, n.memory, n.similarity, self._rule)),
             None,
@@ -125,29 +118,6 @@ class Curator:
             if conflict:
                 proposals.append((ReviewKind.CONFLICT, n, conflict))
         return Decision(proposals=proposals)
-
-    def _judge(self, model: ChatModel, new: NewMemory, look: Look) -> Decision | None:
-        shown = look.neighbours[:JUDGED]  # the judge decides, however near they are
-        try:
-            raw = model.complete(
-                judgement.request(new.text, [n.memory.text for n in shown]),
-                json_schema=judgement.SCHEMA,
-            )
-        except ChatModelError as exc:
-            log.warning("no judgement of a new memory (the rule decides): %s", exc)
-            return None
-        answer: Judgement = judgement.parse(raw, len(shown))
-        if answer.target is None:
-            return Decision(why=f"judged unrelated: {answer.reason}".rstrip(": "))
-        target = shown[answer.target]
-        why = f"judged {answer.verdict.value}: {answer.reason}".rstrip(": ")
-        if answer.verdict is Verdict.DUPLICATE:
-            if not is_repeat(new.text, target.memory, 1.0, self._rule):
-                return Decision(
-                    proposals=[(ReviewKind.CONFLICT, target, why + " (but their words differ)")]
-                )
-            return Decision(merge_into=target, why=why)
-        return Decision(supersedes=target, why=why)
 
     def propose(self, new_memory: Memory, decision: Decision) -> int:
         """Queue each proposal for a person; how many were new."""

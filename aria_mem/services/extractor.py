@@ -43,12 +43,10 @@ def extract(
     user_id: str,
     companion_id: str,
     writer: MemoryWriter | None,
-    judge: bool = False,
 ) -> list[Extracted]:
     """Facts from the conversation's last user message (with the companion message it
-    answers); remembered through ``writer`` unless it is None. ``judge``: the same model
-    judges each fact against the nearest known memories (a repeat is merged, a change
-    supersedes what it changes)."""
+    answers); remembered through ``writer`` unless it is None (a consolidation pass judges
+    each against the nearest known memories later, never on this path)."""
     history = list(turns)
     last = next((i for i in range(len(history) - 1, -1, -1) if history[i].role == "user"), None)
     if last is None:
@@ -70,8 +68,7 @@ def extract(
                     confidence=fact.confidence,
                     reason=fact.reason,
                     held_until_stage=hold,
-                ),
-                judge=model if judge else None,
+                )
             )
         found.append(Extracted(fact, hold, saved))
     return found

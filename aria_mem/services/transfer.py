@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, BinaryIO
 
-from aria_mem.domain.archive import Archive
+from aria_mem.domain.archive import Archive, event_line
 from aria_mem.domain.invisible import json_line
 from aria_mem.domain.memory_line import memory_from_record, memory_to_record
 from aria_mem.domain.models import Memory
@@ -35,6 +35,8 @@ from aria_mem.services.indexer import Indexer
 MAX_LINE_BYTES = 1024 * 1024
 """Room for the longest chat turn an export holds (``archive.MAX_TURN_CHARS``)."""
 MAX_PROBLEMS_SHOWN = 20
+EVENT_BATCH = 1000
+"""Memories whose history an export reads at a time."""
 MAX_LINES = 5_000_000
 """Far more than an export holds (100,000 memories and every chat turn); an endless stream
 (`yes | aria-mem import -`) must end."""
@@ -249,11 +251,13 @@ def export_memories(
     ``everything`` adds the stages, the conversations and the companions' knowledge."""
     count = 0
     companions: set[str] = set()
+    exported: list[uuid.UUID] = []
     for memory in store.memories.iter_all():
         if user_id is not None and memory.user_id != user_id:
             continue
         stream.write(json_line(memory_to_record(memory)) + "\n")
         companions.add(memory.companion_id)
+        exported.append(memory.id)
         count += 1
     if not everything:
         return Exported(count, Carried())
@@ -265,6 +269,10 @@ def export_memories(
         user_id=user_id,
         companions=companions,
     )
+    for start in range(0, len(exported), EVENT_BATCH):
+        for event in store.hygiene.events(exported[start : start + EVENT_BATCH]):
+            stream.write(json_line(event_line(event)) + "\n")
+            written.events += 1
     return Exported(count, written)
 
 
@@ -290,6 +298,7 @@ def import_memories(
         relationships=store.relationships,
         knowledge=store.knowledge,
     )
+    restored.events = store.hygiene.add_events(parsed.archive.events)
     report = None
     if indexer is not None and (parsed.lines or restored.sources or restored.stages):
         if on_start is not None:

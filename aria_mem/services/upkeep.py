@@ -30,15 +30,19 @@ class Upkeep:
         *,
         retire: str = "propose",
         retirement: RetirementRule = RetirementRule(),
+        consolidate: Callable[[Callable[[], bool]], int] | None = None,
     ) -> None:
         """``retire``: what a pass does with stale memories: "propose" them for review,
-        "apply" (archive them, reversible), or "off"."""
+        "apply" (archive them, reversible), or "off". ``consolidate``: a consolidation pass
+        (``services.consolidator``) after the indexing, given when to stop; how many new
+        memories it judged (None: none is made)."""
         self._store = store
         self._index = index
         self._embedder = embedder
         self._reconciler = Reconciler(store.queue, index, embedder)
         self._retire = retire
         self._retirement = retirement
+        self._consolidate = consolidate
 
     @property
     def model(self) -> str:
@@ -110,6 +114,11 @@ class Upkeep:
             retired = proposed = 0
         report = self._reconciler.run_pass(should_stop)
         report.retired, report.retirements_proposed = retired, proposed
+        if self._consolidate is not None and not should_stop():
+            try:
+                report.consolidated = self._consolidate(should_stop)
+            except ServiceError as exc:
+                log.warning("consolidation pass stopped: %s", exc)
         report.at = datetime.now(UTC).isoformat()
         self._store.daemon.daemon_heartbeat(last_pass=report)
         return report

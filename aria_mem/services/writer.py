@@ -18,8 +18,8 @@ from aria_mem.domain.payload import memory_entry
 from aria_mem.domain.records import MemoryChanges
 from aria_mem.domain.usability import is_usable
 from aria_mem.errors import ServiceError, ValidationError
-from aria_mem.ports import ChatModel, Hygiene, MemoryRepository, Relationships
-from aria_mem.services.curator import Curator, Decision
+from aria_mem.ports import Hygiene, MemoryRepository, Relationships
+from aria_mem.services.curator import Curator
 from aria_mem.services.indexer import Indexer
 
 
@@ -35,7 +35,8 @@ class WriteResult:
     superseded: Memory | None = None
     """The memory this one replaced (kept, never retrieved; ``history`` shows it)."""
     review: int = 0
-    """Likely conflicts with known memories queued for a person (`aria-mem review`)."""
+    """Likely conflicts with known memories queued for a person (`aria-mem review`): none
+    on a write since consolidation is a pass's (kept for the callers that show it)."""
     note: str = ""
     """Why it was merged or superseded, or why it was not compared with known memories."""
 
@@ -84,20 +85,20 @@ class MemoryWriter:
         *,
         merge: bool = True,
         replaces: uuid.UUID | None = None,
-        judge: ChatModel | None = None,
     ) -> WriteResult:
-        """Save a memory. ``replaces``: it supersedes that memory. ``merge``: compared with
-        the pair's nearest memories first: a repeat is merged into the one it repeats; with
-        ``judge`` (a chat model) a change supersedes what it changes; likely conflicts are
-        queued for review. ``merge=False`` stores it as given."""
+        """Save a memory. ``replaces``: it supersedes that memory. ``merge``: a repeat of one
+        of the pair's nearest memories that differs in no particular is merged into it now;
+        anything else is stored, marked to consolidate in the same transaction, and judged
+        later by a consolidation pass (``services.consolidator``), never on this path.
+        ``merge=False`` stores it as given."""
         new = validation.new_memory(new)
         if replaces is not None:
             return self.replace(replaces, new, "replaced as asked")
-        decision, note = Decision(), ""
+        note = ""
         if merge and self._curator is not None:
             look = self._curator.look(new)
             note = look.problem or ""
-            decision = self._curator.decide(new, look, judge)
+            decision = self._curator.decide(new, look)
             if decision.merge_into is not None:
                 return self._merge(new, decision.merge_into.memory, decision.why)
         outcome = self._memories.save(new)
@@ -105,18 +106,7 @@ class MemoryWriter:
             result = self._sync(outcome.memory, outcome.created)
         else:
             result = WriteResult(outcome.memory, created=False, indexed=True)
-        if not outcome.created:
-            return result
-        if decision.supersedes is not None and self._hygiene is not None:
-            old = self._hygiene.supersede(
-                decision.supersedes.memory.id, outcome.memory.id, decision.why
-            )
-            self._sync(old, False)
-            return replace(result, superseded=old, note=decision.why)
-        queued = 0
-        if decision.proposals and self._curator is not None:
-            queued = self._curator.propose(outcome.memory, decision)
-        return replace(result, review=queued, note=decision.why or note)
+        return replace(result, note=note) if note and outcome.created else result
 
     def _merge(self, new: NewMemory, known: Memory, why: str) -> WriteResult:
         assert self._hygiene is not None

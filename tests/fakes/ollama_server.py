@@ -29,6 +29,11 @@ class FakeOllamaState:
     structured_reply: str | None = None
     """The answer to a request for structured output (a JSON schema in ``format``), when set;
     otherwise such requests get ``chat_reply`` too."""
+    structured: Callable[[list[dict[str, Any]]], str] | None = None
+    """A scripted answer to each structured request, from its messages (a scripted judge);
+    before ``structured_reply`` when set."""
+    structured_delay: float = 0.0
+    """Seconds before a structured answer (a judge that takes its time)."""
     context_length: int = 8192
     fail_embed_with: int | None = None
     model_dims: dict[str, int] = field(default_factory=dict)
@@ -136,8 +141,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _chat(self, body: dict[str, Any]) -> None:
         state = self.server.state
-        structured = body.get("format") and state.structured_reply is not None
-        reply = state.structured_reply if structured else state.chat_reply
+        if body.get("format") and state.structured is not None:
+            if state.structured_delay:
+                time.sleep(state.structured_delay)
+            reply: str | None = state.structured(body.get("messages", []))
+        elif body.get("format") and state.structured_reply is not None:
+            reply = state.structured_reply
+        else:
+            reply = state.chat_reply
         assert reply is not None
         if not body.get("stream", True):
             self._send(

@@ -9,7 +9,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from aria_mem.adapters.in_memory.memories import State, now
-from aria_mem.domain.hygiene import EventKind, MemoryEvent, ReviewItem
+from aria_mem.domain.hygiene import Consolidation, EventKind, MemoryEvent, ReviewItem
 from aria_mem.domain.models import IndexState, Memory, MemoryStatus, MemoryType
 from aria_mem.domain.validation import id_prefix, no_memory, only_match
 from aria_mem.domain.when import event_dates
@@ -76,6 +76,25 @@ class MemHygiene:
             if new_id in self._s.memories:
                 self._s.record(new_id, EventKind.REPLACES, other_id=old_id, detail=detail)
             return old
+
+    def fold(self, new_id: uuid.UUID, into_id: uuid.UUID, detail: str) -> Memory:
+        if new_id == into_id:
+            raise ValidationError("A memory cannot be merged into itself — name another memory")
+        with self._s.lock:
+            into = self._s.memory(into_id)
+            new = self._pending(
+                self._s.memory(new_id), status=MemoryStatus.SUPERSEDED, superseded_by=into_id
+            )
+            kept = replace(
+                into,
+                last_confirmed_at=now(),
+                importance=max(into.importance, new.importance),
+                confidence=max(into.confidence, new.confidence),
+            )
+            self._s.memories[into_id] = kept
+            self._s.record(new_id, EventKind.SUPERSEDED, other_id=into_id, detail=detail)
+            self._s.record(into_id, EventKind.MERGED, other_id=new_id, text=new.text, detail=detail)
+            return kept
 
     def restore(self, memory_id: uuid.UUID, detail: str) -> Memory:
         with self._s.lock:
@@ -167,3 +186,74 @@ class MemHygiene:
     def close_review(self, review_id: uuid.UUID) -> None:
         with self._s.lock:
             self._s.reviews.pop(review_id, None)
+
+    def to_consolidate(self, limit: int, owner: tuple[str, str] | None = None) -> list[Memory]:
+        with self._s.lock:
+            found = [
+                self._s.memories[i]
+                for i in self._s.to_consolidate
+                if i in self._s.memories
+                and (
+                    owner is None
+                    or (self._s.memories[i].user_id, self._s.memories[i].companion_id) == owner
+                )
+            ]
+        return sorted(found, key=lambda m: (m.created_at, str(m.id)))[:limit]
+
+    def consolidated(self, memory_id: uuid.UUID, action: Consolidation | None) -> None:
+        with self._s.lock:
+            if memory_id not in self._s.to_consolidate:
+                return
+            self._s.to_consolidate.discard(memory_id)
+            if action is None or memory_id not in self._s.memories:
+                return
+            if action.other_id is not None and action.other_id not in self._s.memories:
+                return
+            self._s.consolidations[action.id] = action
+
+    def consolidations(
+        self, user_id: str | None, companion_id: str | None, limit: int
+    ) -> list[Consolidation]:
+        with self._s.lock:
+            found = [
+                c
+                for c in self._s.consolidations.values()
+                if (user_id is None or c.user_id == user_id)
+                and (companion_id is None or c.companion_id == companion_id)
+            ]
+        return sorted(found, key=lambda c: c.at, reverse=True)[:limit]
+
+    def find_consolidation(self, prefix: str, owner: tuple[str, str] | None) -> Consolidation:
+        wanted = id_prefix(prefix, "pass action", "aria-mem tidy --list")
+        with self._s.lock:
+            found = [
+                c
+                for c in self._s.consolidations.values()
+                if str(c.id).startswith(wanted)
+                and (owner is None or (c.user_id, c.companion_id) == owner)
+            ]
+        if not found:
+            raise NotFoundError(f"No pass action {prefix!r} — `aria-mem tidy --list` lists them")
+        return only_match(found, prefix, "pass actions", "aria-mem tidy --list")
+
+    def mark_undone(self, action_id: uuid.UUID) -> None:
+        with self._s.lock:
+            action = self._s.consolidations.get(action_id)
+            if action is None:
+                raise NotFoundError("No such pass action — `aria-mem tidy --list` lists them")
+            if action.undone_at is not None:
+                raise ValidationError("That pass action was undone already — nothing to undo")
+            self._s.consolidations[action_id] = replace(action, undone_at=now())
+
+    def add_events(self, events: Sequence[MemoryEvent]) -> int:
+        with self._s.lock:
+            known = {(e.memory_id, e.kind, e.at, e.other_id) for e in self._s.events}
+            added = 0
+            for e in events:
+                key = (e.memory_id, e.kind, e.at, e.other_id)
+                if e.memory_id in self._s.memories and key not in known:
+                    self._s.events.append(e)
+                    known.add(key)
+                    added += 1
+            self._s.events.sort(key=lambda e: e.at)
+            return added

@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
-from aria_mem.domain.hygiene import EventKind, MemoryEvent, ReviewItem
+from aria_mem.domain.hygiene import Consolidation, EventKind, MemoryEvent, ReviewItem
 from aria_mem.domain.memory_line import EXPORT_FIELDS
 from aria_mem.domain.models import (
     MEMORIES_COLLECTION,
@@ -71,6 +71,9 @@ class State:
     passages: dict[uuid.UUID, Passage] = field(default_factory=dict)
     events: list[MemoryEvent] = field(default_factory=list)
     reviews: dict[uuid.UUID, ReviewItem] = field(default_factory=dict)
+    to_consolidate: set[uuid.UUID] = field(default_factory=set)
+    """Written but not yet judged by a consolidation pass (PostgreSQL's column default)."""
+    consolidations: dict[uuid.UUID, Consolidation] = field(default_factory=dict)
 
     def record(
         self,
@@ -88,9 +91,15 @@ class State:
         cascades do), clear what pointed at it, and queue its vector's removal."""
         memory = self.memory(memory_id)
         del self.memories[memory_id]
-        self.events = [e for e in self.events if e.memory_id != memory_id]
+        self.events = [e for e in self.events if memory_id not in (e.memory_id, e.other_id)]
         self.reviews = {
             k: r for k, r in self.reviews.items() if memory_id not in (r.memory_id, r.other_id)
+        }
+        self.to_consolidate.discard(memory_id)
+        self.consolidations = {
+            k: c
+            for k, c in self.consolidations.items()
+            if memory_id not in (c.memory_id, c.other_id)
         }
         for other in [m for m in self.memories.values() if m.superseded_by == memory_id]:
             self.memories[other.id] = replace(other, superseded_by=None)
@@ -177,6 +186,7 @@ class MemMemories:
                 event_until=event_until,
             )
             self._s.memories[memory.id] = memory
+            self._s.to_consolidate.add(memory.id)
             return SaveOutcome(memory, created=True)
 
     def _changed(self, memory_id: uuid.UUID, **changes: object) -> Memory:
@@ -361,6 +371,8 @@ class MemMemories:
                     index_attempts=0,
                     index_error=stored.index_error if stored else None,
                 )
+                if stored is None:
+                    self._s.to_consolidate.add(m.id)
                 written += 1
         updated = max(0, existing - unchanged)
         return ImportResult(

@@ -12,6 +12,7 @@ import psycopg
 
 from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database, Row
+from aria_mem.adapters.postgres.consolidation import PgConsolidation
 from aria_mem.domain.hygiene import EventKind, MemoryEvent, ReviewItem, ReviewKind
 from aria_mem.domain.models import Memory
 from aria_mem.domain.validation import id_prefix, no_memory, normalize_text, only_match
@@ -50,7 +51,7 @@ def _one(conn: psycopg.Connection[Row], sql: str, params: Sequence[Any]) -> Memo
     return rows.memory(row)
 
 
-class PgHygiene:
+class PgHygiene(PgConsolidation):
     def __init__(self, db: Database) -> None:
         self._db = db
 
@@ -109,6 +110,28 @@ class PgHygiene:
             _event(conn, old_id, EventKind.SUPERSEDED, other_id=new_id, detail=detail)
             _event(conn, new_id, EventKind.REPLACES, other_id=old_id, detail=detail)
         return old
+
+    def fold(self, new_id: uuid.UUID, into_id: uuid.UUID, detail: str) -> Memory:
+        if new_id == into_id:
+            raise ValidationError("A memory cannot be merged into itself — name another memory")
+        with self._db.connection() as conn, conn.transaction():
+            new = _one(
+                conn,
+                "UPDATE memories SET status = 'superseded', superseded_by = %s, "
+                + _PENDING
+                + " WHERE id = %s",
+                [into_id, new_id],
+            )
+            kept = _one(
+                conn,
+                "UPDATE memories SET last_confirmed_at = now(),"
+                " importance = greatest(importance, %s), confidence = greatest(confidence, %s)"
+                " WHERE id = %s",
+                [new.importance, new.confidence, into_id],
+            )
+            _event(conn, new_id, EventKind.SUPERSEDED, other_id=into_id, detail=detail)
+            _event(conn, into_id, EventKind.MERGED, other_id=new_id, text=new.text, detail=detail)
+        return kept
 
     def restore(self, memory_id: uuid.UUID, detail: str) -> Memory:
         with self._db.connection() as conn, conn.transaction():

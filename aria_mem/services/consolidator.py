@@ -1,0 +1,280 @@
+"""Consolidation in the background: each memory written since the last pass is judged against
+its nearest older memories, off every write's path.
+
+Every write path stores a memory marked "to consolidate" in the same transaction (PostgreSQL's
+column default); a pass takes marked memories oldest first and, for each, commits what it
+decides before it clears the mark, so a killed process loses no judgement it acted on (the
+memory is judged again, and the outcomes are idempotent: a superseded memory is skipped, a
+review question is asked once).
+
+With a chat model (``[hygiene] judge = "on"`` and the model answers) it is asked for the
+structured judgement (``domain.judgement``): duplicate -> merged (the new memory superseded by
+the one it repeats, its wording in that one's history), updates -> the older one superseded,
+contradicts -> a review item, unrelated -> nothing. A judgement that is unsure (low
+confidence, malformed, timed out, naming a memory it was not shown) changes nothing and asks a
+person; so does a "duplicate" whose particulars differ (a merge never drops a fact). Without a
+chat model the rule decides: a repeat that differs in no particular is merged, likely repeats
+and likely conflicts go to the review queue. Every action is recorded with why, and undone by
+``undo``.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from aria_mem.domain import judgement
+from aria_mem.domain.hygiene import (
+    Consolidation,
+    Outcome,
+    ReviewItem,
+    ReviewKind,
+    different_content,
+)
+from aria_mem.domain.judgement import Judgement, Verdict
+from aria_mem.domain.models import IndexState, Memory, MemoryStatus
+from aria_mem.errors import ChatModelError, ValidationError
+from aria_mem.ports import ChatModel, Hygiene, MemoryRepository
+from aria_mem.services.curator import Curator, Look, Neighbour
+from aria_mem.services.writer import MemoryWriter
+
+log = logging.getLogger(__name__)
+
+JUDGED = 3
+"""How many of the nearest memories a chat model is shown."""
+BATCH = 100
+"""Marked memories read at a time."""
+
+
+@dataclass
+class TidyReport:
+    """What one pass did."""
+
+    looked: int = 0
+    merged: int = 0
+    superseded: int = 0
+    queued: int = 0
+    """Review items asked of a person (unsure judgements and contradictions among them)."""
+    unsure: int = 0
+    left: int = 0
+    """Judged unrelated to every near memory, or near none: nothing to do."""
+    waiting: int = 0
+    """Still marked: not indexed yet, or the embedding model or the index did not answer."""
+    judge: str = ""
+    """The chat model that judged, or "" (the rule decided)."""
+    notes: list[str] = field(default_factory=list)
+    actions: list[Consolidation] = field(default_factory=list)
+
+
+class _Unreachable(Exception):
+    """The embedding model or the index did not answer: the pass stops, nothing is lost."""
+
+
+class Consolidator:
+    def __init__(
+        self,
+        memories: MemoryRepository,
+        hygiene: Hygiene,
+        curator: Curator,
+        writer: MemoryWriter,
+        judge: ChatModel | None,
+    ) -> None:
+        """``judge``: the chat model to ask (None: the rule decides)."""
+        self._memories = memories
+        self._hygiene = hygiene
+        self._curator = curator
+        self._writer = writer
+        self._judge = judge
+
+    def pending(self, owner: tuple[str, str] | None = None) -> int:
+        return len(self._hygiene.to_consolidate(1_000_000, owner))
+
+    def run(
+        self,
+        *,
+        owner: tuple[str, str] | None = None,
+        limit: int | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        should_stop: Callable[[], bool] = lambda: False,
+    ) -> TidyReport:
+        """One pass over the marked memories (of ``owner`` when given), at most ``limit``;
+        ``progress(done, total)`` after each."""
+        report = TidyReport()
+        judge = self._usable_judge(report)
+        total = self.pending(owner) if progress is not None else 0
+        skipped: set[uuid.UUID] = set()
+        while limit is None or report.looked < limit:
+            batch = [
+                m
+                for m in self._hygiene.to_consolidate(BATCH + len(skipped), owner)
+                if m.id not in skipped
+            ]
+            if not batch or should_stop():
+                break
+            for memory in batch:
+                if (limit is not None and report.looked >= limit) or should_stop():
+                    break
+                try:
+                    done = self._one(memory, judge, report)
+                except _Unreachable as exc:
+                    report.waiting += 1
+                    report.notes.append(f"stopped, the rest waits for the next pass: {exc}")
+                    return report
+                if not done:
+                    skipped.add(memory.id)
+                    report.waiting += 1
+                report.looked += 1
+                if progress is not None:
+                    progress(report.looked, max(total, report.looked))
+        return report
+
+    def _usable_judge(self, report: TidyReport) -> ChatModel | None:
+        if self._judge is None:
+            return None
+        try:
+            self._judge.check()
+        except ChatModelError as exc:
+            report.notes.append(f"the chat model did not answer, the rule decided: {exc}")
+            return None
+        report.judge = self._judge.model_name
+        return self._judge
+
+    def _one(self, memory: Memory, judge: ChatModel | None, report: TidyReport) -> bool:
+        """Judge one marked memory; False when it has to wait (the mark stays)."""
+        if memory.status is not MemoryStatus.ACTIVE:
+            self._hygiene.consolidated(memory.id, None)
+            return True
+        if memory.index_state is IndexState.PENDING:
+            return False
+        look = self._curator.look(memory, older_only=True)
+        if look.problem is not None:
+            raise _Unreachable(look.problem)
+        if not look.neighbours:
+            report.left += 1
+            self._hygiene.consolidated(memory.id, None)
+            return True
+        if judge is not None:
+            action = self._judged(memory, look.neighbours[:JUDGED], judge, report)
+        else:
+            action = self._ruled(memory, look.neighbours, report)
+        self._hygiene.consolidated(memory.id, action)
+        if action is not None:
+            report.actions.append(action)
+        else:
+            report.left += 1
+        return True
+
+    def _judged(
+        self, memory: Memory, shown: list[Neighbour], model: ChatModel, report: TidyReport
+    ) -> Consolidation | None:
+        try:
+            raw = model.complete(
+                judgement.request(
+                    memory.text,
+                    [n.memory.text for n in shown],
+                    new_type=memory.type.value,
+                    known_types=[n.memory.type.value for n in shown],
+                ),
+                json_schema=judgement.SCHEMA,
+            )
+            answer: Judgement = judgement.parse(raw, len(shown))
+        except ChatModelError as exc:
+            answer = judgement.unsure(f"no answer: {exc}")
+        if answer.unsure is not None:
+            report.unsure += 1
+            target = shown[answer.target] if answer.target is not None else shown[0]
+            kind = ReviewKind.MERGE if answer.verdict is Verdict.DUPLICATE else ReviewKind.CONFLICT
+            said = f", it said {answer.verdict.value}" if answer.target is not None else ""
+            return self._ask(
+                memory, target, kind, f"unsure judgement ({answer.unsure}{said})", report
+            )
+        if answer.target is None:
+            return None
+        target = shown[answer.target]
+        why = f"judged {answer.verdict.value} ({answer.confidence:.2f}): {answer.reason}"
+        why = why.rstrip(": ")
+        if answer.verdict is Verdict.DUPLICATE:
+            differs = different_content(memory.text, target.memory.text)
+            if differs is not None:
+                return self._ask(memory, target, ReviewKind.MERGE, f"{why}, but {differs}", report)
+            return self._fold(memory, target, why, report)
+        if answer.verdict is Verdict.UPDATES:
+            return self._supersede(memory, target, why, report)
+        return self._ask(memory, target, ReviewKind.CONFLICT, why, report)
+
+    def _ruled(
+        self, memory: Memory, neighbours: list[Neighbour], report: TidyReport
+    ) -> Consolidation | None:
+        decision = self._curator.decide(memory, Look(neighbours))
+        if decision.merge_into is not None:
+            return self._fold(memory, decision.merge_into, decision.why, report)
+        first: Consolidation | None = None
+        for kind, neighbour, why in decision.proposals:
+            asked = self._ask(memory, neighbour, kind, why, report)
+            first = first or asked
+        return first
+
+    def _action(self, memory: Memory, other: Memory, outcome: Outcome, why: str) -> Consolidation:
+        return Consolidation(
+            uuid.uuid4(),
+            memory.user_id,
+            memory.companion_id,
+            memory.id,
+            other.id,
+            outcome,
+            why,
+            datetime.now(UTC),
+        )
+
+    def _fold(self, memory: Memory, into: Neighbour, why: str, report: TidyReport) -> Consolidation:
+        self._hygiene.fold(memory.id, into.memory.id, why)
+        self._writer.sync(self._memories.get(memory.id))
+        report.merged += 1
+        return self._action(memory, into.memory, Outcome.MERGED, why)
+
+    def _supersede(
+        self, memory: Memory, old: Neighbour, why: str, report: TidyReport
+    ) -> Consolidation:
+        self._writer.sync(self._hygiene.supersede(old.memory.id, memory.id, why))
+        report.superseded += 1
+        return self._action(memory, old.memory, Outcome.SUPERSEDED, why)
+
+    def _ask(
+        self, memory: Memory, other: Neighbour, kind: ReviewKind, why: str, report: TidyReport
+    ) -> Consolidation:
+        item = ReviewItem(
+            uuid.uuid4(),
+            memory.user_id,
+            memory.companion_id,
+            kind,
+            other.memory.id,
+            memory.id,
+            why,
+            datetime.now(UTC),
+        )
+        report.queued += self._hygiene.propose(item)
+        return self._action(memory, other.memory, Outcome.REVIEW, why)
+
+    def undo(self, action: Consolidation) -> str:
+        """Undo what a pass did: a merged or superseded memory is restored, a question it
+        asked withdrawn. What was done, in words."""
+        if action.undone_at is not None:
+            raise ValidationError("That pass action was undone already — nothing to undo")
+        if action.outcome is Outcome.MERGED:
+            self._writer.restore(action.memory_id, "a pass's merge undone")
+            done = "the merged memory is its own again"
+        elif action.outcome is Outcome.SUPERSEDED:
+            if action.other_id is None:
+                raise ValidationError("This pass action names only one memory")
+            self._writer.restore(action.other_id, "a pass's supersession undone")
+            done = "the superseded memory is active again"
+        else:
+            for item in self._hygiene.reviews(action.user_id, action.companion_id):
+                if {item.memory_id, item.other_id} == {action.memory_id, action.other_id}:
+                    self._hygiene.close_review(item.id)
+            done = "the question was withdrawn"
+        self._hygiene.mark_undone(action.id)
+        return done
