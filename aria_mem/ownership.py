@@ -122,6 +122,8 @@ def _problem(path: Path, info: os.stat_result, *, above: bool, modes: bool) -> s
         return _owned(info)
     if not modes or (above and info.st_mode & stat.S_ISVTX):
         return None
+    if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
+        return None  # a device or a FIFO is no config or folder: the caller says so
     group = bool(info.st_mode & stat.S_IWGRP) and (
         _has_acl(path) or not _yours_alone(info.st_gid, os.geteuid())
     )

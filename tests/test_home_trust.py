@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -31,7 +31,7 @@ from aria_mem.adapters.index_service import stop_service
 from aria_mem.adapters.postgres import embedded, posix_acl
 from aria_mem.errors import ConfigError
 from tests.accounts import Intruder
-from tests.conftest import ROOT
+from tests.conftest import ROOT, CliResult
 from tests.fakes.ollama_server import FakeOllama
 
 needs_root = pytest.mark.skipif(
@@ -354,3 +354,8 @@ def test_a_missing_config_is_fine_but_its_folder_is_checked(
     isolated_env.chmod(0o707)
     with pytest.raises(ConfigError, match=f"The aria-mem home {isolated_env} is writable"):
         config.load()
+
+
+def test_a_device_is_said_to_be_no_file_rather_than_writable(cli: Callable[..., CliResult]) -> None:
+    refused = cli("--config", "/dev/zero", "list")  # 0666, root's: the clearer reason first
+    assert refused.code == 2 and "is not a regular file" in refused.stderr
