@@ -19,6 +19,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -64,6 +65,8 @@ class Site:
     ids: dict[str, str]
     cookie: str = ""
     """The Set-Cookie the one login gave (the login address works once)."""
+    url: str = ""
+    """The page's address as `aria-mem ui --json` gives it."""
 
     @property
     def session(self) -> str:
@@ -247,7 +250,8 @@ def site(
             address = json.loads(first)
             made.login = address["login"]
             made.base = made.login.partition("/login?")[0]
-            assert made.base.startswith(address["url"] + "/s/")
+            made.url = address["url"]
+            assert made.base.startswith(made.origin + "/s/") and made.url == made.base + "/"
             with httpx.Client(follow_redirects=False, timeout=10) as client:
                 made.cookie = client.get(made.login).headers["set-cookie"]
             yield made
@@ -519,6 +523,52 @@ def test_the_review_queue_accept_path(site: Site, page: Page) -> None:
     assert older["status"] == "superseded" and older["superseded_by"] == item["other_id"]
 
 
+def test_the_review_queue_shows_a_page_at_a_time(site: Site, page: Page) -> None:
+    """120 items put straight into the queue (older than any another test makes): 50 a page,
+    the next and previous links walk through them, the total is said."""
+    from aria_mem.adapters.postgres.store import PostgresStore
+    from aria_mem.domain.hygiene import ReviewItem, ReviewKind
+
+    start = datetime(2026, 6, 2, tzinfo=UTC)
+    items = [
+        ReviewItem(
+            uuid.uuid4(), USER, COMPANION, ReviewKind.RETIRE, uuid.UUID(site.ids[f"filler{n}"]),
+            None, f"Unused all summer (item {n:03d}).", start + timedelta(minutes=n),
+        )
+        for n in range(FILLERS)
+    ]  # fmt: skip
+    store = PostgresStore(site.env["ARIA_MEM_POSTGRES_DSN"])
+    try:
+        for item in items:
+            assert store.hygiene.propose(item)
+        total = len(json.loads(site.aria("review", "--json").stdout))
+        some = json.loads(site.aria("review", "--json", "--limit", "3", "--offset", "1").stdout)
+        assert [i["id"] for i in some] == [str(i.id) for i in items[1:4]]
+        page.goto(f"{site.base}/review")
+        shown = page.locator(".review-item")
+        assert shown.count() == 50
+        assert f"{total} items wait" in page.locator(".count").inner_text()
+        assert "item 000" in shown.first.inner_text() and "item 049" in shown.last.inner_text()
+        assert "Filler note 000 about rain." in shown.first.inner_text()  # its memory, read
+        assert page.locator("a[rel=prev]").count() == 0
+        page.click("a[rel=next]")
+        assert page.url.endswith("/review?page=2") and shown.count() == 50
+        assert "item 050" in shown.first.inner_text()
+        page.click("a[rel=next]")
+        assert shown.count() == min(50, total - 100)  # then any other test's items
+        assert page.locator("a[rel=next]").count() == (total > 150)
+        assert "item 100" in shown.first.inner_text()
+        page.click("a[rel=prev]")
+        assert page.url.endswith("/review?page=2")
+        for odd in ("page=0", "page=x", "page=99999999"):
+            page.goto(f"{site.base}/review?{odd}")
+            assert page.locator(".error").count() == 1, odd
+    finally:
+        for item in items:
+            store.hygiene.close_review(item.id)
+        store.close()
+
+
 def test_the_why_view_shows_what_a_message_brings_up(site: Site, page: Page) -> None:
     page.goto(f"{site.base}/why")
     page.fill("textarea[name=message]", "How is Sam's sister Maya, who loves pottery?")
@@ -632,6 +682,8 @@ def test_without_the_secret_nothing_is_served(site: Site) -> None:
     with httpx.Client(base_url=site.base, cookies={COOKIE: "guess"}) as guessing:
         assert guessing.get("/memories").status_code == 401
     with httpx.Client(base_url=site.base, cookies={COOKIE: site.session}) as owner:
+        assert owner.get(site.url).headers["location"] == f"{site.prefix}/memories"
+        assert owner.get(site.origin + "/").status_code == 404  # the prefix is the page
         listed = owner.get("/memories")
         assert listed.status_code == 200
         assert "script-src" not in listed.headers["content-security-policy"]

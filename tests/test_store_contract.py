@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from aria_mem.domain.hygiene import ReviewItem, ReviewKind
 from aria_mem.domain.memory_line import memory_from_record, memory_to_record
 from aria_mem.domain.models import (
     KNOWLEDGE_COLLECTION,
@@ -678,3 +679,49 @@ def test_a_word_most_of_the_pairs_memories_share_finds_nothing_alone(any_store: 
     any_store.memories.save(_new("The user grows tomatoes."))
     assert _found(any_store, "garden") == []  # in 10 of 11: common
     assert _found(any_store, "garden tomatoes") == ["The user grows tomatoes."]
+
+
+# -- the review queue ---------------------------------------------------------------------
+
+
+def _proposed(store: Store, n: int, at: datetime, user: str = "u1") -> ReviewItem:
+    older = store.memories.save(_new(f"The user's locker number is {n}.", user=user)).memory
+    newer = store.memories.save(_new(f"The user's bike lock code is {n}.", user=user)).memory
+    item = ReviewItem(
+        uuid.uuid4(), user, "aria", ReviewKind.CONFLICT, older.id, newer.id, "changed?", at
+    )
+    assert store.hygiene.propose(item)
+    return item
+
+
+def test_the_review_queue_pages_oldest_first_and_counts(any_store: Store) -> None:
+    start = datetime(2026, 3, 1, tzinfo=UTC)
+    mine = [_proposed(any_store, n, start + timedelta(minutes=n % 3)) for n in range(7)]
+    _proposed(any_store, 99, start, user="u2")
+    hygiene = any_store.hygiene
+    order = [i.id for i in sorted(mine, key=lambda i: (i.created_at, str(i.id)))]
+    pages = [[i.id for i in hygiene.reviews("u1", "aria", limit=3, offset=o)] for o in (0, 3, 6)]
+    assert pages == [order[0:3], order[3:6], order[6:7]]  # ties on the time: by id, no overlap
+    assert [i.id for i in hygiene.reviews("u1", "aria")] == order
+    assert hygiene.reviews("u1", "aria", offset=7) == []
+    assert hygiene.count_reviews("u1", "aria") == 7
+    assert hygiene.count_reviews(None, None) == 8
+    assert len(hygiene.reviews(None, None, limit=5, offset=5)) == 3
+    assert hygiene.count_reviews("u3", "aria") == 0
+
+
+def test_a_pages_memories_are_read_at_once_each_only_of_its_items_pair(any_store: Store) -> None:
+    start = datetime(2026, 3, 1, tzinfo=UTC)
+    items = [_proposed(any_store, n, start + timedelta(minutes=n)) for n in range(3)]
+    theirs = any_store.memories.save(_new("Another user's secret.", user="u2")).memory
+    odd = ReviewItem(
+        uuid.uuid4(), "u1", "aria", ReviewKind.RETIRE, theirs.id, None, "stale?", start
+    )  # an item naming another pair's memory: whoever made it, that memory is not shown
+    assert any_store.hygiene.propose(odd)
+    found = any_store.hygiene.review_memories([i.id for i in items[:2]] + [odd.id])
+    wanted = {m for i in items[:2] for m in (i.memory_id, i.other_id)}
+    assert {m.id for m in found} == wanted and len(found) == 4
+    texts = {m.id: m.text for m in found}
+    assert texts[items[0].memory_id] == "The user's locker number is 0."
+    assert any_store.hygiene.review_memories([uuid.uuid4()]) == []
+    assert any_store.hygiene.review_memories([]) == []

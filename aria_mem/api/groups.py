@@ -5,6 +5,7 @@ memories in and out (``memory.transfer``)."""
 from __future__ import annotations
 
 import builtins
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,7 +13,7 @@ from typing import IO, TYPE_CHECKING
 
 from aria_mem.domain import validation
 from aria_mem.domain.hygiene import Consolidation, ReviewItem
-from aria_mem.domain.models import Stage
+from aria_mem.domain.models import Memory, Stage
 from aria_mem.domain.records import ConversationSummary, KnowledgeSource, StoredTurn, SyncReport
 from aria_mem.errors import ValidationError
 from aria_mem.private import open_private_output
@@ -217,12 +218,34 @@ class Reviews:
         self._context = context
 
     def list(
-        self, *, user: str | None = None, companion: str | None = None, everyone: bool = False
+        self,
+        *,
+        user: str | None = None,
+        companion: str | None = None,
+        everyone: bool = False,
+        limit: int | None = None,
+        offset: int = 0,
     ) -> builtins.list[ReviewItem]:
-        """The open items of the user and companion (``everyone``: of all), oldest first."""
-        if everyone:
-            return self._context.store.hygiene.reviews(None, None)
-        return self._context.store.hygiene.reviews(*self._context.scope(user, companion))
+        """The open items of the user and companion (``everyone``: of all), oldest first;
+        ``limit`` and ``offset`` give one page of them (``count`` says how many there are)."""
+        owner = (None, None) if everyone else self._context.scope(user, companion)
+        return self._context.store.hygiene.reviews(
+            *owner, limit=validation.limit(limit), offset=validation.offset(offset)
+        )
+
+    def count(
+        self, *, user: str | None = None, companion: str | None = None, everyone: bool = False
+    ) -> int:
+        """How many items are open, for the user and companion (``everyone``: of all)."""
+        owner = (None, None) if everyone else self._context.scope(user, companion)
+        return self._context.store.hygiene.count_reviews(*owner)
+
+    def memories(self, items: Sequence[ReviewItem]) -> dict[uuid.UUID, Memory]:
+        """The memories these items are about, as they are now, by id, read in one query
+        however many items there are (a page of the queue shows them all). One forgotten
+        since is absent; each is only of its item's own user and companion."""
+        found = self._context.store.hygiene.review_memories([item.id for item in items])
+        return {m.id: m for m in found}
 
     def accept(
         self, item: str, *, user: str | None = None, companion: str | None = None

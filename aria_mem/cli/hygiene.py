@@ -112,28 +112,40 @@ def review(
     user: UserOpt = None,
     companion: CompanionOpt = None,
     all_: Annotated[bool, typer.Option("--all", help="Every user and companion.")] = False,
+    limit: Annotated[int | None, typer.Option(help="At most this many.")] = None,
+    offset: Annotated[int, typer.Option(help="Skip this many first (for paging).")] = 0,
     as_json: JsonOpt = False,
 ) -> None:
-    """What awaits your decision, oldest first, with why."""
+    """What awaits your decision, oldest first, with why.
+
+    Example: aria-mem review --limit 20 --offset 20
+    """
     if ctx.invoked_subcommand is not None:
         return
     mem = memory(ctx)
-    items = mem.review.list(user=user, companion=companion, everyone=all_)
+    items = mem.review.list(
+        user=user, companion=companion, everyone=all_, limit=limit, offset=offset
+    )
     if as_json:
         emit_json([_item_json(i) for i in items])
         return
     if not items:
         render.console.print("Nothing awaits your decision")
         return
+    known = mem.review.memories(items)
     for item in items:
-        first = mem.get(item.memory_id, user=item.user_id, companion=item.companion_id)
         render.console.print(
             f"[cyan]{str(item.id)[:8]}[/cyan] {item.kind.value}: {markup_safe(item.reason)}"
         )
-        render.console.print(f"    {str(first.id)[:8]} {markup_safe(first.text)}")
-        if item.other_id is not None:
-            other = mem.get(item.other_id, user=item.user_id, companion=item.companion_id)
-            render.console.print(f"    {str(other.id)[:8]} {markup_safe(other.text)}")
+        for named in (item.memory_id, item.other_id):
+            if named is not None:
+                text = known[named].text if named in known else "(forgotten since)"
+                render.console.print(f"    {str(named)[:8]} {markup_safe(text)}")
+    total = mem.review.count(user=user, companion=companion, everyone=all_)
+    shown = offset + len(items)
+    if offset or shown < total:
+        rest = f": --offset {shown} shows the next ones" if shown < total else ""
+        render.console.print(f"{offset + 1}-{shown} of {total}{rest}")
     render.console.print(
         "`aria-mem review accept ID` does what it proposes; `reject ID` keeps both as they are"
     )

@@ -88,7 +88,7 @@ def ui(
     def ready() -> None:
         if as_json:
             sys.stdout.write(
-                json.dumps({"url": bound.origin, "login": bound.login_url if no_browser else None})
+                json.dumps({"url": bound.url, "login": bound.login_url if no_browser else None})
                 + "\n"
             )
         elif no_browser:

@@ -66,7 +66,25 @@ class Hygiene(Protocol):
         """Queue it for a person; False when the same question is already open."""
         ...
 
-    def reviews(self, user_id: str | None, companion_id: str | None) -> list[ReviewItem]: ...
+    def reviews(
+        self,
+        user_id: str | None,
+        companion_id: str | None,
+        *,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[ReviewItem]:
+        """Oldest first, then by id, so that pages (``offset``, ``limit``) neither overlap nor
+        skip an item while the queue stands still."""
+        ...
+
+    def count_reviews(self, user_id: str | None, companion_id: str | None) -> int: ...
+    def review_memories(self, review_ids: Sequence[uuid.UUID]) -> list[Memory]:
+        """The memories these items name, as they are now, read at once (a page of the queue
+        would otherwise cost two look-ups per item): each only if it is of its item's own user
+        and companion; one forgotten since, or an id that is no open item, gives nothing."""
+        ...
+
     def find_review(self, prefix: str, owner: tuple[str, str] | None) -> ReviewItem: ...
     def close_review(self, review_id: uuid.UUID) -> None: ...
 

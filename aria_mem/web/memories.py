@@ -26,7 +26,7 @@ _CHOICES = ("", "yes", "no")
 def routes(page: Page) -> list[Route]:
     async def listing(request: Request) -> Response:
         filters = _filters(request)
-        number = _page_number(request.query_params.get("page", "1"))
+        number = page_number(request.query_params.get("page", "1"))
         rows, more, how = await page.run(_find, page, filters, number)
         return page.render(
             request,
@@ -130,7 +130,9 @@ def _filters(request: Request) -> dict[str, str]:
     return wanted
 
 
-def _page_number(raw: str) -> int:
+def page_number(raw: str) -> int:
+    """The ``page`` of an address, from 1: one rule for the memories' and the review queue's
+    pages, so both refuse the same odd ones."""
     if not (raw.isascii() and raw.isdecimal()) or not 1 <= int(raw) <= MAX_PAGE:
         raise HTTPException(400, f"The page is a number from 1 to {MAX_PAGE}.")
     return int(raw)

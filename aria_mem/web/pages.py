@@ -13,8 +13,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from aria_mem.api import Memory, ReviewItem
-from aria_mem.errors import NotFoundError
 from aria_mem.web.app import Page, back, checked_form, field
+from aria_mem.web.memories import PAGE_SIZE, page_number
 
 MAX_MESSAGE_CHARS = 2000
 
@@ -33,9 +33,17 @@ def routes(page: Page) -> list[Route]:
         )
 
     async def review(request: Request) -> Response:
-        items = await page.run(page.memory.review.list, **page.scope)
-        rows = [(item, *await page.run(_pair, page, item)) for item in items]
-        return page.render(request, "review.html", rows=rows)
+        number = page_number(request.query_params.get("page", "1"))
+        rows, total = await page.run(_review_page, page, number)
+        return page.render(
+            request,
+            "review.html",
+            rows=rows,
+            total=total,
+            number=number,
+            pages=max(1, -(-total // PAGE_SIZE)),
+            more=number * PAGE_SIZE < total,
+        )
 
     async def decide(request: Request) -> Response:
         form = await checked_form(request)
@@ -126,18 +134,20 @@ def routes(page: Page) -> list[Route]:
     ]
 
 
-def _pair(page: Page, item: ReviewItem) -> tuple[Memory | None, Memory | None]:
-    """The item's memories as they are now (None: gone since)."""
-
-    def fetch(memory_id: uuid.UUID | None) -> Memory | None:
-        if memory_id is None:
-            return None
-        try:
-            return page.memory.get(memory_id, **page.scope)
-        except NotFoundError:
-            return None
-
-    return fetch(item.memory_id), fetch(item.other_id)
+def _review_page(
+    page: Page, number: int
+) -> tuple[list[tuple[ReviewItem, Memory | None, Memory | None]], int]:
+    """One page of the queue with the memories each item is about, as they are now (None:
+    gone since), and how many items wait: three queries however long the queue is."""
+    reviews, user, companion = page.memory.review, page.user, page.companion
+    offset = (number - 1) * PAGE_SIZE
+    items = reviews.list(user=user, companion=companion, limit=PAGE_SIZE, offset=offset)
+    known = reviews.memories(items)
+    rows = [
+        (item, known.get(item.memory_id), known.get(item.other_id) if item.other_id else None)
+        for item in items
+    ]
+    return rows, reviews.count(user=user, companion=companion)
 
 
 def _item_id(request: Request) -> str:

@@ -50,6 +50,11 @@ class Bound:
         return f"http://{shown}:{self.port}"
 
     @property
+    def url(self) -> str:
+        """The page's address: every address outside the prefix answers 404."""
+        return f"{self.origin}{self.sessions.prefix}/"
+
+    @property
     def login_url(self) -> str:
         """The secret, and the path prefix every address of the page begins with."""
         return f"{self.origin}{self.sessions.prefix}{LOGIN_PATH}?token={self.sessions.secret}"

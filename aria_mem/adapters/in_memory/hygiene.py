@@ -160,7 +160,14 @@ class MemHygiene:
             self._s.reviews[item.id] = item
             return True
 
-    def reviews(self, user_id: str | None, companion_id: str | None) -> list[ReviewItem]:
+    def reviews(
+        self,
+        user_id: str | None,
+        companion_id: str | None,
+        *,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[ReviewItem]:
         with self._s.lock:
             found = [
                 r
@@ -168,7 +175,25 @@ class MemHygiene:
                 if (user_id is None or r.user_id == user_id)
                 and (companion_id is None or r.companion_id == companion_id)
             ]
-        return sorted(found, key=lambda r: (r.created_at, str(r.id)))
+        ordered = sorted(found, key=lambda r: (r.created_at, str(r.id)))
+        return ordered[offset : None if limit is None else offset + limit]
+
+    def count_reviews(self, user_id: str | None, companion_id: str | None) -> int:
+        return len(self.reviews(user_id, companion_id))
+
+    def review_memories(self, review_ids: Sequence[uuid.UUID]) -> list[Memory]:
+        found: dict[uuid.UUID, Memory] = {}
+        with self._s.lock:
+            for review_id in review_ids:
+                item = self._s.reviews.get(review_id)
+                if item is None:
+                    continue
+                owner = (item.user_id, item.companion_id)
+                for named in (item.memory_id, item.other_id):
+                    m = self._s.memories.get(named) if named is not None else None
+                    if m is not None and (m.user_id, m.companion_id) == owner:
+                        found[m.id] = m
+        return list(found.values())
 
     def find_review(self, prefix: str, owner: tuple[str, str] | None) -> ReviewItem:
         wanted = id_prefix(prefix, "review item", "aria-mem review")

@@ -223,14 +223,46 @@ class PgHygiene(PgConsolidation):
             )
             return done.rowcount == 1
 
-    def reviews(self, user_id: str | None, companion_id: str | None) -> list[ReviewItem]:
+    def reviews(
+        self,
+        user_id: str | None,
+        companion_id: str | None,
+        *,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[ReviewItem]:
         with self._db.connection() as conn:
             found = conn.execute(
                 "SELECT * FROM review_items WHERE (%(u)s::text IS NULL OR user_id = %(u)s)"
-                " AND (%(c)s::text IS NULL OR companion_id = %(c)s) ORDER BY created_at, id",
-                {"u": user_id, "c": companion_id},
+                " AND (%(c)s::text IS NULL OR companion_id = %(c)s) ORDER BY created_at, id"
+                " LIMIT %(n)s OFFSET %(o)s",
+                {"u": user_id, "c": companion_id, "n": limit, "o": offset},
             ).fetchall()
         return [_review(r) for r in found]
+
+    def count_reviews(self, user_id: str | None, companion_id: str | None) -> int:
+        with self._db.connection() as conn:
+            found = conn.execute(
+                "SELECT count(*) AS n FROM review_items"
+                " WHERE (%(u)s::text IS NULL OR user_id = %(u)s)"
+                " AND (%(c)s::text IS NULL OR companion_id = %(c)s)",
+                {"u": user_id, "c": companion_id},
+            ).fetchone()
+        return int(found["n"]) if found else 0
+
+    def review_memories(self, review_ids: Sequence[uuid.UUID]) -> list[Memory]:
+        if not review_ids:
+            return []
+        with self._db.connection() as conn:
+            found = conn.execute(
+                f"SELECT {rows.MEMORY} FROM memories"
+                " WHERE (id, user_id, companion_id) IN ("
+                "  SELECT named.id, r.user_id, r.companion_id FROM review_items r,"
+                "  unnest(ARRAY[r.memory_id, r.other_id]) AS named(id)"
+                "  WHERE r.id = ANY(%s) AND named.id IS NOT NULL)",
+                (list(review_ids),),
+            ).fetchall()
+        return [rows.memory(r) for r in found]
 
     def find_review(self, prefix: str, owner: tuple[str, str] | None) -> ReviewItem:
         wanted = id_prefix(prefix, "review item", "aria-mem review")
