@@ -12,6 +12,9 @@ link or belongs to another account is refused, since whoever controls it would k
 token. A running server reads it once, at start: rotating it means restarting the servers.
 stdio needs none of this (the client starts the server as the person).
 
+The OpenAI-compatible endpoint (`aria-mem serve`) keeps its key by the same rules, in a file of
+its own (``KeyRules``), and guards with the same gate.
+
 It does not import the MCP SDK.
 """
 
