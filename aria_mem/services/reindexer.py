@@ -14,12 +14,14 @@ from dataclasses import dataclass
 
 from aria_mem.domain.models import Kind
 from aria_mem.domain.records import SweepReport, SyncReport
+from aria_mem.errors import DimensionMismatchError
 from aria_mem.ports import DaemonRecords, Embedder, IndexQueue, VectorIndex
 from aria_mem.services.indexer import DEFAULT_BATCH, Indexer
 from aria_mem.services.reconciler import Reconciler
 
 log = logging.getLogger(__name__)
 
+RECREATE_ATTEMPTS = 5
 FINAL_ROUNDS = 4
 """Index, sweep, and again while the sweep puts entries back: clients writing under the old
 model during a switch can need a round; more means something keeps undoing the work."""
@@ -84,13 +86,7 @@ class Reindexer:
             # so a client whose old-model write the index now refuses learns why at once
             # and follows (the run with its total is recorded below).
             self._runs.start_reindex(model, 0, background)
-        recreated = []
-        for kind in Kind:
-            size = self._index.collection_size(kind.collection)
-            if size is not None and size != dimension:
-                self._index.drop_collection(kind.collection)
-                recreated.append(kind.collection)
-            self._index.ensure_collection(kind.collection, dimension)
+        recreated = [k.collection for k in Kind if self._recreate(k.collection, dimension)]
         if unfinished is not None and unfinished.model == model and not recreated:
             log.info(
                 "resuming the re-index to %s: %d of %d left",
@@ -116,36 +112,67 @@ class Reindexer:
         )
         return ReindexPlan(model, dimension, tuple(recreated), marked, total)
 
+    def _recreate(self, collection: str, dimension: int) -> bool:
+        """Make ``collection`` hold ``dimension``-sized vectors; True when it was dropped for
+        it. A client still writing with the old model can create it again with the old size
+        between the drop and the creation: then it is dropped again (the client's write is
+        refused from then on, and it follows the switch recorded before)."""
+        dropped = False
+        for _ in range(RECREATE_ATTEMPTS):
+            size = self._index.collection_size(collection)
+            if size is not None and size != dimension:
+                self._index.drop_collection(collection)
+                dropped = True
+            try:
+                self._index.ensure_collection(collection, dimension)
+                return dropped
+            except DimensionMismatchError:
+                log.info("'%s' was created again with the old vector size; again", collection)
+        self._index.ensure_collection(collection, dimension)
+        return dropped
+
     def run(
         self,
         plan: ReindexPlan,
         progress: Callable[[int], None] | None = None,
         should_stop: Callable[[], bool] = lambda: False,
     ) -> ReindexOutcome:
-        """Work through every pending entry; when none is left, sweep away the vectors of the
-        old model and close the run. The sweep puts back pending what clients still wrote
-        under the old model meanwhile, and anything whose new vector is missing; those are
-        indexed and swept again (a few rounds at most) before the run is closed."""
+        """Work through the pending entries, then sweep away the vectors of the old model and
+        close the run. The sweep puts back pending what clients still wrote under the old
+        model meanwhile, and anything whose new vector is missing; those are indexed and
+        swept again (a few rounds at most) before the run is closed.
+
+        A round works off what was pending when it began (plus a batch): entries that clients
+        keep writing meanwhile are theirs to index (they follow the switch), so a busy client
+        cannot keep the run from ending. The sweep never removes a pending entry's vector,
+        and an entry still pending when the run closes is indexed by its writer, the daemon
+        or `aria-mem sync`. A round whose entries failed is tried again; entries that keep
+        failing leave the run open (run it again when the model answers)."""
         indexer = Indexer(self._queue, self._index, self._embedder)
         reconciler = Reconciler(self._queue, self._index, self._embedder)
         report = SyncReport()
-        sweep: SweepReport | None = None
+        failed = 0
         for _ in range(FINAL_ROUNDS):
-            report.add(
-                indexer.run_pending(
-                    batch_size=self._batch_size, progress=progress, should_stop=should_stop
-                )
+            backlog = -(-self._queue.pending_count() // self._batch_size) + 1
+            done = indexer.run_pending(
+                batch_size=self._batch_size,
+                max_batches=backlog,
+                progress=progress,
+                should_stop=should_stop,
             )
-            if should_stop() or self._queue.pending_count():
+            report.add(done)
+            failed = done.failed
+            if should_stop():
                 break
+            if failed:
+                continue
             sweep = reconciler.sweep()
             if not (sweep.missing_requeued or sweep.other_model_requeued):
                 self._runs.finish_reindex(self._embedder.model_name)
-                break
+                return ReindexOutcome(plan, report.indexed + report.removed, 0, sweep)
             log.info(
                 "the sweep put back %d entries written under another model and %d missing",
                 sweep.other_model_requeued,
                 sweep.missing_requeued,
             )
-            sweep = None
-        return ReindexOutcome(plan, report.indexed + report.removed, report.failed, sweep)
+        return ReindexOutcome(plan, report.indexed + report.removed, failed, None)
