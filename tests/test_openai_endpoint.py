@@ -173,6 +173,15 @@ def test_streaming_arrives_in_order_and_whole(endpoint: Server, models: FakeOlla
     assert len({c.id for c in chunks}) == 1
     assert models.state.chat_requests[-1]["stream"] is True
 
+    counted = list(
+        _client(endpoint).chat.completions.create(
+            model="aria-mem", messages=SISTER, stream=True, stream_options={"include_usage": True}
+        )
+    )
+    assert counted[-1].choices == [] and counted[-1].usage is not None
+    assert counted[-1].usage.completion_tokens > 0
+    assert [c.choices[0].delta.content for c in counted[1:-2]] == [w + " " for w in words]
+
     raw = httpx.post(
         f"{endpoint.url}/chat/completions",
         headers={"Authorization": f"Bearer {endpoint.key}"},
@@ -181,6 +190,42 @@ def test_streaming_arrives_in_order_and_whole(endpoint: Server, models: FakeOlla
     )
     assert raw.headers["content-type"].startswith("text/event-stream")
     assert raw.text.endswith("data: [DONE]\n\n") and raw.text.count("[DONE]") == 1
+
+
+def test_an_app_that_hangs_up_mid_stream_stops_the_model_and_frees_its_place(
+    memory: AriaMem, models: FakeOllama
+) -> None:
+    words = [f"w{n}" for n in range(30)]
+    models.state.chat_reply = " ".join(words)
+    models.state.chat_delay = 0.1
+    server = _serve(memory, Limits(concurrent=1))
+    try:
+        with httpx.stream(
+            "POST",
+            f"{server.url}/chat/completions",
+            headers={"Authorization": f"Bearer {server.key}"},
+            json={"model": "aria-mem", "messages": SISTER, "stream": True, "user": "sam"},
+            timeout=20,
+        ) as answer:
+            for line in answer.iter_lines():
+                if '"w2 "' in line:
+                    break  # the app goes away after three pieces
+        models.state.chat_delay = 0.0
+        again = _post(server, {"messages": SISTER})
+        for _ in range(200):  # its place is given back once the server sees it went
+            if again.status_code != 429:
+                break
+            time.sleep(0.05)
+            again = _post(server, {"messages": SISTER})
+        assert again.status_code == 200
+        server.endpoint.wait()
+    finally:
+        server.stop()
+    (kept,) = memory.conversations.list(user="sam")
+    _, turns = memory.conversations.get(str(kept.id), user="sam")
+    role, partial = turns[1]  # the first reply, cut short; then the second request's
+    assert role == "assistant" and partial.startswith("w0 w1 w2")
+    assert len(partial.split()) < len(words)  # what was given, not the whole reply
 
 
 @pytest.mark.parametrize("key", [None, "wrong-key-" + "x" * 40])

@@ -166,6 +166,7 @@ class _Streamed:
     ) -> None:
         self._endpoint = endpoint
         self._reply = Reply(ask.model)
+        self._usage = ask.usage
         self._relayed = relayed
         self._pieces = pieces
         self._deadline = deadline
@@ -186,6 +187,9 @@ class _Streamed:
                     raise _too_long(self._endpoint._limits)
                 piece = await anyio.to_thread.run_sync(_next, self._pieces)
             yield reply.chunk({}, finish="stop")
+            if self._usage:
+                prompt_chars = sum(len(m["content"]) for m in self._relayed.messages)
+                yield reply.usage(prompt_chars, len("".join(self._text)))
         except ChatModelError as exc:
             yield protocol.event(_model_failed(exc).body())
         except BadRequest as exc:

@@ -83,6 +83,8 @@ class Ask:
     """The chat model to use; None for the configured one."""
     user: str | None
     companion: str | None
+    usage: bool = False
+    """A streamed reply ends with a chunk of token counts (``stream_options.include_usage``)."""
 
 
 def read_ask(raw: bytes, headers: dict[str, str], limits: Limits) -> Ask:
@@ -121,6 +123,8 @@ def read_ask(raw: bytes, headers: dict[str, str], limits: Limits) -> Ask:
     if not isinstance(model, str) or len(model) > 300:
         raise BadRequest(400, "model must be a string, e.g. aria@llama3.2", param="model")
     companion, sep, chat_model = model.rpartition("@")
+    options = body.get("stream_options")
+    usage = isinstance(options, dict) and options.get("include_usage") is True
     user = body.get("user")
     if user is not None and not isinstance(user, str):
         raise BadRequest(400, "user must be a string", param="user")
@@ -131,6 +135,7 @@ def read_ask(raw: bytes, headers: dict[str, str], limits: Limits) -> Ask:
         chat_model=chat_model if chat_model and chat_model != DEFAULT_MODEL else None,
         user=user or headers.get(USER_HEADER) or None,
         companion=(companion if sep else None) or headers.get(COMPANION_HEADER) or None,
+        usage=usage,
     )
 
 
@@ -206,6 +211,18 @@ class Reply:
             ],
             "usage": _usage(prompt_chars, len(text)),
         }
+
+    def usage(self, prompt_chars: int, reply_chars: int) -> bytes:
+        """The last chunk of a stream that asked for usage: no choices, the counts."""
+        data = {
+            "id": self.id,
+            "object": "chat.completion.chunk",
+            "created": self.created,
+            "model": self.model,
+            "choices": [],
+            "usage": _usage(prompt_chars, reply_chars),
+        }
+        return event(data)
 
     def chunk(self, delta: dict[str, str], finish: str | None = None) -> bytes:
         data = {

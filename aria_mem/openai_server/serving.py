@@ -73,6 +73,7 @@ class Server:
     head_seconds: float = waiting.HEAD_SECONDS
 
     def __post_init__(self) -> None:
+        self._thread: threading.Thread | None = None
         host, port = self.sock.getsockname()[:2]
         self.host, self.port = str(host), int(port)
         self.endpoint = Endpoint(
@@ -108,10 +109,15 @@ class Server:
     def start(self) -> threading.Thread:
         """Serve from a thread (a test, a daemon); returns when it listens."""
         thread = threading.Thread(target=self.run, name="aria-mem-openai", daemon=True)
+        self._thread = thread
         thread.start()
         while not self._uvicorn.started and thread.is_alive():
             thread.join(0.02)
         return thread
 
     def stop(self) -> None:
+        """Stop serving; when it serves from ``start()``'s thread, wait until it has stopped
+        and the work that follows the last replies is done."""
         self._uvicorn.should_exit = True
+        if self._thread is not None:
+            self._thread.join()
