@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test demo bench bench-quality bench-hygiene lint all clean screenshot
+.PHONY: install test demo bench bench-quality bench-real bench-hygiene lint all clean screenshot
 
 install: $(STAMP)
 
@@ -48,6 +48,12 @@ bench: install
 # (dense) and the shipped one (fused), with all-MiniLM-L6-v2 in process.
 bench-quality: install
 	$(BIN)/python scripts/bench_quality.py
+
+# Retrieval quality on real conversations kept outside the repository: DATA holds
+# realtalk/Chat_*.json and locomo/locomo-dev.json (scripts/bench_real.py says what is read).
+bench-real: install
+	@test -n "$(DATA)" || { echo "give the data folder: make bench-real DATA=/path/to/data"; exit 2; }
+	$(BIN)/python scripts/bench_real.py --data "$(DATA)"
 
 # ruff, mypy --strict over the package, tests and scripts, and the import-linter contracts
 # (domain -> no I/O; services -> ports, never adapters; cli -> the public API).

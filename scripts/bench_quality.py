@@ -26,6 +26,8 @@ Sources, all with the same model and data:
   dense    the whole pipeline on the nearest vectors alone (no word matches);
   fused-no-repeats  the whole pipeline on both, fused, with near-repeats ranked as they
            come (to show what ranking them lower does);
+  fused-no-time  the whole pipeline on both, fused, without the time signal (a message that
+           names a date lifts the memories dated in it);
   fused    the whole pipeline on both, fused, near-repeats of a better candidate ranked lower
            (what ships);
   relevance the fused candidates in order of relevance alone, before the ranking formula and
@@ -50,7 +52,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -67,7 +69,7 @@ from aria_mem.domain.repeats import DEFAULT_REPEATS, RepeatRule  # noqa: E402
 from aria_mem.domain.retrieval import SearchResult  # noqa: E402
 
 COMPANION = "aria"
-MODES = ("dense", "fused-no-repeats", "fused")
+MODES = ("dense", "fused-no-repeats", "fused-no-time", "fused")
 KS = (5, 10)
 
 
@@ -153,6 +155,10 @@ def run(args: argparse.Namespace, home: Path, data: QualitySet) -> dict[str, obj
         ) as m:
             m._context.retriever._fusion = args.fusion
             m._context.retriever._repeats = None if mode == "fused-no-repeats" else args.repeats
+            if mode == "fused-no-time":
+                m._context.retriever._when = None
+            elif mode not in MODES:
+                variant(mode)(m)
             for query in data.queries:
                 m._context.retriever._clock = _fixed(data.clock[query.user])
                 result = ask(m, query)
@@ -182,6 +188,27 @@ def run(args: argparse.Namespace, home: Path, data: QualitySet) -> dict[str, obj
         },
         "overhead_ms": overheads,
     }
+
+
+def variant(text: str) -> Callable[[AriaMem], None]:
+    """A fused pipeline with other settings, to measure them: "time=0.2,recency=0.05", any
+    field of RankingWeights, TimeRule or FusionWeights."""
+    changes = dict(item.split("=", 1) for item in text.split(","))
+
+    def configure(mem: AriaMem) -> None:
+        r = mem._context.retriever
+        for name, raw in changes.items():
+            for attr in ("_weights", "_when", "_fusion"):
+                current = getattr(r, attr)
+                if current is not None and name in {f.name for f in fields(current)}:
+                    kind = type(getattr(current, name))
+                    value = kind(float(raw)) if kind in (int, bool) else kind(raw)
+                    setattr(r, attr, replace(current, **{name: value}))
+                    break
+            else:
+                raise SystemExit(f"--variant: no setting {name!r}")
+
+    return configure
 
 
 def _fixed(moment: datetime) -> Callable[[], datetime]:
@@ -265,9 +292,15 @@ def main() -> None:
         default=DEFAULT_REPEATS.weight,
         help="how much a near-repeat loses per unit of overlap beyond the bar (0: off)",
     )
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        help='a fused pipeline with other settings, e.g. "time=0.2" (repeatable)',
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    args.modes = tuple(args.modes.split(","))
+    args.modes = (*args.modes.split(","), *args.variant)
     args.fusion = FusionWeights(args.lexical_weight, args.lexical_candidates)
     args.repeats = RepeatRule(args.repeat_bar, args.repeat_weight)
     chosen = {

@@ -40,7 +40,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -48,7 +48,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT.parent))
 
-from bench_quality import by_relevance, ranked  # noqa: E402
+from bench_quality import by_relevance, ranked, variant  # noqa: E402
 
 from aria_mem.api import AriaMem  # noqa: E402
 from aria_mem.config import SUGGESTED_MIN_SIMILARITY  # noqa: E402
@@ -213,25 +213,9 @@ MODES: dict[str, tuple[str, Configure]] = {
 """Each pipeline mode: its candidate source and what it changes on the retriever."""
 
 
-def variant(text: str) -> tuple[str, Configure]:
-    """A fused pipeline with other settings, to measure them: "time=0.2,dated_answers=1",
-    any field of RankingWeights, TimeRule or FusionWeights."""
-    changes = dict(item.split("=", 1) for item in text.split(","))
-
-    def configure(mem: AriaMem) -> None:
-        r = mem._context.retriever
-        for name, raw in changes.items():
-            for attr in ("_weights", "_when", "_fusion"):
-                current = getattr(r, attr)
-                if current is not None and name in {f.name for f in fields(current)}:
-                    kind = type(getattr(current, name))
-                    value = kind(float(raw)) if kind in (int, bool) else kind(raw)
-                    setattr(r, attr, replace(current, **{name: value}))
-                    break
-            else:
-                raise SystemExit(f"--variant: no setting {name!r}")
-
-    return "fused", configure
+def fused_variant(text: str) -> tuple[str, Configure]:
+    """A fused pipeline with other settings (``bench_quality.variant``)."""
+    return "fused", variant(text)
 
 
 def run(args: argparse.Namespace, home: Path, data: RealSet) -> dict[str, object]:
@@ -251,10 +235,11 @@ def run(args: argparse.Namespace, home: Path, data: RealSet) -> dict[str, object
     with AriaMem.open(None, embedder=embedder, retrieval=retrieval) as mem:
         report = mem.transfer.import_file(lines)
         setup = time.perf_counter() - started
+        print(f"{home.name}: {report.lines} memories imported ({setup:.0f} s)", file=sys.stderr)
         for user in data.users:
             mem.relationship.set_stage(Stage.ESTABLISHED, user=user, companion=COMPANION)
     for mode in modes:
-        candidates, configure = MODES[mode] if mode in MODES else variant(mode)
+        candidates, configure = MODES[mode] if mode in MODES else fused_variant(mode)
         with AriaMem.open(
             None, embedder=embedder, retrieval={**retrieval, "candidates": candidates}
         ) as m:
@@ -264,6 +249,7 @@ def run(args: argparse.Namespace, home: Path, data: RealSet) -> dict[str, object
                 score(tallies[mode], q, ranked(result))
                 if mode == "fused":
                     score(tallies["relevance"], q, by_relevance(result))
+        print(f"{home.name}: {mode} asked ({time.perf_counter() - started:.0f} s)", file=sys.stderr)
     with AriaMem.open(None, embedder=embedder, retrieval=retrieval) as mem:
         # Plain cosine and plain words reach past the public API on purpose: they are not
         # what it offers.
