@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import stat
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -489,3 +492,53 @@ def test_print_config_gives_the_base_url_and_a_private_key(
     remote = cli("serve", "--address", "0.0.0.0:9911")
     assert remote.code == 2 and "--allow-remote" in remote.stderr
     assert "OpenAI-compatible" in cli("serve", "--help").stdout
+
+
+def test_the_command_serves_until_stopped_for_its_user(
+    embedded_dsn: str, models: FakeOllama, tmp_path: Path
+) -> None:
+    """`aria-mem serve` in a child process, as a person starts it: the first request with the
+    key is answered with the memories of its --user; SIGTERM stops it cleanly."""
+    env = {
+        **os.environ,
+        "ARIA_MEM_POSTGRES_DSN": embedded_dsn,
+        "ARIA_MEM_EMBEDDER_HOST": models.url,
+        "ARIA_MEM_CHAT_HOST": models.url,
+        "ARIA_MEM_CHAT_EXTRACT_MEMORIES": "off",
+        "ARIA_MEM_RETRIEVAL_MIN_SIMILARITY": "0.3",
+    }
+    ours = with_overrides(load(), embedder={"host": models.url})
+    store, index = PostgresStore(embedded_dsn), EdgeIndex(tmp_path / "index")
+    with AriaMem(ours, store=store, index=index) as mem:
+        mem.remember(
+            "The user is allergic to peanuts.",
+            memory_type="ProfileFact",
+            importance=0.9,
+            user="sam",
+        )
+    index.close()
+    store.close()
+    serving = subprocess.Popen(
+        [sys.executable, "-m", "aria_mem", "serve", "--address", "127.0.0.1:0", "--user", "sam"],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert serving.stderr is not None
+        said = ""
+        while "endpoint at " not in said:
+            said = serving.stderr.readline()
+            assert said, "the command ended before it served"
+        url = said.split("endpoint at ")[1].split()[0]
+        key = load_key()
+        reply = openai.OpenAI(base_url=url, api_key=key, max_retries=0).chat.completions.create(
+            model="aria-mem", messages=SISTER
+        )
+        assert reply.choices[0].message.content == "Hello from the fake model. "
+        assert "allergic to peanuts" in _system(_asked(models))
+    finally:
+        serving.send_signal(signal.SIGTERM)
+        _, rest = serving.communicate(timeout=60)
+    assert serving.returncode == 0, rest
+    assert "Traceback" not in rest

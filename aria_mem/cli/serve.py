@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from typing import Annotated
 
@@ -124,6 +125,10 @@ def serve(
         "(`aria-mem serve --print-config` prints it). Ctrl-C stops it.",
         highlight=False,
     )
+    # uvicorn stops on SIGTERM, then raises it again with the handler it found: let that one
+    # be ours and do nothing, so the work that follows the last replies is waited for and the
+    # command ends as it does after Ctrl-C, instead of being killed by the default handler.
+    signal.signal(signal.SIGTERM, lambda signum, frame: None)
     server.run()
 
 
