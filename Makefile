@@ -72,6 +72,11 @@ clean:
 bench-hygiene: install
 	$(BIN)/python scripts/bench_hygiene.py
 
+# Many clients at once (a few minutes): searches/s, p50 and p99 with 1, 4 and 16 searching
+# processes, writes/s with 1 and 16 writers, the review page with 6,000 open items.
+bench-load: install
+	$(BIN)/python scripts/bench_load.py
+
 # The README's picture of the review page, taken by its browser test.
 screenshot: install
 	REVIEW_PAGE_SCREENSHOT=docs/review-page.png $(BIN)/python -m pytest -q tests/test_review_page.py -k screenshot
