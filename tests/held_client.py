@@ -1,7 +1,8 @@
 """A long-lived API client for tests, run as its own process (``python -m tests.held_client
 FOLDER``): it opens ``AriaMem`` once, as a chat or companion app does, and holds it.
 
-It remembers a new memory after another until the file ``FOLDER/stop`` appears, printing a
+It remembers a new memory after another (``$HELD_CLIENT_PAUSE`` seconds apart, default
+0.02) until the file ``FOLDER/stop`` appears, printing a
 JSON line per memory it was told was saved (id, text, indexed, the model it holds). Then it
 waits for ``FOLDER/search`` and searches each of its memories by its own text with the same
 ``AriaMem``, printing a JSON line per search, and a last line with the model it ends with."""
@@ -9,6 +10,7 @@ waits for ``FOLDER/search`` and searches each of its memories by its own text wi
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -42,7 +44,7 @@ def main(folder: Path) -> int:
                 model=mem.settings.embedder.effective_model,
             )
             n += 1
-            time.sleep(0.02)
+            time.sleep(float(os.environ.get("HELD_CLIENT_PAUSE", "0.02")))
         while not (folder / "search").exists():
             time.sleep(0.05)
         for memory_id, text in written:

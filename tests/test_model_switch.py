@@ -106,14 +106,23 @@ def _write_memories(path: Path, count: int) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
-@pytest.fixture(params=["same size", "new size"])
+@pytest.fixture(params=["same size, a chatty client", "new size, a busy client"])
 def two_models(request: pytest.FixtureRequest) -> Iterator[tuple[FakeOllama, FakeOllamaState]]:
     """The old model 64-dimensional; the new one too (its vectors go into the same
     collection, beside the old ones), or 32 (the switch recreates the collection)."""
-    sizes = {"nomic-embed-text": 32} if request.param == "new size" else {}
+    sizes = {"nomic-embed-text": 32} if request.param.startswith("new size") else {}
     state = FakeOllamaState(dim=64, model_dims=sizes)
     with FakeOllama(state) as server:
         yield server, state
+
+
+@pytest.fixture
+def pause(two_models: tuple[FakeOllama, FakeOllamaState]) -> str:
+    """Seconds between the held client's memories: a chat's pace (before this was fixed, the
+    20 it saved during the switch were left indexed under the old model, their vectors swept
+    away), or as fast as it can (the re-index must still end)."""
+    _, state = two_models
+    return "0.02" if state.model_dims else "0.3"
 
 
 @pytest.fixture
@@ -141,11 +150,12 @@ def test_a_held_client_follows_a_switch_and_every_memory_it_saved_is_found(
     isolated_env: Path,
     tmp_path: Path,
     two_models: tuple[FakeOllama, FakeOllamaState],
+    pause: str,
 ) -> None:
     _, state = two_models
     _write_memories(tmp_path / "in.jsonl", 150)
     assert cli("import", str(tmp_path / "in.jsonl"), env=env).code == 0
-    client = HeldClient(tmp_path / "client", env)
+    client = HeldClient(tmp_path / "client", {**env, "HELD_CLIENT_PAUSE": pause})
     try:
         client.wait_for("remembered", 5)
         state.embed_delay = 0.05  # the re-index takes a while; the client writes throughout
