@@ -14,15 +14,24 @@ import os
 import subprocess
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from aria_mem.adapters.disk_space import MB, MIN_FREE_BYTES, OPEN_FREE_BYTES, free_bytes
+from aria_mem.adapters.disk_space import (
+    MB,
+    MIN_FREE_BYTES,
+    free_bytes,
+    no_space,
+)
 from aria_mem.adapters.index_service import lock_held, stop_service
 from aria_mem.adapters.postgres import embedded
+from aria_mem.adapters.qdrant_edge import EdgeIndex
+from aria_mem.domain.models import IndexPoint, SearchScope
+from aria_mem.errors import IndexDiskFullError
 from tests.conftest import CliResult
 from tests.test_daemon import DaemonProcess
 
@@ -33,8 +42,8 @@ IN_PROCESS = {
 }
 DISK_MB = 192
 LEFT = 24 * MB
-"""What the filler leaves at first: short of what a write needs, enough to open a shard."""
-assert OPEN_FREE_BYTES < LEFT < MIN_FREE_BYTES
+"""What the filler leaves at first: short of what a write needs."""
+assert LEFT < MIN_FREE_BYTES
 
 
 @pytest.fixture
@@ -183,3 +192,77 @@ def test_the_daemon_indexes_what_a_full_disk_left_pending_once_there_is_room(
     finally:
         code = daemon.stop()
     assert code == 0, "\n".join(daemon.lines)
+
+
+@pytest.fixture
+def small_folder(tmp_path: Path) -> Iterator[Path]:
+    """A tmpfs of 256 MB of its own, for the index adapter alone (a fresh shard has 149 MB of
+    holes, which opening it may fill)."""
+    folder = tmp_path / "small"
+    folder.mkdir(mode=0o700)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=256m,mode=0700", "tmpfs", str(folder)],
+        capture_output=True,
+        text=True,
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small file system here: {mounted.stderr.strip()}")
+    try:
+        yield folder
+    finally:
+        if subprocess.run(["umount", str(folder)], capture_output=True).returncode != 0:
+            subprocess.run(["umount", "-l", str(folder)], check=True)
+
+
+def _point(n: int) -> IndexPoint:
+    return IndexPoint(
+        uuid.uuid5(uuid.NAMESPACE_OID, str(n)),
+        [1.0, float(n), 0.5],
+        {
+            "memory_id": str(n),
+            "user_id": "u",
+            "companion_id": "c",
+            "embedding_model": "m",
+            "active": True,
+        },
+    )
+
+
+def test_the_edge_index_refuses_writes_and_opens_on_a_full_disk_and_resumes(
+    small_folder: Path,
+) -> None:
+    """Every write, and opening a shard, on a file system with no room: refused with the
+    disk-full error (never SIGBUS, which would end this test's own process); the open shard
+    still answers searches; with room again the same index writes."""
+    root = small_folder / "index"
+    root.mkdir(mode=0o700)
+    scope = SearchScope("u", "c", "m")
+    index = EdgeIndex(root)
+    index.ensure_collection("memories", 3)
+    index.upsert("memories", [_point(1)])
+    filler = small_folder / "filler"
+    _fill(filler, 0)
+    try:
+        with pytest.raises(IndexDiskFullError, match="^Disk full: "):
+            index.upsert("memories", [_point(2)])
+        with pytest.raises(IndexDiskFullError):
+            index.delete("memories", [_point(1).id])
+        with pytest.raises(IndexDiskFullError):
+            index.ensure_collection("knowledge", 3)
+        assert [h.id for h in index.search("memories", [1.0, 1.0, 0.5], scope, 5)] == [_point(1).id]
+        index.close()
+        index = EdgeIndex(root)  # a service started on the full disk
+        with pytest.raises(IndexDiskFullError):
+            index.search("memories", [1.0, 1.0, 0.5], scope, 5)
+    finally:
+        filler.unlink()
+    index.upsert("memories", [_point(2)])
+    assert index.count("memories") == 2
+    index.close()
+
+
+def test_a_full_disk_is_told_from_other_failures_by_errno_or_edges_words() -> None:
+    assert no_space(OSError(errno.ENOSPC, "No space left on device"))
+    assert no_space(RuntimeError("Service internal error: No space left on device (os error 28)"))
+    assert not no_space(OSError(errno.EACCES, "Permission denied"))
+    assert not no_space(RuntimeError("Can't init WAL: WouldBlock"))

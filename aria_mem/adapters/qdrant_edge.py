@@ -248,7 +248,9 @@ class EdgeIndex:
         path = self._root / collection
         if not path.exists() or self.collection_size(collection) is None:
             raise VectorIndexError(f"The index has no '{collection}' collection yet")
-        disk_space.ensure_room(self._root, disk_space.OPEN_FREE_BYTES)
+        disk_space.ensure_room(
+            self._root, disk_space.OPEN_FREE_BYTES + disk_space.sparse_bytes(path)
+        )
         try:
             shard = _opening(lambda: qe.EdgeShard.load(str(path)))
         except Exception as exc:
@@ -354,9 +356,9 @@ class EdgeIndex:
         with self._lock:
             self._closed = True
             for shard in self._shards.values():
-                try:
-                    shard.flush()
-                    shard.close()
-                except Exception as exc:  # closing must not hide the caller's own error
-                    log.warning("closing an index shard failed: %s", exc)
+                for step in (shard.flush, shard.close):  # closed even when a full disk
+                    try:  # refuses the flush (each write was flushed already): else its
+                        step()  # write-ahead log stays locked until this process ends
+                    except Exception as exc:  # closing must not hide the caller's own error
+                        log.warning("closing an index shard failed: %s", exc)
             self._shards.clear()
