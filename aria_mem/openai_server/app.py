@@ -56,7 +56,7 @@ class Endpoint:
         self._memory = memory
         self._user = user
         self._companion = companion
-        self._limits = limits
+        self.limits = limits
         self._busy = 0
         self._after: list[threading.Thread] = []
         self._lock = threading.Lock()
@@ -75,7 +75,7 @@ class Endpoint:
         return JSONResponse(protocol.models(settings.chat.model, self._companion))
 
     async def completions(self, request: Request) -> Response:
-        if self._busy >= self._limits.concurrent:
+        if self._busy >= self.limits.concurrent:
             return _error(
                 BadRequest(
                     429,
@@ -88,12 +88,12 @@ class Endpoint:
         self._busy += 1
         handed_on = False
         try:
-            raw = await _body(request, self._limits.max_body)
+            raw = await _body(request, self.limits.max_body)
             headers = {k.lower(): v for k, v in request.headers.items()}
-            ask = protocol.read_ask(raw, headers, self._limits)
+            ask = protocol.read_ask(raw, headers, self.limits)
             relayed = await anyio.to_thread.run_sync(self._prepare, ask)
             pieces = relayed.stream()
-            deadline = time.monotonic() + self._limits.reply_seconds
+            deadline = time.monotonic() + self.limits.reply_seconds
             try:
                 first = await anyio.to_thread.run_sync(_next, pieces)
             except ChatModelError as exc:
@@ -108,7 +108,7 @@ class Endpoint:
             return _error(exc)
         finally:
             if not handed_on:
-                self._busy -= 1
+                self.release()
 
     def _prepare(self, ask: Ask) -> Relay:
         try:
@@ -129,7 +129,7 @@ class Endpoint:
         try:
             while first is not None:
                 if time.monotonic() > deadline:
-                    raise _too_long(self._limits)
+                    raise _too_long(self.limits)
                 try:
                     first = await anyio.to_thread.run_sync(_next, pieces)
                 except ChatModelError as exc:
@@ -138,16 +138,20 @@ class Endpoint:
                     text.append(first)
         finally:
             pieces.close()
-            self._finish(relayed, "".join(text))
+            self.after_reply(relayed, "".join(text))
         prompt_chars = sum(len(m["content"]) for m in relayed.messages)
         return JSONResponse(Reply(ask.model).whole("".join(text), prompt_chars))
 
-    def _finish(self, relayed: Relay, text: str) -> None:
+    def after_reply(self, relayed: Relay, text: str) -> None:
         """What follows a reply, in a thread of its own: the reply is never delayed for it."""
         thread = threading.Thread(target=relayed.finish, args=(text,), name="aria-mem-relayed")
         with self._lock:
             self._after = [t for t in self._after if t.is_alive()] + [thread]
         thread.start()
+
+    def release(self) -> None:
+        """A request is answered: its place is free."""
+        self._busy -= 1
 
     def wait(self) -> None:
         """Wait for the work that follows replies (uses, turns, extraction)."""
@@ -184,7 +188,7 @@ class _Streamed:
                 self._text.append(piece)
                 yield reply.chunk({"content": piece})
                 if time.monotonic() > self._deadline:
-                    raise _too_long(self._endpoint._limits)
+                    raise _too_long(self._endpoint.limits)
                 piece = await anyio.to_thread.run_sync(_next, self._pieces)
             yield reply.chunk({}, finish="stop")
             if self._usage:
@@ -202,8 +206,8 @@ class _Streamed:
             return
         self._ended = True
         self._pieces.close()
-        self._endpoint._finish(self._relayed, "".join(self._text))
-        self._endpoint._busy -= 1
+        self._endpoint.after_reply(self._relayed, "".join(self._text))
+        self._endpoint.release()
 
 
 class _Stream(StreamingResponse):
