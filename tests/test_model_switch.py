@@ -347,3 +347,21 @@ def test_a_client_given_its_own_embedder_is_told_it_cannot_follow(
     assert not second.indexed and second.problem is not None
     assert "reopen" in second.problem
     assert store.queue.pending_count() == 1  # left for the daemon or `aria-mem sync`
+
+
+def test_a_client_opened_before_a_switch_follows_it_at_its_first_call(
+    same_size: FakeOllama, isolated_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Opened with the old model, idle while another process switched: its first memory is
+    indexed under the new model, not the one it was opened with."""
+    monkeypatch.setenv("ARIA_MEM_EMBEDDER_HOST", same_size.url)
+    store = InMemoryStore()
+    with AriaMem(load(), store=store, index=QdrantServerIndex(":memory:")) as mem:
+        assert mem.settings.embedder.effective_model == "mxbai-embed-large"
+        store.daemon.start_reindex(NEW, 0, background=False)
+        written = mem.remember("The user keeps bees.")
+        found = mem.search("bees")
+        assert mem.settings.embedder.effective_model == "nomic-embed-text"
+    assert written.indexed
+    assert store.queue.indexed_ids(Kind.MEMORY, NEW) == {written.memory.id}
+    assert found.model == NEW and not found.degraded

@@ -387,6 +387,7 @@ def test_the_latest_reindex_run_says_which_model_and_comes_later(any_store: Stor
     latest = runs.latest_reindex()
     assert first is not None and latest is not None
     assert (first.model, latest.model) == ("old", "new") and latest.number > first.number
+    assert first.started_at <= latest.started_at <= datetime.now(UTC)
 
 
 def test_entries_of_another_model_become_pending(any_store: Store) -> None:

@@ -12,8 +12,11 @@ its own cannot follow: its searches are degraded and its writes left pending (fo
 or `aria-mem sync`) with the reason, "the embedding model changed to X; reopen", until it is
 reopened with one of the new model.
 
-A run recorded before the process opened is not a switch: the process was configured after
-it (a config edited by hand is for `status` to report).
+A run started after the process was created (by PostgreSQL's clock against this machine's:
+on one machine, or clocks in step) or after its first look at PostgreSQL is a switch, even if
+the process first reached PostgreSQL long after it was opened with the old settings. A run
+recorded before both is not: the process was configured after it (a config edited by hand is
+for `status` to report).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 
 from aria_mem.errors import EmbedderError
 from aria_mem.ports import ModelSwitch
@@ -37,6 +41,7 @@ class Following:
     def __init__(self, latest: Callable[[], ModelSwitch | None]) -> None:
         self._latest = latest
         self._lock = threading.Lock()
+        self._created = datetime.now(UTC)
         self._opened: int | None = None
         self._looked = float("-inf")
 
@@ -61,17 +66,18 @@ class Following:
 
     def switched_from(self, model: str) -> str | None:
         """The model of a switch recorded since this process opened, when it is not
-        ``model``; else None. The first look only notes where the process starts from."""
+        ``model``; else None. The first look also notes where the process starts from."""
         latest = self._latest()
         number = latest.number if latest is not None else 0
         with self._lock:
             if self._opened is None:
                 self._opened = number
-                return None
             opened = self._opened
-        if latest is None or number <= opened or latest.model == model:
+        if latest is None or latest.model == model:
             return None
-        return latest.model
+        if number > opened or latest.started_at > self._created:
+            return latest.model
+        return None
 
 
 def cannot_follow(model: str) -> str:

@@ -259,10 +259,12 @@ class Erasure(Protocol):
 @dataclass(frozen=True)
 class ModelSwitch:
     """The latest re-index run recorded in PostgreSQL: the embedding model the database is
-    being indexed under, and the run's number (a later switch has a higher one)."""
+    being indexed under, the run's number (a later switch has a higher one) and when it
+    started (by PostgreSQL's clock)."""
 
     number: int
     model: str
+    started_at: datetime
 
 
 @dataclass(frozen=True)

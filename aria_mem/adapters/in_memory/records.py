@@ -361,7 +361,10 @@ class MemDaemonRecords:
 
     def latest_reindex(self) -> ModelSwitch | None:
         with self._s.lock:
-            return ModelSwitch(len(self._runs), self._runs[-1][0]) if self._runs else None
+            if not self._runs:
+                return None
+            model, _, started, _, _ = self._runs[-1]
+            return ModelSwitch(len(self._runs), model, started)
 
     def open_reindex(self) -> ReindexRun | None:
         with self._s.lock:

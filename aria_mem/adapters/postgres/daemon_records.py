@@ -107,9 +107,11 @@ class PgDaemonRecords:
     def latest_reindex(self) -> ModelSwitch | None:
         with self._db.connection() as conn:
             row = conn.execute(
-                "SELECT id, model FROM reindex_runs ORDER BY id DESC LIMIT 1"
+                "SELECT id, model, started_at FROM reindex_runs ORDER BY id DESC LIMIT 1"
             ).fetchone()
-        return None if row is None else ModelSwitch(int(row["id"]), str(row["model"]))
+        if row is None:
+            return None
+        return ModelSwitch(int(row["id"]), str(row["model"]), row["started_at"])
 
     def open_reindex(self) -> ReindexRun | None:
         """The unfinished re-index run, with how much is still pending."""
