@@ -1,44 +1,45 @@
-"""Benchmark: does memory stay tidy over months? Duplicates absorbed, false merges, changed
-facts superseded, and how often a question about a changed fact gets the old value.
+"""Benchmark: does memory stay tidy over months? False merges first, then duplicates absorbed,
+changed facts superseded, what waits for a person, and how often a question about a changed
+fact gets the old value.
 
-    python scripts/bench_hygiene.py [--json]
+    python scripts/bench_hygiene.py [--realtalk DIR] [--locomo FILE] [--json]
+    python scripts/bench_hygiene.py --ollama-model qwen2.5:7b [--ollama-host URL]  (a real judge)
 
-Eight people's timelines (scripts/hygiene_data.py: written for this project, MIT, nothing
-fetched): stable facts, paraphrased repeats, facts that change over months, look-alikes that
-must stay apart. Each memory goes through the public API in the order it was said, on the
-embedded defaults with all-MiniLM-L6-v2 in process, in three modes:
+Two sets. The project's: eight people's timelines (scripts/hygiene_data.py: written for this
+project, MIT, nothing fetched): stable facts, paraphrased repeats, facts that change over
+months, look-alikes that must stay apart. The real chats': pairs of messages one person wrote
+in two sessions of the RealTalk and LoCoMo chats, labelled by hand as a repeat, a change or two
+different facts (scripts/hygiene_real_pairs.jsonl holds only file names, message ids and
+labels; the texts are read from the folder and file given, never copied here).
 
-  as given  merge off: every memory stored as said (what aria-mem did before);
-  rule      merge on, no chat model: repeats merged by the model's bar and the lexical check,
-            likely conflicts queued for review (nothing superseded without a judgement);
-  oracle    merge on, and a scripted judge that knows the data set's answers (a repeat is a
-            "duplicate", a later step of a changed fact "updates" the earlier): the ceiling a
-            perfect chat model's judgement reaches. No real chat model runs on this machine,
-            so there is no figure for one here; the judge is reached past the public API
-            (its writer) because the API asks the chat model only during extraction.
+Each memory goes through the public API the way a user's ``remember`` does, in the order said,
+on the embedded defaults with all-MiniLM-L6-v2 in process; then one consolidation pass
+(``memory.review.tidy``, what the daemon runs each interval). Three modes:
 
-The people are split in two halves: the bars were set on the first four (tune) and are judged
-on the last four (held out); both are printed.
+  as given        merge off: every memory stored as said;
+  rule            no chat model: the write merges only repeats that differ in no particular,
+                  the pass queues likely repeats and likely conflicts for review;
+  scripted judge  the pass asks the configured chat model, played by the fake Ollama server
+                  (tests/fakes/ollama_server.py) scripted with the sets' own answers (a repeat
+                  is "duplicate", a later step of a changed fact "updates" the earlier, anything
+                  else "unrelated", confidence 0.9): the ceiling a perfect judge reaches, not a
+                  real model's figure. ``--ollama-model`` asks a real Ollama model instead.
 
-Counts: repeats absorbed (a wording merged into a memory of its own group) against the most
-that could be; false merges (merged into another fact's memory); look-alike pairs that ended
-as one memory; changed facts whose earlier steps were superseded by a later one; review items
-(and how many are right to ask: the two memories are one fact said again, or one fact
-that changed). Questions: after the last memory, each question about a
-changed fact is asked as a message (relationship "established"); "old value" is the share
-whose prompt holds an obsolete step's text, "current" the share that holds the current one.
+The project's people are split in two halves: the bars were set on the first four (tune) and
+are judged on the last four (held out); both are printed.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
 import sys
 import tempfile
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,26 +51,31 @@ sys.path.insert(0, str(ROOT.parent))
 from hygiene_data import TIMELINES, Said, Timeline  # noqa: E402
 
 from aria_mem.api import AriaMem, MemoryStatus, Stage  # noqa: E402
-from aria_mem.domain.models import MemoryType, NewMemory  # noqa: E402
+from aria_mem.domain.hygiene import Outcome  # noqa: E402
+from aria_mem.domain.prompt import neutralize  # noqa: E402
 
 COMPANION = "aria"
-MODES = ("as given", "rule", "oracle")
+MODES = ("as given", "rule", "scripted judge")
 TUNE = frozenset(t.user for t in TIMELINES[:4])
+REAL_PAIRS = ROOT / "hygiene_real_pairs.jsonl"
+_LINE = re.compile(r"^(?:(\d+)\.|-) \[[^\]]*\] (.*)$", re.M)
 
 
 @dataclass
 class Tally:
     memories_said: int = 0
+    false_merges: int = 0
+    wrong_supersessions: int = 0
+    look_alikes_joined: int = 0
+    look_alikes: int = 0
     active_left: int = 0
     ideal_left: int = 0
     repeats_possible: int = 0
     repeats_absorbed: int = 0
-    false_merges: int = 0
-    look_alikes_joined: int = 0
-    look_alikes: int = 0
+    repeats_waiting: int = 0
     changes: int = 0
     changes_superseded: int = 0
-    wrong_supersessions: int = 0
+    changes_waiting: int = 0
     review_items: int = 0
     review_true: int = 0
     questions: int = 0
@@ -86,122 +92,295 @@ class Tally:
         n = max(1, self.questions)
         return {
             "memories said": self.memories_said,
+            "false merges": self.false_merges,
+            "wrong supersessions": self.wrong_supersessions,
+            "look-alikes joined": f"{self.look_alikes_joined}/{self.look_alikes}",
             "active at the end (ideal)": f"{self.active_left} ({self.ideal_left})",
             "repeats absorbed": f"{self.repeats_absorbed}/{self.repeats_possible}",
-            "false merges": self.false_merges,
-            "look-alikes joined": f"{self.look_alikes_joined}/{self.look_alikes}",
+            "repeats waiting in review": self.repeats_waiting,
             "changes superseded": f"{self.changes_superseded}/{self.changes}",
-            "wrong supersessions": self.wrong_supersessions,
+            "changes waiting in review": self.changes_waiting,
             "review items (right to ask)": f"{self.review_items} ({self.review_true})",
             "questions: old value in prompt": f"{100 * self.old_in_prompt / n:.1f}%",
             "questions: current value in prompt": f"{100 * self.current_in_prompt / n:.1f}%",
         }
 
 
-class OracleJudge:
-    """A chat model that answers the judgement call from the data set's own answers."""
+class Script:
+    """The judge's answers from the sets' own labels, for the fake server's chat endpoint:
+    ``pairs[(new, old)]`` is the verdict (texts as the prompt shows them, neutralised)."""
 
-    def __init__(self, timeline: Timeline) -> None:
-        self._by_text = {s.text: s for s in timeline.said}
+    def __init__(self) -> None:
+        self.pairs: dict[tuple[str, str], str] = {}
+        self.asked = 0
 
-    @property
-    def model_name(self) -> str:
-        return "oracle"
+    def says(self, new: str, old: str, verdict: str) -> None:
+        self.pairs[(neutralize(new), neutralize(old))] = verdict
 
-    def stream(self, messages: Sequence[dict[str, str]]) -> Iterator[str]:
-        yield self.complete(messages)
+    def __call__(self, messages: list[dict[str, Any]]) -> str:
+        self.asked += 1
+        lines = _LINE.findall(messages[-1]["content"])
+        new = next((text for number, text in lines if not number), "")
+        for number, text in lines:
+            verdict = self.pairs.get((new, text)) if number else None
+            if verdict is not None:
+                return json.dumps(
+                    {"verdict": verdict, "memory": int(number), "confidence": 0.9, "reason": ""}
+                )
+        return json.dumps({"verdict": "unrelated", "memory": 0, "confidence": 0.9, "reason": ""})
 
-    def complete(
-        self, messages: Sequence[dict[str, str]], *, json_schema: dict[str, Any] | None = None
-    ) -> str:
-        asked = messages[-1]["content"]
-        new = self._by_text.get(json.loads(asked.split("\n", 1)[0].removeprefix("NEW: ")))
-        known = [json.loads(m) for m in re.findall(r"^\d+\. (.*)$", asked, re.M)]
-        for number, text in enumerate(known, start=1):
-            old = self._by_text.get(text)
-            if new is None or old is None:
-                continue
-            if new.group and new.group == old.group:
-                return json.dumps({"verdict": "duplicate", "memory": number, "reason": "same"})
-            if new.chain and new.chain == old.chain and old.step < new.step:
-                return json.dumps({"verdict": "updates", "memory": number, "reason": "changed"})
-        return json.dumps({"verdict": "unrelated", "memory": 0, "reason": ""})
-
-    def context_length(self) -> int | None:
-        return 8192
-
-    def check(self) -> None:
-        return None
+    def learn(self, timeline: Timeline) -> None:
+        for new in timeline.said:
+            for old in timeline.said:
+                if new.group and new.group == old.group and new.key != old.key:
+                    self.says(new.text, old.text, "duplicate")
+                elif new.chain and new.chain == old.chain and old.step < new.step:
+                    self.says(new.text, old.text, "updates")
 
 
 def _ideal(timeline: Timeline) -> int:
     """Memories a tidy store keeps active: one per fact (group or chain counts once)."""
-    kept = {s.group or s.chain or s.key for s in timeline.said}
-    return len(kept)
+    return len({s.group or s.chain or s.key for s in timeline.said})
+
+
+class Outcomes:
+    """Where each memory went: merged on the write or by the pass (into which), superseded."""
+
+    def __init__(self, mem: AriaMem, user: str) -> None:
+        self.into: dict[uuid.UUID, uuid.UUID] = {}
+        self.superseded: dict[uuid.UUID, uuid.UUID] = {}  # old -> new
+        for action in mem.review.passes(user=user, companion=COMPANION, limit=100_000):
+            if action.undone_at is not None or action.other_id is None:
+                continue
+            if action.outcome is Outcome.MERGED:
+                self.into[action.memory_id] = action.other_id
+            elif action.outcome is Outcome.SUPERSEDED:
+                self.superseded[action.other_id] = action.memory_id
+        self.asked = {
+            frozenset((i.memory_id, i.other_id))
+            for i in mem.review.list(user=user, companion=COMPANION)
+        }
+
+    def holder(self, memory_id: uuid.UUID) -> uuid.UUID:
+        seen = set()
+        while memory_id in self.into and memory_id not in seen:
+            seen.add(memory_id)
+            memory_id = self.into[memory_id]
+        return memory_id
 
 
 def run_person(mem: AriaMem, timeline: Timeline, mode: str) -> Tally:
     tally = Tally(memories_said=len(timeline.said), ideal_left=_ideal(timeline))
     user = f"{timeline.user}-{MODES.index(mode)}"
-    writer = mem._context.writer  # the judge is reached past the API (module docstring)
-    judge = OracleJudge(timeline) if mode == "oracle" else None
     memory_of: dict[str, uuid.UUID] = {}
+    for said in timeline.said:
+        result = mem.remember(
+            said.text,
+            user=user,
+            companion=COMPANION,
+            memory_type=said.type,
+            importance=said.importance,
+            merge=mode != "as given",
+        )
+        memory_of[said.key] = result.memory.id
+    if mode != "as given":
+        mem.review.tidy(user=user, companion=COMPANION)
+    done = Outcomes(mem, user)
     said_of: dict[uuid.UUID, list[Said]] = {}
     for said in timeline.said:
-        new = NewMemory(
-            user_id=user,
-            companion_id=COMPANION,
-            text=said.text,
-            type=MemoryType(said.type),
-            importance=said.importance,
-        )
-        result = writer.remember(new, merge=mode != "as given", judge=judge)
-        memory_of[said.key] = result.memory.id
-        said_of.setdefault(result.memory.id, []).append(said)
-        if result.merged:
-            target = said_of[result.memory.id][0]
-            same = said.group and any(s.group == said.group for s in said_of[result.memory.id][:-1])
-            if same:
+        said_of.setdefault(done.holder(memory_of[said.key]), []).append(said)
+    for saids in said_of.values():
+        first = saids[0]
+        for said in saids[1:]:
+            if said.group and said.group == first.group:
                 tally.repeats_absorbed += 1
             else:
                 tally.false_merges += 1
-                tally.notes.append(f"merged {said.key!r} into {target.key!r}")
-        if result.superseded is not None:
-            old = said_of.get(result.superseded.id, [])
-            if said.chain and any(o.chain == said.chain and o.step < said.step for o in old):
-                tally.changes_superseded += 1
-            else:
-                tally.wrong_supersessions += 1
-                tally.notes.append(f"{said.key!r} superseded {[o.key for o in old]}")
-    groups: dict[str, int] = {}
+                tally.notes.append(f"merged {said.key!r} into {first.key!r}")
+    by_key = {s.key: s for s in timeline.said}
+    key_of = {memory_of[s.key]: s for s in timeline.said}
+    for old_id, new_id in done.superseded.items():
+        old, new = key_of.get(old_id), key_of.get(new_id)
+        if old and new and new.chain and new.chain == old.chain and old.step < new.step:
+            tally.changes_superseded += 1
+        else:
+            tally.wrong_supersessions += 1
+            tally.notes.append(
+                f"{new.key if new else new_id!r} superseded {old.key if old else old_id!r}"
+            )
+    groups: dict[str, list[Said]] = {}
     for said in timeline.said:
         if said.group:
-            groups[said.group] = groups.get(said.group, 0) + 1
-    tally.repeats_possible = sum(n - 1 for n in groups.values())
-    tally.changes = sum(1 for s in timeline.said if s.chain and s.step > 1)
+            groups.setdefault(said.group, []).append(said)
+    tally.repeats_possible = sum(len(g) - 1 for g in groups.values())
+    for g in groups.values():
+        for said in g[1:]:
+            pair = frozenset((memory_of[g[0].key], memory_of[said.key]))
+            tally.repeats_waiting += pair in done.asked
+    chained = [s for s in timeline.said if s.chain and s.step > 1]
+    tally.changes = len(chained)
+    for said in chained:
+        before = [o for o in timeline.said if o.chain == said.chain and o.step == said.step - 1]
+        tally.changes_waiting += any(
+            frozenset((memory_of[b.key], memory_of[said.key])) in done.asked for b in before
+        )
     tally.look_alikes = len(timeline.look_alikes)
     tally.look_alikes_joined = sum(
-        memory_of[pair.first] == memory_of[pair.second] for pair in timeline.look_alikes
+        done.holder(memory_of[pair.first]) == done.holder(memory_of[pair.second])
+        for pair in timeline.look_alikes
     )
     tally.active_left = len(
         mem.list(user=user, companion=COMPANION, status=MemoryStatus.ACTIVE, limit=10_000)
     )
     items = mem.review.list(user=user, companion=COMPANION)
     tally.review_items = len(items)
-    key_of = {memory_id: saids for memory_id, saids in said_of.items()}
     for item in items:
-        first = key_of.get(item.memory_id, [])
-        second = key_of.get(item.other_id, []) if item.other_id else []
-        facts = {s.chain or s.group for s in first} & {s.chain or s.group for s in second}
+        first_said = key_of.get(item.memory_id)
+        second = key_of.get(item.other_id) if item.other_id else None
+        facts = {first_said.chain or first_said.group} if first_said else set()
+        facts &= {second.chain or second.group} if second else set()
         tally.review_true += bool(facts - {""})
     mem.relationship.set_stage(Stage.ESTABLISHED, user=user, companion=COMPANION)
-    by_key = {s.key: s for s in timeline.said}
     for question in timeline.questions:
         prompt = mem.search(question.text, user=user, companion=COMPANION).prompt
         tally.questions += 1
         tally.old_in_prompt += any(by_key[k].text in prompt for k in question.obsolete)
         tally.current_in_prompt += by_key[question.current].text in prompt
     return tally
+
+
+@dataclass(frozen=True)
+class RealPair:
+    ref: str
+    first: str
+    second: str
+    label: str  # repeat, change, different
+
+
+def real_pairs(realtalk: Path | None, locomo: Path | None) -> list[RealPair]:
+    """The labelled pairs whose chats were given, with their texts read from them."""
+    texts: dict[str, dict[str, str]] = {}
+    if realtalk is not None:
+        for path in sorted(realtalk.glob("Chat_*.json")):
+            chat = json.loads(path.read_text())
+            texts[path.name] = {
+                m["dia_id"]: m["clean_text"]
+                for key, session in chat.items()
+                if re.fullmatch(r"session_\d+", key)
+                for m in session
+            }
+    if locomo is not None:
+        for n, sample in enumerate(json.loads(locomo.read_text())):
+            texts[f"{locomo.name}#{n}"] = {
+                m["dia_id"]: m["text"]
+                for key, session in sample["conversation"].items()
+                if re.fullmatch(r"session_\d+", key)
+                for m in session
+            }
+    pairs = []
+    for line in REAL_PAIRS.read_text().splitlines():
+        ref = json.loads(line)
+        chat = texts.get(ref["file"])
+        if chat is not None:
+            name = f"{ref['file']} {ref['first']}/{ref['second']}"
+            pairs.append(RealPair(name, chat[ref["first"]], chat[ref["second"]], ref["label"]))
+    return pairs
+
+
+def run_real(mem: AriaMem, pairs: list[RealPair], mode: str) -> Tally:
+    tally = Tally(memories_said=2 * len(pairs))
+    for n, pair in enumerate(pairs):
+        user = f"real{n}-{MODES.index(mode)}"
+        ids = [
+            mem.remember(text, user=user, companion=COMPANION, merge=mode != "as given").memory.id
+            for text in (pair.first, pair.second)
+        ]
+        if mode != "as given":
+            mem.review.tidy(user=user, companion=COMPANION)
+        done = Outcomes(mem, user)
+        merged = done.holder(ids[0]) == done.holder(ids[1])
+        superseded = done.superseded.get(ids[0]) == ids[1]
+        asked = frozenset(ids) in done.asked
+        tally.review_items += len(done.asked)
+        tally.review_true += asked and pair.label != "different"
+        if pair.label == "repeat":
+            tally.repeats_possible += 1
+            tally.repeats_absorbed += merged
+            tally.repeats_waiting += asked and not merged
+        elif pair.label == "change":
+            tally.changes += 1
+            tally.changes_superseded += superseded
+            tally.changes_waiting += asked and not superseded
+        else:
+            tally.look_alikes += 1
+            tally.look_alikes_joined += merged
+        if merged and pair.label != "repeat":
+            tally.false_merges += 1
+            tally.notes.append(f"merged a {pair.label} pair: {pair.ref}")
+        if superseded and pair.label != "change":
+            tally.wrong_supersessions += 1
+            tally.notes.append(f"superseded in a {pair.label} pair: {pair.ref}")
+        tally.active_left += len(
+            mem.list(user=user, companion=COMPANION, status=MemoryStatus.ACTIVE, limit=10)
+        )
+        tally.ideal_left += 1 if pair.label != "different" else 2
+    return tally
+
+
+@contextlib.contextmanager
+def judge_server(script: Script, model: str, host: str) -> Iterator[dict[str, Any]]:
+    """The chat settings of the judge: the fake Ollama server playing ``script``, or a real
+    Ollama model when one is named."""
+    if model:
+        yield {"provider": "ollama", "model": model, "host": host, "timeout": 120.0}
+        return
+    from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
+
+    with FakeOllama(FakeOllamaState(structured=script)) as fake:
+        yield {"provider": "ollama", "model": "llama3.2", "host": fake.url, "timeout": 30.0}
+
+
+def run_mode(
+    mode: str,
+    args: argparse.Namespace,
+    pairs: list[RealPair],
+    results: dict[str, Tally],
+    log: Callable[[str], None],
+) -> None:
+    script = Script()
+    for timeline in TIMELINES:
+        script.learn(timeline)
+    verdicts = {"repeat": "duplicate", "change": "updates"}
+    for pair in pairs:
+        if pair.label in verdicts:
+            script.says(pair.second, pair.first, verdicts[pair.label])
+    with (
+        tempfile.TemporaryDirectory(prefix="aria-bench-hygiene-") as home,
+        judge_server(script, args.ollama_model, args.ollama_host) as chat,
+    ):
+        os.environ["ARIA_MEM_HOME"] = home
+        sections: dict[str, dict[str, Any]] = {
+            "embedder": {"provider": "sentence-transformers", "model": "all-MiniLM-L6-v2"},
+            "retrieval": {"min_similarity": 0.25, "timeout": 30.0},
+            "hygiene": {
+                "merge_similarity": args.merge_similarity,
+                "conflict_similarity": args.conflict_similarity,
+                "judge": "on" if mode == "scripted judge" else "off",
+            },
+            "chat": chat,
+        }
+        with AriaMem.open(None, **sections) as mem:
+            for timeline in TIMELINES:
+                half = "tune" if timeline.user in TUNE else "held out"
+                tally = run_person(mem, timeline, mode)
+                results[half].add(tally)
+                results[half].notes += tally.notes
+                log(f"{mode}: {timeline.user} done")
+            if pairs:
+                tally = run_real(mem, pairs, mode)
+                results["real chats"].add(tally)
+                results["real chats"].notes += tally.notes
+            mem.admin.stop()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -213,42 +392,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--conflict-similarity", type=float, default=0.0, help="0: the model's own bar"
     )
+    parser.add_argument("--realtalk", type=Path, help="the folder of RealTalk's Chat_*.json")
+    parser.add_argument("--locomo", type=Path, help="LoCoMo's locomo-dev.json")
+    parser.add_argument("--ollama-model", default="", help="judge with this real Ollama model")
+    parser.add_argument("--ollama-host", default="http://127.0.0.1:11434")
     args = parser.parse_args(argv)
-    results: dict[str, dict[str, Tally]] = {
-        m: {"tune": Tally(), "held out": Tally()} for m in MODES
-    }
-    with tempfile.TemporaryDirectory(prefix="aria-bench-hygiene-") as home:
-        os.environ["ARIA_MEM_HOME"] = home
-        embedder = {"provider": "sentence-transformers", "model": "all-MiniLM-L6-v2"}
-        retrieval = {"min_similarity": 0.25, "timeout": 30.0}
-        hygiene = {
-            "merge_similarity": args.merge_similarity,
-            "conflict_similarity": args.conflict_similarity,
-        }
-        with AriaMem.open(None, embedder=embedder, retrieval=retrieval, hygiene=hygiene) as mem:
-            for mode in MODES:
-                for timeline in TIMELINES:
-                    half = "tune" if timeline.user in TUNE else "held out"
-                    tally = run_person(mem, timeline, mode)
-                    results[mode][half].add(tally)
-                    results[mode][half].notes += tally.notes
-            mem.admin.stop()
-    table = {
-        mode: {half: t.row() for half, t in halves.items()} for mode, halves in results.items()
-    }
+    pairs = real_pairs(args.realtalk, args.locomo)
+    halves = ("tune", "held out", "real chats") if pairs else ("tune", "held out")
+    results = {m: {h: Tally() for h in halves} for m in MODES}
+    log = (lambda _: None) if args.json else (lambda line: print(line, file=sys.stderr))
+    for mode in MODES:
+        run_mode(mode, args, pairs, results[mode], log)
+    judged = f"Ollama {args.ollama_model}" if args.ollama_model else "the scripted server"
+    table = {m: {h: t.row() for h, t in r.items()} for m, r in results.items()}
     if args.json:
-        print(json.dumps(table, indent=2))
+        print(json.dumps({"judge": judged, "table": table}, indent=2))
         return 0
-    rows = list(next(iter(next(iter(table.values())).values())))
-    columns = [(mode, half) for mode in MODES for half in ("tune", "held out")]
+    print(f"judge: {judged}; real-chat pairs: {len(pairs)}\n")
+    rows = list(table[MODES[0]][halves[0]])
+    columns = [(mode, half) for mode in MODES for half in halves]
     print("| | " + " | ".join(f"{m}, {h}" for m, h in columns) + " |")
     print("|---|" + "---:|" * len(columns))
     for row in rows:
         print(f"| {row} | " + " | ".join(str(table[m][h][row]) for m, h in columns) + " |")
     for mode in MODES:
-        notes = results[mode]["tune"].notes + results[mode]["held out"].notes
+        notes = [n for half in halves for n in results[mode][half].notes]
         if notes:
-            print(f"\n{mode}: {len(notes)} wrong merges or supersessions, e.g. {notes[:3]}")
+            print(f"\n{mode}: {len(notes)} wrong merges or supersessions, e.g. {notes[:4]}")
     return 0
 
 

@@ -15,7 +15,7 @@ import io
 import json
 import re
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -41,6 +41,7 @@ from aria_mem.services.indexer import Indexer
 from aria_mem.services.review import history
 from aria_mem.services.upkeep import Upkeep
 from aria_mem.services.writer import MemoryWriter
+from tests.conftest import CliResult
 from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
 from tests.test_hygiene import meaning as _axes
 
@@ -480,3 +481,35 @@ def test_property_a_confident_duplicate_never_merges_a_differing_particular(
         report = _pass(store, (writer, curator), server).run()
     index.close()
     assert report.merged == 0 and len(_active(store)) == 2
+
+
+def test_tidy_runs_a_pass_lists_it_and_undoes_it(
+    cli: Callable[..., CliResult], embedded_dsn: str, fake_ollama: FakeOllama
+) -> None:
+    judge = Judge()
+    fake_ollama.state.structured = judge
+    env = {
+        "ARIA_MEM_POSTGRES_DSN": embedded_dsn,
+        "ARIA_MEM_EMBEDDER_HOST": fake_ollama.url,
+        "ARIA_MEM_CHAT_HOST": fake_ollama.url,
+    }
+    for text in (BERLIN, LISBON):
+        assert cli("remember", text, "--type", "ProfileFact", env=env).code == 0
+    assert judge.asked == []  # a remember never waits for the judge
+    judge.says(LISBON, BERLIN, "updates")
+    done = cli("tidy", "--json", env=env)
+    assert done.code == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert (report["looked"], report["superseded"], report["judge"]) == (2, 1, "ollama/llama3.2")
+    said = cli("tidy", env=env)  # nothing new: a second pass looks at nothing
+    assert said.code == 0 and "Looked at 0 new memories" in said.stdout
+
+    [action] = json.loads(cli("tidy", "--list", "--json", env=env).stdout)
+    assert action["outcome"] == "superseded" and action["reason"].startswith("judged updates")
+    undone = cli("tidy", "--undo", action["id"][:8], env=env)
+    assert undone.code == 0 and "active again" in undone.stdout
+    active = json.loads(cli("list", "--json", env=env).stdout)
+    assert sorted(m["text"] for m in active if m["status"] == "active") == sorted([BERLIN, LISBON])
+    again = cli("tidy", "--undo", action["id"], env=env)
+    assert again.code != 0 and "undone already" in again.stderr
+    assert len(again.stderr.strip().splitlines()) == 1

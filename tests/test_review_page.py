@@ -197,6 +197,15 @@ def browser() -> Iterator[Browser]:
         launched.close()
 
 
+def _judged_already(dsn: str) -> None:
+    """The seed stands as if a consolidation pass had judged it (the fillers, near one another
+    and numbered, would otherwise fill the review queue at the first `tidy`)."""
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("UPDATE memories SET to_consolidate = false")
+
+
 @pytest.fixture(scope="module")
 def site(
     embedded_pg: PgServer, tmp_path_factory: pytest.TempPathFactory, browser: Browser
@@ -234,6 +243,7 @@ def site(
         made = Site("", "", env, home, ids)
         made.aria("migrate")
         made.aria("import", str(seed))
+        _judged_already(dsn)
         server = subprocess.Popen(
             [sys.executable, "-m", "aria_mem", "ui", "--no-browser", "--json",
              "--address", "127.0.0.1:0", "--user", USER, "--companion", COMPANION],
@@ -521,6 +531,24 @@ def test_the_review_queue_accept_path(site: Site, page: Page) -> None:
     assert json.loads(site.aria("review", "--json").stdout) == []
     older = site.get(item["memory_id"])
     assert older["status"] == "superseded" and older["superseded_by"] == item["other_id"]
+
+
+def test_the_passes_page_shows_what_a_pass_did_and_undoes_it(site: Site, page: Page) -> None:
+    site.aria("remember", "Sam keeps two goats on the farm.", "--type", "ProfileFact")
+    site.aria("remember", "Sam keeps three goats on the farm.", "--type", "ProfileFact")
+    site.aria("tidy")
+    queue = json.loads(site.aria("review", "--json").stdout)
+    asked = [i for i in queue if "numbers" in i["reason"]]
+    assert len(asked) == 1
+    page.goto(f"{site.base}/passes")
+    action = page.locator(".pass-action", has_text="three goats")
+    assert "Sam keeps two goats on the farm." in action.inner_text()
+    assert "different numbers" in action.inner_text()
+    action.locator("button:text('Undo')").click()
+    assert page.locator(".notice").inner_text() == "Undone: what the pass set aside is back."
+    left = json.loads(site.aria("review", "--json").stdout)
+    assert all(i["id"] != asked[0]["id"] for i in left)
+    assert "Undo" not in page.locator(".pass-action", has_text="three goats").inner_text()
 
 
 def test_the_review_queue_shows_a_page_at_a_time(site: Site, page: Page) -> None:

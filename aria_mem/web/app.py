@@ -42,6 +42,7 @@ NOTICES = {
     "accepted": "Done as proposed.",
     "rejected": "Both left as they were.",
     "reworded": "Said right; the old wording is in its history.",
+    "undone": "Undone: what the pass set aside is back.",
     "conversation-forgotten": "The conversation is forgotten for good, with its turns.",
     "source-forgotten": "Forgotten: its passages and vectors are gone.",
 }
@@ -157,7 +158,7 @@ def create_app(
     port: int,
 ) -> PageGate:
     """The page for one user and companion, behind the guard."""
-    from aria_mem.web import memories, pages
+    from aria_mem.web import memories, pages, passes
 
     page = Page(memory, user, companion)
 
@@ -169,6 +170,7 @@ def create_app(
         Route("/", lambda request: back(request, "/memories")),
         *memories.routes(page),
         *pages.routes(page),
+        *passes.routes(page),
         Mount("/static", StaticFiles(directory=_HERE / "static"), name="static"),
     ]
     handlers: Mapping[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
