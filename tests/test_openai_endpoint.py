@@ -542,3 +542,65 @@ def test_the_command_serves_until_stopped_for_its_user(
         _, rest = serving.communicate(timeout=60)
     assert serving.returncode == 0, rest
     assert "Traceback" not in rest
+
+
+def test_the_apps_conversation_reaches_the_model_as_sent(
+    endpoint: Server, models: FakeOllama
+) -> None:
+    """A developer message is the system one, text parts are joined, a conversation that ends
+    with the companion's words (an app continuing a reply) ends so at the model too, and the
+    endpoint answers on localhost as on 127.0.0.1."""
+    body = {
+        "messages": [
+            {"role": "developer", "content": "Be brief."},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "Tell me"},
+                    {"type": "text", "text": "a story"},
+                ],
+            },
+            {"role": "assistant", "content": "Once upon"},
+        ]
+    }
+    answer = _post(endpoint, body, Host=f"localhost:{endpoint.port}")
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["choices"][0]["message"]["content"] == "Hello from the fake model. "
+    assert _asked(models)["messages"] == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Tell me\na story"},
+        {"role": "assistant", "content": "Once upon"},
+    ]
+
+
+def test_the_memories_are_fitted_into_the_models_window(
+    models: FakeOllama, store: PostgresStore, tmp_path: Path
+) -> None:
+    """A small window: as in `chat`, the app's oldest turns, then the lowest-ranked memories
+    give way; its system message and last message stay."""
+    index = EdgeIndex(tmp_path / "index")
+    roomy, small = (
+        with_overrides(_settings(models), chat={"context_window": w, "reply_reserve": 100})
+        for w in (4096, 330)
+    )
+    counts: list[int] = []
+    turns: list[int] = []
+    for settings in (roomy, small):
+        with AriaMem(settings, store=store, index=index) as mem:
+            if not counts:
+                for n in range(8):
+                    mem.remember(f"The user's sister made pottery bowl number {n}.", merge=False)
+            server = _serve(mem)
+            try:
+                _client(server).chat.completions.create(
+                    model="aria-mem", messages=SISTER, user=mem.settings.identity.user
+                )
+            finally:
+                server.stop()
+        asked = _asked(models)
+        counts.append(_system(asked).count("pottery bowl"))
+        assert _system(asked).startswith(APP_SYSTEM) and asked["messages"][-1] == SISTER[-1]
+        turns.append(len(asked["messages"]))
+    index.close()
+    assert counts[0] > counts[1] > 0  # (the roomy one holds the relationship cap)
+    assert turns == [len(SISTER), 2]
