@@ -604,3 +604,22 @@ def test_the_memories_are_fitted_into_the_models_window(
     index.close()
     assert counts[0] > counts[1] > 0  # (the roomy one holds the relationship cap)
     assert turns == [len(SISTER), 2]
+
+
+def test_closing_instructions_after_the_users_message_pass_and_it_is_kept(
+    memory: AriaMem, endpoint: Server, models: FakeOllama
+) -> None:
+    """SillyTavern can end with a system message (post-history instructions): it reaches the
+    model last, and the user's message before it is the one kept and searched with."""
+    memory.remember("The user's sister loves pottery.", user="sam")
+    closing = {"role": "system", "content": "Stay in character."}
+    _client(endpoint).chat.completions.create(
+        model="aria-mem", messages=[*SISTER, closing], user="sam"
+    )
+    asked = _asked(models)
+    assert asked["messages"][-1] == closing and asked["messages"][-2] == SISTER[-1]
+    assert "loves pottery" in _system(asked)
+    endpoint.endpoint.wait()
+    (kept,) = memory.conversations.list(user="sam")
+    _, turns = memory.conversations.get(str(kept.id), user="sam")
+    assert turns[0] == ("user", "I need to find a gift")

@@ -84,6 +84,15 @@ class Relay:
         iterator stops the generation."""
         yield from self._model.stream(list(self.messages))
 
+    def _new_user_message(self) -> list[str]:
+        """The user's message this request answers: the last one, unless the companion has
+        already spoken after it (an app continuing a reply, whose message was kept before).
+        System messages after it (an app's closing instructions) do not count."""
+        for turn in reversed(self.conversation):
+            if turn.role != "system":
+                return [turn.content] if turn.role == "user" else []
+        return []
+
     def finish(self, reply: str) -> None:
         """After a reply: count the memories it was given, keep the user's message and the
         reply in the conversation log, extract facts from the conversation. Slow (a model
@@ -100,7 +109,7 @@ class Relay:
             log_ = context.store.conversations
             conversation = log_.open_conversation(self.user_id, self.companion_id)
             now = datetime.now(UTC)
-            said = [(t.role, t.content, now) for t in self.conversation[-1:] if t.role == "user"]
+            said = [("user", text, now) for text in self._new_user_message()]
             log_.add_turns(conversation, [*said, ("assistant", reply, now)])
         except ServiceError as exc:
             log.warning("the reply's turns and uses were not kept: %s", exc)
@@ -208,10 +217,6 @@ def _checked(conversation: Sequence[Turn]) -> tuple[Turn, ...]:
             )
     if not any(t.role == "user" and t.content.strip() for t in turns):
         raise ValidationError("The conversation has no user message — send at least one")
-    if turns[-1].role == "system":
-        raise ValidationError(
-            "The conversation ends with a system message — end it with the user's"
-        )
     return turns
 
 
