@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -228,6 +229,9 @@ def _check(settings: Settings, sources: dict[tuple[str, str], str]) -> None:
                 f"must be empty (the provider's default), HOST:PORT or a URL like "
                 f"http://HOST:PORT, got {host!r}",
             )
+        account = getattr(settings, section).trust_account  # a login name, or a uid
+        if account and not re.fullmatch(r"[\w.][\w.-]{0,63}\$?", account, re.ASCII):
+            fail(section, "trust_account", f"must be one account's name or uid, got {account!r}")
 
 
 def _refuse_unknown_variables(env: dict[str, str]) -> None:

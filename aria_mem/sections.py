@@ -37,6 +37,9 @@ class EmbedderSettings:
     host: str = ""
     timeout: float = 30.0
     batch_size: int = 64
+    trust_account: str = ""
+    """Another person's account whose model server on this machine may be used (by name or
+    uid); empty: only yours, root's and system accounts' (``adapters.model_servers``)."""
 
     @property
     def effective_model(self) -> str:
@@ -87,6 +90,8 @@ class ChatSettings:
     model: str = "llama3.2"
     host: str = ""
     timeout: float = 120.0
+    trust_account: str = ""
+    """As [embedder] trust_account, for the chat model's server."""
     context_window: int = 4096
     reply_reserve: int = 512
     history_turns: int = 20

@@ -34,29 +34,46 @@ def _load(path: str) -> Any:
 
 
 def build_embedder(settings: Settings) -> Embedder:
+    """A model server's embedder; it sends nothing to a server another person's account
+    runs unless [embedder] trust_account names it (``adapters.model_servers``)."""
     cfg = settings.embedder
     factory = _load(providers.EMBEDDING[cfg.provider].embedder)
     embedder: Embedder = factory(
-        cfg.effective_model, host=cfg.host, timeout=cfg.timeout, batch_size=cfg.batch_size
+        cfg.effective_model,
+        host=cfg.host,
+        timeout=cfg.timeout,
+        batch_size=cfg.batch_size,
+        trust_account=cfg.trust_account,
     )
     return embedder
 
 
 def build_chat_model(settings: Settings) -> ChatModel:
+    """The chat model; like the embedder, it refuses another person's server unless
+    [chat] trust_account names that account."""
     cfg = settings.chat
     path = providers.CHAT[cfg.provider].chat
     assert path is not None
     model: ChatModel = _load(path)(
-        cfg.model, host=cfg.host, timeout=cfg.timeout, num_ctx=cfg.context_window
+        cfg.model,
+        host=cfg.host,
+        timeout=cfg.timeout,
+        num_ctx=cfg.context_window,
+        trust_account=cfg.trust_account,
     )
     return model
 
 
-def probe_embedder(provider: str, *, host: str = "", timeout: float = 2.0) -> Embedder:
-    """An embedder of ``provider`` with its default model, to see if its server answers."""
+def probe_embedder(
+    provider: str, *, host: str = "", timeout: float = 2.0, trust_account: str = ""
+) -> Embedder:
+    """An embedder of ``provider``'s server with its default model, to see if it answers."""
     factory = _load(providers.EMBEDDING[provider].embedder)
     embedder: Embedder = factory(
-        providers.EMBEDDING[provider].default_model, host=host, timeout=timeout
+        providers.EMBEDDING[provider].default_model,
+        host=host,
+        timeout=timeout,
+        trust_account=trust_account,
     )
     return embedder
 

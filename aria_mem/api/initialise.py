@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aria_mem import config, providers
+from aria_mem.adapters.model_servers import refuses
+from aria_mem.adapters.model_servers import server_address as _where
 from aria_mem.domain.addresses import split_address
 from aria_mem.errors import EmbedderError, UsageError
 from aria_mem.listeners import Listener, listener
@@ -39,6 +41,9 @@ class Initialised:
     """The model server's address written to [embedder] host; empty: its default."""
     passed_over: tuple[ModelServer, ...] = ()
     """Model servers found but not used: another person's account runs them."""
+    trusted: tuple[str, ...] = ()
+    """The sections whose trust_account was written: the chosen server is another person's
+    and ``trust_account`` named its account."""
 
 
 def server_address(provider: str, host: str = "") -> tuple[str, str, int]:
@@ -47,19 +52,13 @@ def server_address(provider: str, host: str = "") -> tuple[str, str, int]:
     an address given with a scheme, as the ollama client reads it)."""
     module = providers.EMBEDDING[provider].embedder.partition(":")[0]
     default: str = importlib.import_module(module).DEFAULT_HOST
-    text = (host or default).strip().rstrip("/")
+    usual = split_address(default if "://" in default else f"http://{default}").port
     try:
-        parts = split_address(text if "://" in text else f"http://{text}")
+        return _where(host or default, usual or 0)
     except ValueError as exc:
         raise UsageError(
             f"{host!r} is not a model server's address ({exc}) — give HOST:PORT or http://HOST:PORT"
         ) from exc
-    usual = split_address(default if "://" in default else f"http://{default}").port
-    secure = parts.scheme in ("https", "wss")
-    port = parts.port or (usual if "://" not in text else 443 if secure else 80)
-    hostname = parts.hostname or "127.0.0.1"
-    shown = f"[{hostname}]" if ":" in hostname else hostname
-    return f"{parts.scheme}://{shown}:{port}", hostname, port or 0
 
 
 def server_listener(provider: str, host: str = "") -> tuple[str, Listener]:
@@ -80,12 +79,6 @@ def model_servers(settings: config.Settings) -> tuple[ModelServer, ...]:
             url, holder = server_listener(provider, host)
             found.append(ModelServer(role, provider, url, holder))
     return tuple(found)
-
-
-def _refuses(holder: Listener, trust_account: str) -> bool:
-    """A server run by another person's account is used only when ``trust_account`` names
-    that account (by name or uid)."""
-    return holder.another_person and trust_account not in (holder.account, str(holder.uid))
 
 
 def ollama_host_from_env() -> str:
@@ -114,11 +107,11 @@ def _detect(host: str, trust_account: str) -> tuple[str, str, str, tuple[ModelSe
             continue
         where = host or (ollama_host_from_env() if provider.name == "ollama" else "")
         url, holder = server_listener(provider.name, where)
-        if _refuses(holder, trust_account):
+        if refuses(holder, trust_account):
             passed_over.append(ModelServer("embedder", provider.name, url, holder))
             continue  # not even a probe: it would see the probe's text
         try:
-            probe_embedder(provider.name, host=where).dimension()
+            probe_embedder(provider.name, host=where, trust_account=trust_account).dimension()
         except EmbedderError:
             continue
         if host:
@@ -176,7 +169,7 @@ def init_config(
         why = "asked for" + (f", at {where}" if where else "")
         if providers.EMBEDDING[chosen].server:
             url, holder = server_listener(chosen, where)
-            if _refuses(holder, trust_account):
+            if refuses(holder, trust_account):
                 raise UsageError(
                     f"{url} is served by {holder.describe()}, not you: it would receive your "
                     "memories' text — stop it or choose another address; if you trust that "
@@ -189,6 +182,9 @@ def init_config(
     if where and providers.EMBEDDING[chosen].server:
         embedder["host"] = where
     updates: dict[str, dict[str, object]] = {"embedder": embedder}
+    trusted = _trust_to_keep(path, chosen, where, trust_account)
+    for section in trusted:
+        updates.setdefault(section, {})["trust_account"] = trust_account
     bar = config.SUGGESTED_MIN_SIMILARITY.get(chosen_model)
     if bar is not None:
         updates["retrieval"] = {"min_similarity": bar}
@@ -197,5 +193,29 @@ def init_config(
         updates["identity"] = dict(identity)
     config.save_keys(path, updates)
     return Initialised(
-        path, True, chosen, chosen_model, why, bar, str(embedder.get("host", "")), passed_over
+        path,
+        True,
+        chosen,
+        chosen_model,
+        why,
+        bar,
+        str(embedder.get("host", "")),
+        passed_over,
+        trusted,
     )
+
+
+def _trust_to_keep(path: Path, provider: str, where: str, trust_account: str) -> tuple[str, ...]:
+    """Where ``trust_account`` goes in the config so that every later command may use the
+    server chosen: [embedder], when that account runs it, and [chat] too when the chat model
+    is asked at the same address (Ollama's default serves both). Trust not used is not kept."""
+    if not trust_account or not providers.EMBEDDING[provider].server:
+        return ()
+    url, holder = server_listener(provider, where)
+    if not (holder.another_person and not refuses(holder, trust_account)):
+        return ()
+    chat = config.load(path).chat if path.exists() else config.ChatSettings()
+    if chat.trust_account or chat.provider not in providers.EMBEDDING:
+        return ("embedder",)
+    same = server_address(chat.provider, chat.host)[0] == url
+    return ("embedder", "chat") if same else ("embedder",)

@@ -9,7 +9,8 @@ from typing import Any
 
 import lmstudio
 
-from aria_mem.adapters.embedders.lmstudio import host_port
+from aria_mem.adapters.embedders.lmstudio import DEFAULT_PORT, host_port
+from aria_mem.adapters.model_servers import ServerGuard
 from aria_mem.errors import ChatModelError, ChatModelMissingError
 
 
@@ -17,7 +18,13 @@ class LMStudioChat:
     provider = "lmstudio"
 
     def __init__(
-        self, model: str, *, host: str = "", timeout: float = 120.0, num_ctx: int | None = None
+        self,
+        model: str,
+        *,
+        host: str = "",
+        timeout: float = 120.0,
+        num_ctx: int | None = None,
+        trust_account: str = "",
     ) -> None:
         """``num_ctx`` is Ollama's; LM Studio sets a model's context when it loads it."""
         self._model = model
@@ -25,12 +32,14 @@ class LMStudioChat:
         self._timeout = timeout
         self._client: Any = None
         self._handle: Any = None
+        self._guard = ServerGuard("chat", self._host, DEFAULT_PORT, trust_account)
 
     @property
     def model_name(self) -> str:
         return f"lmstudio/{self._model}"
 
     def _llm(self) -> Any:
+        self._guard.check(ChatModelError)
         lmstudio.set_sync_api_timeout(self._timeout)
         if self._client is None:
             self._client = lmstudio.Client(self._host)
@@ -40,6 +49,7 @@ class LMStudioChat:
 
     def _fail(self, exc: Exception) -> ChatModelError:
         self.close()
+        self._guard.forget()
         if isinstance(exc, lmstudio.LMStudioModelNotFoundError):
             return ChatModelMissingError(
                 f"LM Studio at {self._host} has no model '{self._model}' — "
@@ -89,7 +99,14 @@ class LMStudioChat:
     def context_length(self) -> int | None:
         try:
             return int(self._llm().get_context_length())
-        except (lmstudio.LMStudioError, OSError, TimeoutError, TypeError, ValueError):
+        except (
+            ChatModelError,
+            lmstudio.LMStudioError,
+            OSError,
+            TimeoutError,
+            TypeError,
+            ValueError,
+        ):
             return None
 
     def check(self) -> None:

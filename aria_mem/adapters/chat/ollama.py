@@ -8,21 +8,30 @@ from typing import Any
 import httpx
 import ollama
 
+from aria_mem.adapters.model_servers import ServerGuard
 from aria_mem.errors import ChatModelError, ChatModelMissingError
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
+DEFAULT_PORT = 11434
 
 
 class OllamaChat:
     provider = "ollama"
 
     def __init__(
-        self, model: str, *, host: str = "", timeout: float = 120.0, num_ctx: int | None = None
+        self,
+        model: str,
+        *,
+        host: str = "",
+        timeout: float = 120.0,
+        num_ctx: int | None = None,
+        trust_account: str = "",
     ) -> None:
         self._model = model
         self._num_ctx = num_ctx
         self._host = host or DEFAULT_HOST
         self._client = ollama.Client(host=self._host, timeout=timeout)
+        self._guard = ServerGuard("chat", self._host, DEFAULT_PORT, trust_account)
         self._context: int | None = None
         self._shown = False
 
@@ -39,6 +48,8 @@ class OllamaChat:
         return {"num_ctx": min(self._num_ctx, model_window or self._num_ctx)}
 
     def _fail(self, exc: Exception) -> ChatModelError:
+        if not isinstance(exc, ollama.ResponseError):
+            self._guard.forget()
         if isinstance(exc, ollama.ResponseError):
             if exc.status_code == 404:
                 return ChatModelMissingError(
@@ -52,6 +63,7 @@ class OllamaChat:
         )
 
     def stream(self, messages: Sequence[dict[str, str]]) -> Iterator[str]:
+        self._guard.check(ChatModelError)
         try:
             for chunk in self._client.chat(
                 model=self._model, messages=list(messages), stream=True, options=self._options()
@@ -65,6 +77,7 @@ class OllamaChat:
     def complete(
         self, messages: Sequence[dict[str, str]], *, json_schema: dict[str, Any] | None = None
     ) -> str:
+        self._guard.check(ChatModelError)
         try:
             response = self._client.chat(
                 model=self._model,
@@ -86,6 +99,7 @@ class OllamaChat:
         return self._context
 
     def check(self) -> None:
+        self._guard.check(ChatModelError)
         try:
             info = self._client.show(self._model).modelinfo or {}
         except (ollama.ResponseError, ConnectionError, httpx.HTTPError) as exc:

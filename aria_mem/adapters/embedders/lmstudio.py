@@ -9,9 +9,11 @@ from typing import Any
 import lmstudio
 
 from aria_mem.adapters.embedders.base import BaseEmbedder
+from aria_mem.adapters.model_servers import ServerGuard
 from aria_mem.errors import EmbedderError
 
 DEFAULT_HOST = "127.0.0.1:1234"
+DEFAULT_PORT = 1234
 
 
 def host_port(host: str) -> str:
@@ -26,15 +28,23 @@ class LMStudioEmbedder(BaseEmbedder):
     provider = "lmstudio"
 
     def __init__(
-        self, model: str, *, host: str = "", timeout: float = 30.0, batch_size: int = 64
+        self,
+        model: str,
+        *,
+        host: str = "",
+        timeout: float = 30.0,
+        batch_size: int = 64,
+        trust_account: str = "",
     ) -> None:
         super().__init__(model, batch_size=batch_size)
         self._host = host_port(host)
         self._timeout = timeout
         self._client: Any = None
         self._handle: Any = None
+        self._guard = ServerGuard("embedder", self._host, DEFAULT_PORT, trust_account)
 
     def _embed_batch(self, texts: list[str]) -> list[list[float]]:
+        self._guard.check(EmbedderError)
         lmstudio.set_sync_api_timeout(self._timeout)
         try:
             if self._client is None:
@@ -49,6 +59,7 @@ class LMStudioEmbedder(BaseEmbedder):
             ) from exc
         except (lmstudio.LMStudioError, OSError, TimeoutError) as exc:
             self.close()
+            self._guard.forget()
             raise EmbedderError(
                 f"No embedding model answered at {self._host} — start LM Studio's server or set "
                 f"[embedder] in config.toml ({exc})"

@@ -1,0 +1,99 @@
+"""Who runs the model server an adapter is about to send text to.
+
+Any account can be first to listen on a free port of 127.0.0.1: should the person's Ollama
+stop, another person's program on 127.0.0.1:11434 would receive every memory embedded and
+every prompt. So each embedding and chat adapter asks here before each request, and sends
+nothing (not even a probe) to a server on this machine that another person's account holds
+(``Listener.another_person``) unless ``trust_account`` names that account. An address of
+another machine, or an owner that cannot be told (no /proc/net), is not refused: there is no
+account to judge.
+
+Reading /proc/net/tcp is slow next to a request (measured on a busy 2-core machine: an embed
+from a local fake Ollama took 1.3 ms with the answer kept, 73 ms looking it up each time), so
+the holder of an address is kept for ``CACHE_SECONDS``; a request that could not connect
+forgets it (the server went away: whoever listens next is looked up).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+from aria_mem.domain.addresses import split_address
+from aria_mem.listeners import Listener, listener
+
+CACHE_SECONDS = 3.0
+
+_cache: dict[tuple[str, int], tuple[float, Listener]] = {}
+_lock = threading.Lock()
+
+
+def server_address(text: str, usual_port: int) -> tuple[str, str, int]:
+    """Where a client connects for ``text`` (``host:port`` or a URL): a URL to show, the host
+    name and the port (a missing port is ``usual_port``, or 80/443 for an address given with
+    a scheme, as the ollama client reads it). ValueError says what is wrong with ``text``."""
+    text = text.strip().rstrip("/")
+    parts = split_address(text if "://" in text else f"http://{text}")
+    secure = parts.scheme in ("https", "wss")
+    port = parts.port or (usual_port if "://" not in text else 443 if secure else 80)
+    hostname = parts.hostname or "127.0.0.1"
+    shown = f"[{hostname}]" if ":" in hostname else hostname
+    return f"{parts.scheme}://{shown}:{port}", hostname, port
+
+
+def refuses(holder: Listener, trust_account: str) -> bool:
+    """A server run by another person's account is used only when ``trust_account`` names
+    that account (by name or uid)."""
+    return holder.another_person and trust_account not in (holder.account, str(holder.uid))
+
+
+def holder_of(hostname: str, port: int) -> Listener:
+    """Who listens at ``hostname:port``, as seen at most ``CACHE_SECONDS`` ago (an address
+    where nothing listens is looked up again each time: the next to listen may be anyone)."""
+    key = (hostname, port)
+    now = time.monotonic()
+    with _lock:
+        seen = _cache.get(key)
+    if seen is not None and now - seen[0] < CACHE_SECONDS:
+        return seen[1]
+    found = listener(hostname, port)
+    with _lock:
+        if found.listening:
+            _cache[key] = (now, found)
+        else:
+            _cache.pop(key, None)
+    return found
+
+
+class ServerGuard:
+    """The check one adapter makes before each request to its server at ``host``."""
+
+    def __init__(self, role: str, host: str, usual_port: int, trust_account: str = "") -> None:
+        """``role`` is the config section: embedder or chat."""
+        self._role = role
+        self._trust = trust_account.strip()
+        try:
+            self.url, self._hostname, self._port = server_address(host, usual_port)
+        except ValueError:
+            self.url, self._hostname, self._port = host, "", 0  # the client will say so
+
+    def check(self, error: Callable[[str], Exception]) -> None:
+        """Raise ``error`` (the adapter's own error type) with one line naming the address,
+        the account and the fix when another person's account holds the server."""
+        if not self._hostname:
+            return
+        holder = holder_of(self._hostname, self._port)
+        if not refuses(holder, self._trust):
+            return
+        what = "your memories' text" if self._role == "embedder" else "your prompts and memories"
+        raise error(
+            f"{self.url} is served by {holder.describe()}, not you — nothing sent (it would "
+            f"receive {what}); stop it and start your own server, or set [{self._role}] "
+            f"trust_account = '{holder.account}' if you trust that account"
+        )
+
+    def forget(self) -> None:
+        """The server could not be reached: look its address up afresh next time."""
+        with _lock:
+            _cache.pop((self._hostname, self._port), None)
