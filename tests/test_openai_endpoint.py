@@ -30,6 +30,7 @@ from aria_mem.api import AriaMem
 from aria_mem.config import Settings, load, with_overrides
 from aria_mem.openai_server.protocol import Limits
 from aria_mem.openai_server.serving import Server, bind, load_key
+from tests.accounts import Intruder
 from tests.conftest import CliResult, closed_port
 from tests.fakes.concepts import concept_embed
 from tests.fakes.lmstudio_server import FakeLMStudio, FakeLMStudioState
@@ -623,3 +624,42 @@ def test_closing_instructions_after_the_users_message_pass_and_it_is_kept(
     (kept,) = memory.conversations.list(user="sam")
     _, turns = memory.conversations.get(str(kept.id), user="sam")
     assert turns[0] == ("user", "I need to find a gift")
+
+
+_TRY_ENDPOINT = """
+    import json, sys, urllib.error, urllib.request
+    url = sys.argv[1]
+    ask = {"model": "aria-mem", "user": "sam", "stream": True,
+           "messages": [{"role": "user", "content": "I need to find a gift for my sister"}]}
+    answers = []
+    for auth in (None, "Bearer guess", "Bearer " + "A" * 43, "Basic c2FtOnNhbQ=="):
+        for path, body in (("/chat/completions", json.dumps(ask).encode()), ("/models", None)):
+            headers = {"Content-Type": "application/json"}
+            if auth:
+                headers["Authorization"] = auth
+            request = urllib.request.Request(url + path, body, headers)
+            try:
+                with urllib.request.urlopen(request, timeout=10) as response:
+                    status, text = response.status, response.read()
+            except urllib.error.HTTPError as exc:
+                status, text = exc.code, exc.read()
+            answers.append({"status": status, "body": text.decode(errors="replace")})
+    print(json.dumps({"answers": answers}))
+"""
+
+
+def test_a_second_account_gets_nothing_from_the_endpoint(
+    intruder: Intruder, memory: AriaMem, endpoint: Server, models: FakeOllama
+) -> None:
+    """Loopback is every account's: another account's requests, without the key or with a
+    guessed one, are 401 and reach neither the memories nor the model."""
+    memory.remember("The user's sister loves pottery.", user="sam")
+    embedded = len(models.state.embed_calls)
+    tried = intruder.run(_TRY_ENDPOINT, endpoint.url)
+    answers = tried["answers"]
+    assert isinstance(answers, list) and len(answers) == 8
+    for answer in answers:
+        assert answer["status"] == 401, answer
+        assert "pottery" not in answer["body"] and "llama3.2" not in answer["body"]
+    assert models.state.chat_requests == []
+    assert len(models.state.embed_calls) == embedded
