@@ -613,7 +613,7 @@ def test_closing_instructions_after_the_users_message_pass_and_it_is_kept(
     """SillyTavern can end with a system message (post-history instructions): it reaches the
     model last, and the user's message before it is the one kept and searched with."""
     memory.remember("The user's sister loves pottery.", user="sam")
-    closing = {"role": "system", "content": "Stay in character."}
+    closing: ChatCompletionMessageParam = {"role": "system", "content": "Stay in character."}
     _client(endpoint).chat.completions.create(
         model="aria-mem", messages=[*SISTER, closing], user="sam"
     )
