@@ -1,7 +1,8 @@
 """Benchmark: aria-mem under load, as many clients at once use it.
 
     python scripts/bench_load.py [--memories 5000] [--seconds 10] [--clients 1,4,16]
-                                 [--writers 1,16] [--review-items 6000] [--json]
+                                 [--writers 1,16] [--review-items 6000] [--threads N]
+                                 [--json]
 
 In a throw-away ARIA_MEM_HOME on the embedded defaults (embedded PostgreSQL, Qdrant Edge and
 all-MiniLM-L6-v2 in process, all behind the aria-mem service, as every command uses them),
@@ -21,7 +22,9 @@ all-MiniLM-L6-v2 in process, all behind the aria-mem service, as every command u
   by one through the public API (timed without rendering them).
 
 The machine's load average (1 minute) is printed before and after: other work on the machine
-moves every figure here.
+moves every figure here. ``--threads`` sets OMP_NUM_THREADS for the service, so how many
+threads the model computes each text with can be compared (on a busy machine it is most of
+a lone search's time).
 """
 
 from __future__ import annotations
@@ -269,6 +272,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", default="1,4,16", help="searching clients at once")
     parser.add_argument("--writers", default="1,16", help="writing clients at once")
     parser.add_argument("--review-items", type=int, default=6000, help="0: no review page")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=0,
+        help="OMP_NUM_THREADS for the service's model (0: torch's own choice, one per core)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON for scripts")
     args = parser.parse_args(argv)
 
@@ -290,6 +299,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         for key in [k for k in os.environ if k.startswith("OLLAMA_")]:
             del os.environ[key]
+        if args.threads:
+            os.environ["OMP_NUM_THREADS"] = str(args.threads)  # the service started here
         env = dict(os.environ)
         try:
             with AriaMem.open() as mem:
@@ -324,6 +335,7 @@ def main(argv: list[str] | None = None) -> int:
                 {
                     "memories": args.memories,
                     "clients_are": "processes, each with its own AriaMem.open()",
+                    "model_threads": args.threads or "torch's own",
                     "load_average_start": started_load,
                     "load_average_end": _load(),
                     "levels": [asdict(x) for x in levels],
@@ -333,8 +345,10 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 0
     print(f"\n{args.memories:,} memories over {len(USERS)} users; each level {args.seconds:g} s;")
-    print("clients are processes, each with its own AriaMem.open(); load average (1, 5, 15")
-    print(f"min) at the start {started_load}, at the end {_load()}\n")
+    threads = f"OMP_NUM_THREADS={args.threads}" if args.threads else "torch's own threads"
+    print(f"the service's model with {threads}; clients are processes, each with its own")
+    print(f"AriaMem.open(); load average (1, 5, 15 min) at the start {started_load}, at the")
+    print(f"end {_load()}\n")
     print("| work | clients | done | per second | p50 | p99 | errors | load average (1 min) |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for x in levels:
