@@ -480,10 +480,16 @@ def test_requests_beyond_the_concurrent_limit_get_429(memory: AriaMem, models: F
 def test_print_config_gives_the_base_url_and_a_private_key(
     cli: Callable[..., CliResult], isolated_env: Path
 ) -> None:
-    done = cli("serve", "--print-config", "--address", "127.0.0.1:9911")
+    port = closed_port()
+    done = cli("serve", "--print-config", "--address", f"127.0.0.1:{port}")
     assert done.code == 0, done.stderr
     entry = json.loads(done.stdout)
-    assert entry["base_url"] == "http://127.0.0.1:9911/v1"
+    assert entry["base_url"] == f"http://127.0.0.1:{port}/v1"
+    assert f"Nothing listens on 127.0.0.1:{port}" in done.stderr  # a free port: said
+    with bind("127.0.0.1", 0) as held:  # held by this account: nothing to warn of
+        ours = held.getsockname()[1]
+        quiet = cli("serve", "--print-config", "--address", f"127.0.0.1:{ours}")
+    assert quiet.code == 0 and quiet.stderr == "", quiet.stderr
     key_file = isolated_env / "openai-key"
     assert key_file.read_text().strip() == entry["api_key"] and len(entry["api_key"]) >= 32
     assert stat.S_IMODE(os.stat(key_file).st_mode) == 0o600

@@ -106,6 +106,7 @@ def serve(
         if print_config:
             entry = {"base_url": serving.base_url(host, port), "api_key": serving.load_key()}
             sys.stdout.write(json.dumps(entry, indent=2) + "\n")
+            _say_who_holds(host, port)
         return
     key = serving.load_key()
     mem = memory(ctx)
@@ -130,6 +131,28 @@ def serve(
     # command ends as it does after Ctrl-C, instead of being killed by the default handler.
     signal.signal(signal.SIGTERM, lambda signum, frame: None)
     server.run()
+
+
+def _say_who_holds(host: str, port: int) -> None:
+    """An app whose endpoint is down sends its key to whatever listens on the port, which any
+    account can take: say so on stderr when the port is free or held by someone else."""
+    from aria_mem.listeners import listener
+
+    holder = listener(host, port)
+    if holder.known and not holder.listening:
+        err_console.print(
+            f"Nothing listens on {holder.address} now: until `aria-mem serve` does, any account "
+            "on this machine could take the port and receive the key an app sends. Keep it "
+            "running (a systemd unit).",
+            highlight=False,
+        )
+    elif holder.listening and not holder.yours:
+        err_console.print(
+            f"[red]warning: {holder.address} is held by {markup_safe(holder.describe())}, not "
+            "you[/red] — an app using this key would send it to them. Choose another --address "
+            "and run `aria-mem serve --rotate-key` if an app has already connected.",
+            highlight=False,
+        )
 
 
 def register(app: typer.Typer) -> None:
