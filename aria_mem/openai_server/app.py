@@ -28,7 +28,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from aria_mem.api import AriaMem, Relay, relay
-from aria_mem.errors import ChatModelError, ChatModelMissingError, ValidationError
+from aria_mem.errors import AriaMemError, ChatModelError, ChatModelMissingError, UsageError
 from aria_mem.mcp_guard import ASGIApp, BearerGate, Receive, Scope, Send, respond
 from aria_mem.openai_server import protocol
 from aria_mem.openai_server.protocol import Ask, BadRequest, Limits, Reply
@@ -67,7 +67,8 @@ class Endpoint:
             Route("/v1/models", self.models, methods=["GET"]),
             Route("/v1/chat/completions", self.completions, methods=["POST"]),
         ]
-        app = Starlette(routes=routes, exception_handlers={HTTPException: _http_error})
+        handlers = {HTTPException: _http_error, Exception: _unexpected}
+        app = Starlette(routes=routes, exception_handlers=handlers)
         return HostCheck(BearerGate(app, token, REFUSAL), hosts)
 
     async def models(self, request: Request) -> Response:
@@ -119,8 +120,11 @@ class Endpoint:
                 companion=ask.companion or self._companion,
                 model=ask.chat_model,
             )
-        except ValidationError as exc:
+        except UsageError as exc:
             raise BadRequest(400, str(exc)) from None
+        except AriaMemError as exc:  # a memory failure degrades; this is what is left
+            log.warning("the request could not be prepared: %s", exc)
+            raise BadRequest(503, str(exc), kind="server_error", code="unavailable") from None
 
     async def _whole(
         self, ask: Ask, relayed: Relay, pieces: Pieces, first: str | None, deadline: float
@@ -275,6 +279,19 @@ async def _http_error(request: Request, exc: Exception) -> Response:
             f"{request.method} {request.url.path} is not served here — aria-mem serves "
             "POST /v1/chat/completions and GET /v1/models",
             code="not_found" if status == 404 else "method_not_allowed",
+        )
+    )
+
+
+async def _unexpected(request: Request, exc: Exception) -> Response:
+    """A fault of aria-mem's own: the app gets OpenAI's shape and no traceback; the log gets
+    the traceback (Starlette raises it on to the server, which logs it)."""
+    return _error(
+        BadRequest(
+            500,
+            f"aria-mem failed ({type(exc).__name__}) — its log has the details",
+            kind="server_error",
+            code="internal_error",
         )
     )
 
