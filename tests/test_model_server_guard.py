@@ -124,6 +124,24 @@ def test_the_same_server_run_by_this_account_is_used(
     assert any("/api/embed" in r for r in ours.requests())
 
 
+def test_status_says_nothing_is_sent_and_names_the_trust(
+    cli: Cli, embedded_dsn: str, neighbour: Intruder, theirs: Served
+) -> None:
+    env = {"ARIA_MEM_POSTGRES_DSN": embedded_dsn, "ARIA_MEM_CHAT_HOST": theirs.url}
+    shown = _said(cli("status", env=env).stdout)
+    assert f"warning: chat server {theirs.url}: account '{neighbour.name}'" in shown, shown
+    assert "nothing is sent to it; set [chat] host to a server of your own, or [chat] " in shown
+    trusting = {**env, "ARIA_MEM_CHAT_TRUST_ACCOUNT": neighbour.name}
+    servers = json.loads(cli("status", "--json", env=trusting).stdout)["model_servers"]
+    assert [s["trusted"] for s in servers if s["role"] == "chat"] == [True]
+    shown = _said(cli("status", env=trusting).stdout)
+    assert (
+        f"chat server {theirs.url}: account '{neighbour.name}' (uid {neighbour.uid}), "
+        "trusted by [chat] trust_account" in shown
+    ), shown
+    assert theirs.requests() == []  # status asks the chat server nothing
+
+
 # -- the adapters themselves ------------------------------------------------------------------
 
 

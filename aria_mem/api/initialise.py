@@ -25,6 +25,8 @@ class ModelServer:
     provider: str
     url: str
     listener: Listener
+    trusted: bool = False
+    """Another person's account runs it and [role] trust_account names that account."""
 
 
 @dataclass(frozen=True)
@@ -71,13 +73,11 @@ def model_servers(settings: config.Settings) -> tuple[ModelServer, ...]:
     """The embedding and chat model servers of ``settings`` and who runs each (for
     `status`); the in-process model has none."""
     found = []
-    for role, provider, host in (
-        ("embedder", settings.embedder.provider, settings.embedder.host),
-        ("chat", settings.chat.provider, settings.chat.host),
-    ):
-        if providers.EMBEDDING[provider].server:
-            url, holder = server_listener(provider, host)
-            found.append(ModelServer(role, provider, url, holder))
+    for role, section in (("embedder", settings.embedder), ("chat", settings.chat)):
+        if providers.EMBEDDING[section.provider].server:
+            url, holder = server_listener(section.provider, section.host)
+            trusted = holder.another_person and not refuses(holder, section.trust_account)
+            found.append(ModelServer(role, section.provider, url, holder, trusted))
     return tuple(found)
 
 

@@ -54,22 +54,26 @@ def _server_json(server: ModelServer) -> dict[str, object]:
         "uid": holder.uid,
         "account": holder.account or None,
         "another_person": holder.another_person,
+        "trusted": server.trusted,
         "detail": holder.describe(),
     }
 
 
 def _servers_report(servers: tuple[ModelServer, ...]) -> None:
-    """Who runs each model server: another person's account would receive the memories'
-    text (and, for chat, the prompts): a warning, since the person may have said so."""
+    """Who runs each model server: one of another person's account is sent nothing (it would
+    receive the memories' text and, for chat, the prompts) unless trust_account names it."""
     for server in servers:
         holder = server.listener
         line = f"{server.role} server {markup_safe(server.url)}: {markup_safe(holder.describe())}"
         key = markup_safe(f"[{server.role}] host")
-        if holder.another_person:
+        trust = markup_safe(f"[{server.role}] trust_account")
+        if server.trusted:
+            render.console.print(f"{line}, trusted by {trust}", highlight=False)
+        elif holder.another_person:
             render.console.print(
-                f"[yellow]warning:[/yellow] {line}, not you — it receives your memories' text"
-                f"{' and prompts' if server.role == 'chat' else ''}; unless you trust that "
-                f"account, stop using it (set {key} to a server of your own)",
+                f"[yellow]warning:[/yellow] {line}, not you — nothing is sent to it; set {key} "
+                f"to a server of your own, or {trust} = '{markup_safe(holder.account)}' if you "
+                "trust that account",
                 highlight=False,
             )
         else:
