@@ -4,9 +4,10 @@ model on its way through.
 
 The trip is the seed's, with the app's messages as the conversation: the last two user
 messages make the query; the profile, relevant-memory and knowledge sections (labelled as
-data) join the app's system message, or make one; the budget trims them (knowledge first,
-then the lowest-ranked memories, then the profile) and then the app's oldest turns until the
-prompt fits the model's window. A memory failure never fails the request: the reply goes on
+data) join the app's system message, or make one; the budget trims as `chat`'s does
+(knowledge first, then the app's oldest turns, then the lowest-ranked memories, then the
+profile; the app's system message and last message stay) until the prompt fits the model's
+window. A memory failure never fails the request: the reply goes on
 without memories, and the log says why. After the reply (``Relay.finish``, called off the
 reply's path): the memories that reached the model are counted as used, the user's message
 and the reply are kept in the pair's conversation log as `chat` keeps them, and facts are
