@@ -40,7 +40,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -52,7 +52,13 @@ from bench_quality import by_relevance, ranked, variant  # noqa: E402
 
 from aria_mem.api import AriaMem  # noqa: E402
 from aria_mem.config import SUGGESTED_MIN_SIMILARITY  # noqa: E402
+from aria_mem.domain.fusion import DEFAULT_FUSION, FusionWeights, relevance  # noqa: E402
 from aria_mem.domain.models import MEMORIES_COLLECTION, SearchScope, Stage  # noqa: E402
+from aria_mem.domain.ranking import DEFAULT_WEIGHTS, RankingWeights  # noqa: E402
+from aria_mem.domain.repeats import DEFAULT_REPEATS  # noqa: E402
+from aria_mem.domain.retrieval import SearchResult  # noqa: E402
+from aria_mem.domain.selection import select  # noqa: E402
+from aria_mem.domain.time_signal import DEFAULT_TIME, asked  # noqa: E402
 from aria_mem.domain.validation import MAX_TEXT_CHARS  # noqa: E402
 
 COMPANION = "aria"
@@ -218,6 +224,72 @@ def fused_variant(text: str) -> tuple[str, Configure]:
     return "fused", variant(text)
 
 
+def replay(result: SearchResult, spec: str, message: str, now: datetime) -> list[uuid.UUID]:
+    """The ranking step again on one search's fused candidates, with other settings ("time=0.2,
+    recency=0.05": fields of RankingWeights, FusionWeights or TimeRule; "time_rule=off"): the
+    pure steps after the candidates are found, so a variant costs no search."""
+    weights, fusion, rule = DEFAULT_WEIGHTS, DEFAULT_FUSION, DEFAULT_TIME
+    use_time = True
+    for item in filter(None, spec.split(",")):
+        name, raw = item.split("=", 1)
+        if name == "time_rule":
+            use_time = raw != "off"
+            continue
+        for current in (weights, fusion, rule):
+            if name in {f.name for f in fields(current)}:
+                kind = type(getattr(current, name))
+                value = kind(float(raw)) if kind in (int, bool) else kind(raw)
+                updated = replace(current, **{name: value})
+                if isinstance(updated, RankingWeights):
+                    weights = updated
+                elif isinstance(updated, FusionWeights):
+                    fusion = updated
+                else:
+                    rule = updated
+                break
+        else:
+            raise SystemExit(f"--replay: no setting {name!r}")
+    found = result.evidence
+    best = max((e.lexical_score or 0.0 for e in found.values()), default=0.0)
+    rows = {r.memory.id: r.memory for r in result.chosen}
+    rows |= {d.memory_id: d.memory for d in result.dropped if d.memory is not None}
+    candidates = [
+        (rows[mid], relevance(e.similarity, e.lexical_score, best, fusion))
+        for mid, e in sorted(found.items(), key=lambda item: item[1].fused_rank)
+        if mid in rows and e.similarity is not None
+    ]
+    selection = select(
+        profile_pool=[r.memory for r in result.profile],
+        candidates=candidates,
+        stage=result.stage,
+        min_similarity=result.selection.threshold,
+        now=now,
+        weights=weights,
+        repeats=DEFAULT_REPEATS,
+        question=asked(message, now, rule) if use_time else None,
+        time_rule=rule,
+    )
+    order = [r.memory.id for r in selection.chosen]
+    return order + [d.memory_id for d in selection.dropped if d.reason.value == "cut_by_cap"]
+
+
+QUERY_VECTORS: dict[str, list[float]] = {}
+"""Each question's vector, embedded once for every mode: on a busy machine the service's
+model is the slow part, and the vector is the same whatever the mode."""
+
+
+def embed_once(mem: AriaMem) -> None:
+    embedder = mem._context.embedder
+    embed = embedder.embed_query
+
+    def embed_query(text: str) -> list[float]:
+        if text not in QUERY_VECTORS:
+            QUERY_VECTORS[text] = embed(text)
+        return QUERY_VECTORS[text]
+
+    embedder.embed_query = embed_query  # type: ignore[method-assign]
+
+
 def run(args: argparse.Namespace, home: Path, data: RealSet) -> dict[str, object]:
     """Every source on one data set, in a home of its own."""
     os.environ["ARIA_MEM_HOME"] = str(home)
@@ -244,17 +316,24 @@ def run(args: argparse.Namespace, home: Path, data: RealSet) -> dict[str, object
             None, embedder=embedder, retrieval={**retrieval, "candidates": candidates}
         ) as m:
             configure(m)
+            embed_once(m)
             for q in data.questions:
                 result = m.search(q.text, user=q.user, companion=COMPANION, now=data.clock[q.user])
                 score(tallies[mode], q, ranked(result))
                 if mode == "fused":
                     score(tallies["relevance"], q, by_relevance(result))
+                    for spec in args.replay:
+                        order = replay(result, spec, q.text, data.clock[q.user])
+                        score(tallies.setdefault(f"replay {spec}", {}), q, order)
         print(f"{home.name}: {mode} asked ({time.perf_counter() - started:.0f} s)", file=sys.stderr)
+    if args.no_baselines:
+        tallies.pop("cosine"), tallies.pop("lexical")
     with AriaMem.open(None, embedder=embedder, retrieval=retrieval) as mem:
         # Plain cosine and plain words reach past the public API on purpose: they are not
         # what it offers.
         model = mem._context.embedder.model_name
-        for q in data.questions:
+        embed_once(mem)
+        for q in data.questions if not args.no_baselines else ():
             vector = mem._context.embedder.embed_query(q.text)
             hits = mem._context.index.search(
                 MEMORIES_COLLECTION, vector, SearchScope(q.user, COMPANION, model), 10
@@ -291,6 +370,15 @@ def main() -> None:
         action="append",
         default=[],
         help='a fused pipeline with other settings, e.g. "time=0.2" (repeatable)',
+    )
+    parser.add_argument(
+        "--replay",
+        action="append",
+        default=[],
+        help='the ranking again on the fused candidates with other settings, e.g. "time=0.2"',
+    )
+    parser.add_argument(
+        "--no-baselines", action="store_true", help="leave out plain cosine and plain words"
     )
     parser.add_argument(
         "--home",
