@@ -28,7 +28,7 @@ from aria_mem.errors import ChatModelError, ConfigError, EmbedderError
 from aria_mem.wiring import build_chat_model, build_embedder
 from tests import accounts, test_port_owners
 from tests.accounts import Intruder
-from tests.conftest import CliResult
+from tests.conftest import ROOT, CliResult
 from tests.fakes.ollama_server import FakeOllama
 from tests.test_port_owners import FAKE_OLLAMA, Served
 
@@ -142,6 +142,32 @@ def test_status_says_nothing_is_sent_and_names_the_trust(
     assert theirs.requests() == []  # status asks the chat server nothing
 
 
+def test_the_terminal_chat_says_why_and_keeps_the_message(
+    embedded_dsn: str, neighbour: Intruder, theirs: Served, fake_ollama: FakeOllama
+) -> None:
+    env = {
+        **os.environ,
+        "ARIA_MEM_POSTGRES_DSN": embedded_dsn,
+        "ARIA_MEM_EMBEDDER_HOST": fake_ollama.url,  # ours
+        "ARIA_MEM_CHAT_HOST": theirs.url,
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "aria_mem", "chat"],
+        cwd=ROOT,
+        env=env,
+        input="Remember that my sister is called Mia.\n/quit\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    first, fix = _refusal(theirs, neighbour, "chat")
+    start, _, after = _said(done.stdout).partition("you>")
+    assert first in start and fix in start, done.stdout  # said at start ...
+    assert "Your message is kept" in after  # ... and the session went on
+    assert theirs.requests() == []
+
+
 # -- the adapters themselves ------------------------------------------------------------------
 
 
@@ -248,6 +274,24 @@ def test_init_trust_account_is_written_for_the_server_it_chose(
     assert settings.chat.trust_account == ""  # the chat model is asked elsewhere
     assert build_embedder(settings).embed(["The user swims."])
     assert sum("/api/embed" in r for r in theirs.requests()) == 2  # init's probe, then ours
+
+
+def test_init_on_the_command_line_says_what_it_trusts(
+    cli: Cli, embedded_dsn: str, neighbour: Intruder, theirs: Served
+) -> None:
+    done = cli(
+        "init",
+        "--host",
+        theirs.url,
+        "--trust-account",
+        neighbour.name,
+        env={"ARIA_MEM_POSTGRES_DSN": embedded_dsn},
+    )
+    assert done.code == 0, done.stderr
+    said = _said(done.stdout)
+    assert f"[embedder] trust_account = '{neighbour.name}': that account's server may be" in said
+    assert "Embedding model ollama/mxbai-embed-large answers" in said  # the kept trust is used
+    assert sum("/api/embed" in r for r in theirs.requests()) >= 2  # init's probe, then status
 
 
 def test_init_trusts_the_chat_model_too_when_it_is_asked_at_the_same_server(

@@ -220,6 +220,12 @@ def init(
             f"Wrote {where}: embedder {done.provider} {markup_safe(done.model)}{at} "
             f"({markup_safe(done.why)})"
         )
+        for section in done.trusted:
+            render.console.print(
+                markup_safe(f"[{section}] trust_account = '{trust_account}'")
+                + ": that account's server may be used from now on",
+                highlight=False,
+            )
     mem = memory(ctx)
     report = mem.admin.status()
     if not report.postgres.ok:
