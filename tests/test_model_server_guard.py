@@ -244,8 +244,11 @@ def test_a_server_that_stops_and_is_taken_by_another_person_gets_nothing(
 
 
 def test_addresses_of_other_machines_and_unknown_owners_are_not_refused() -> None:
+    from aria_mem.adapters import model_servers
+
     for host in ("http://192.0.2.7:11434", "http://[2001:db8::1]:11434", "not a host:1"):
         ServerGuard("embedder", host, 11434).check(EmbedderError)
+    assert ("192.0.2.7", 11434) in model_servers._cache  # not resolved again for 3 s
 
 
 def test_trust_account_must_name_one_account(

@@ -50,7 +50,8 @@ def refuses(holder: Listener, trust_account: str) -> bool:
 
 def holder_of(hostname: str, port: int) -> Listener:
     """Who listens at ``hostname:port``, as seen at most ``CACHE_SECONDS`` ago (an address
-    where nothing listens is looked up again each time: the next to listen may be anyone)."""
+    of this machine where nothing listens is looked up again each time: the next to listen
+    may be anyone)."""
     key = (hostname, port)
     now = time.monotonic()
     with _lock:
@@ -59,7 +60,7 @@ def holder_of(hostname: str, port: int) -> Listener:
         return seen[1]
     found = listener(hostname, port)
     with _lock:
-        if found.listening:
+        if found.listening or not found.known:
             _cache[key] = (now, found)
         else:
             _cache.pop(key, None)
