@@ -105,11 +105,6 @@ class Context:
     @property
     def store(self) -> Store:
         store: Store = self._adapter("store")
-        if not self._following.opened and self._following.due():
-            try:
-                self._following.open()
-            except ServiceError as exc:
-                log.debug("the latest re-index run could not be read yet: %s", exc)
         return store
 
     @property
@@ -262,6 +257,7 @@ class Context:
         try:
             newer = self._following.switched_from(self.model_name())
         except ServiceError:
+            self._following.back_off()  # the call reports PostgreSQL down; no second wait
             return
         if newer is not None:
             self._adopt(newer)

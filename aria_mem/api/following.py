@@ -34,6 +34,10 @@ CHECK_EVERY_S = 1.0
 look after a write is not throttled: it is what keeps a write from being lost to a switch."""
 
 
+BACK_OFF_S = 30.0
+"""After PostgreSQL failed to answer the look, the next one waits this long."""
+
+
 class Following:
     """What a process knows of the switches: the latest run when it opened, and when it last
     looked."""
@@ -45,16 +49,6 @@ class Following:
         self._opened: int | None = None
         self._looked = float("-inf")
 
-    @property
-    def opened(self) -> bool:
-        return self._opened is not None
-
-    def open(self) -> None:
-        """Note the latest run now (when this process first reaches PostgreSQL): later runs
-        are switches to follow. Raises what reading it raised."""
-        if self._opened is None:
-            self.switched_from("")
-
     def due(self) -> bool:
         """Time for the throttled look before work that embeds?"""
         now = time.monotonic()
@@ -63,6 +57,12 @@ class Following:
                 return False
             self._looked = now
             return True
+
+    def back_off(self) -> None:
+        """PostgreSQL did not answer the look: the next look before work waits longer, so a
+        turn with PostgreSQL down does not wait for it twice."""
+        with self._lock:
+            self._looked = time.monotonic() + BACK_OFF_S - CHECK_EVERY_S
 
     def switched_from(self, model: str) -> str | None:
         """The model of a switch recorded since this process opened, when it is not

@@ -136,11 +136,13 @@ class Admin:
 
     @property
     def upkeep(self) -> Upkeep:
-        """What the daemon does each pass (for `aria-mem daemon` and embedders of it)."""
+        """What the daemon does each pass (for `aria-mem daemon` and embedders of it); it
+        follows a switch of embedding model recorded in PostgreSQL, as every call does."""
         from aria_mem.domain.hygiene import RetirementRule
         from aria_mem.services.upkeep import Upkeep
 
         context = self._context
+        context.follow()
         hygiene = context.settings.hygiene
         rule = RetirementRule(older_than=timedelta(days=hygiene.retire_after_days))
         return context.service(
