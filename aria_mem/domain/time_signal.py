@@ -11,9 +11,9 @@ time: one reading of the message, and two stored dates per candidate.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
-from aria_mem.domain.when import Span, asks_when, day_span, read_when
+from aria_mem.domain.when import Span, asks_when, read_when
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,8 +72,8 @@ def time_signal(
         return 0.0
     if question.span is None:
         return 1.0 if question.when and event_from is not None else 0.0
-    if event_from is not None and event_until is not None:
-        dated = Span(event_from, event_until)
-    else:
-        dated = day_span(said.date())
-    return 1.0 if question.span.overlaps(dated, rule.slack_days) else 0.0
+    if event_from is None or event_until is None:
+        event_from = event_until = said.date()
+    slack = timedelta(days=rule.slack_days)
+    days = question.span
+    return 1.0 if days.start - slack <= event_until and event_from - slack <= days.end else 0.0
