@@ -370,16 +370,17 @@ def run_mode(
             "chat": chat,
         }
         with AriaMem.open(None, **sections) as mem:
+            if pairs:
+                tally = run_real(mem, pairs, mode)
+                results["real chats"].add(tally)
+                results["real chats"].notes += tally.notes
+                log(f"{mode}, real chats: {json.dumps(tally.row())} {tally.notes}")
             for timeline in TIMELINES:
                 half = "tune" if timeline.user in TUNE else "held out"
                 tally = run_person(mem, timeline, mode)
                 results[half].add(tally)
                 results[half].notes += tally.notes
-                log(f"{mode}: {timeline.user} done")
-            if pairs:
-                tally = run_real(mem, pairs, mode)
-                results["real chats"].add(tally)
-                results["real chats"].notes += tally.notes
+                log(f"{mode}, {timeline.user} ({half}): {json.dumps(tally.row())} {tally.notes}")
             mem.admin.stop()
 
 
@@ -396,12 +397,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--locomo", type=Path, help="LoCoMo's locomo-dev.json")
     parser.add_argument("--ollama-model", default="", help="judge with this real Ollama model")
     parser.add_argument("--ollama-host", default="http://127.0.0.1:11434")
+    parser.add_argument(
+        "--modes", default=",".join(MODES), help=f"some of: {', '.join(MODES)} (comma-separated)"
+    )
     args = parser.parse_args(argv)
+    modes = tuple(m for m in MODES if m in args.modes.split(","))
     pairs = real_pairs(args.realtalk, args.locomo)
     halves = ("tune", "held out", "real chats") if pairs else ("tune", "held out")
-    results = {m: {h: Tally() for h in halves} for m in MODES}
+    results = {m: {h: Tally() for h in halves} for m in modes}
     log = (lambda _: None) if args.json else (lambda line: print(line, file=sys.stderr))
-    for mode in MODES:
+    for mode in modes:
         run_mode(mode, args, pairs, results[mode], log)
     judged = f"Ollama {args.ollama_model}" if args.ollama_model else "the scripted server"
     table = {m: {h: t.row() for h, t in r.items()} for m, r in results.items()}
@@ -409,13 +414,13 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"judge": judged, "table": table}, indent=2))
         return 0
     print(f"judge: {judged}; real-chat pairs: {len(pairs)}\n")
-    rows = list(table[MODES[0]][halves[0]])
-    columns = [(mode, half) for mode in MODES for half in halves]
+    rows = list(table[modes[0]][halves[0]])
+    columns = [(mode, half) for mode in modes for half in halves]
     print("| | " + " | ".join(f"{m}, {h}" for m, h in columns) + " |")
     print("|---|" + "---:|" * len(columns))
     for row in rows:
         print(f"| {row} | " + " | ".join(str(table[m][h][row]) for m, h in columns) + " |")
-    for mode in MODES:
+    for mode in modes:
         notes = [n for half in halves for n in results[mode][half].notes]
         if notes:
             print(f"\n{mode}: {len(notes)} wrong merges or supersessions, e.g. {notes[:4]}")
