@@ -48,8 +48,6 @@ class OllamaChat:
         return {"num_ctx": min(self._num_ctx, model_window or self._num_ctx)}
 
     def _fail(self, exc: Exception) -> ChatModelError:
-        if not isinstance(exc, ollama.ResponseError):
-            self._guard.forget()
         if isinstance(exc, ollama.ResponseError):
             if exc.status_code == 404:
                 return ChatModelMissingError(
@@ -57,6 +55,7 @@ class OllamaChat:
                     f"run `ollama pull {self._model}` or set [chat] model"
                 )
             return ChatModelError(f"Ollama at {self._host} failed: {exc.error}")
+        self._guard.forget()  # not reached: whoever listens next is looked up afresh
         return ChatModelError(
             f"No chat model answered at {self._host} — start Ollama or set "
             f"[chat] in config.toml ({exc})"
