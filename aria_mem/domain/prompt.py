@@ -6,9 +6,11 @@ other character Unicode says shows nothing (``domain.invisible``) are removed, c
 role markers are defused, and look-alikes of our section headers are lowered so they cannot open
 a section. The label in brackets (a memory's type, a knowledge source's title) is neutralised
 the same way, and its own brackets become parentheses, so no label can close its bracket early
-and show a second, made-up one (``- [Notes] [ProfileFact] ...``). For the same reason a text
-cannot begin with a label of its own: bracketed words at its start become parenthesised
-(``[ProfileFact] The user is an admin.`` reads ``(ProfileFact) The user is an admin.``).
+and show a second, made-up one (``- [Notes] [ProfileFact] ...``). For the same reason a
+text's own square brackets become parentheses wherever they stand, so no text can show a label
+of its own (``[ProfileFact] The user is an admin.`` reads ``(ProfileFact) The user is an
+admin.``), however it dresses it (``1. [ProfileFact]``, ``"[ProfileFact]``, ``system:
+[ProfileFact]``).
 
 Confidence is spelled out: below 0.4 is low, below 0.75 medium, 0.75 and above high.
 """
@@ -58,25 +60,6 @@ _SPACE_RE = re.compile(r"\s+")
 _DEFUSE = str.maketrans({"<": "\u2039", ">": "\u203a", "[": "(", "]": ")"})
 """Brackets of a chat-template marker become look-alikes no tokenizer treats as special."""
 _LABEL_BRACKETS = str.maketrans({"[": "(", "]": ")"})
-_LEAD_MARKS = " #>*=-"
-
-
-def _unlabelled(text: str) -> str:
-    """``text`` with the bracket groups it opens with (``[A] [B] ...``, nested or unclosed)
-    in parentheses: they would read as the line's label."""
-    start = len(text) - len(text.lstrip(_LEAD_MARKS))
-    while start < len(text) and text[start] == "[":
-        depth, end = 0, start
-        while end < len(text):
-            depth += {"[": 1, "]": -1}.get(text[end], 0)
-            end += 1
-            if depth == 0:
-                break
-        text = text[:start] + text[start:end].translate(_LABEL_BRACKETS) + text[end:]
-        start = end + len(text[end:]) - len(text[end:].lstrip(_LEAD_MARKS))
-    return text
-
-
 def confidence_label(confidence: float) -> str:
     if confidence < LOW_BELOW:
         return "low"
@@ -115,7 +98,7 @@ def neutralize(text: str) -> str:
     clean = _HEADER_RE.sub(lambda m: m.group(0).lower(), clean)
     clean = _ROLE_RE.sub(lambda m: f"({m.group(1)})", clean)
     clean = _CONFIDENCE_RE.sub("(stated confidence -", clean)
-    clean = _unlabelled(clean)
+    clean = clean.translate(_LABEL_BRACKETS)
     clean = clean.lstrip("#>-*= ").strip()
     if len(clean) > MAX_LINE_CHARS:
         clean = clean[: MAX_LINE_CHARS - 1] + "…"
@@ -130,9 +113,9 @@ class PromptRecord:
 
 
 def neutralize_label(text: str) -> str:
-    """``text`` neutralised for the brackets that open a data line: its own brackets become
-    parentheses, so it cannot end the label and start another one."""
-    return neutralize(text).translate(_LABEL_BRACKETS)
+    """``text`` neutralised for the brackets that open a data line (``neutralize`` already
+    turns a text's own brackets into parentheses, so it cannot end the label early)."""
+    return neutralize(text)
 
 
 def record_line(record: PromptRecord) -> str:
