@@ -327,6 +327,40 @@ def test_the_sweep_keeps_the_vector_of_a_pending_entry_and_requeues_other_models
     assert set(index.ids(MEMORIES_COLLECTION, NEW)) == {late.id, writing.id}
 
 
+def test_an_entry_a_client_marks_under_the_old_model_during_the_sweep_is_requeued(
+    same_size: FakeOllama,
+) -> None:
+    """A client writes under the old model after the sweep's first look for other models and
+    before it compares the collections: its vector is removed as unwanted, so the entry must
+    end up pending, never indexed under a model nobody searches with no vector."""
+    from aria_mem.adapters.embedders.ollama import OllamaEmbedder
+    from aria_mem.domain.models import NewMemory
+    from aria_mem.domain.payload import memory_entry
+
+    store = InMemoryStore()
+    index = QdrantServerIndex(":memory:")
+    old = OllamaEmbedder("mxbai-embed-large", host=same_size.url, timeout=5)
+    new = OllamaEmbedder("nomic-embed-text", host=same_size.url, timeout=5)
+    late = store.memories.save(NewMemory("me", "aria", "Written while the sweep ran.")).memory
+    Indexer(store.queue, index, new).sync([])  # the new model's collection exists
+
+    class WriteDuringTheSweep(QdrantServerIndex):
+        written = False
+
+        def ids(self, collection: str, model: str | None = None) -> list[uuid.UUID]:
+            if not self.written and model is None:
+                self.written = True
+                Indexer(store.queue, index, old).sync([memory_entry(late, True)])
+            return index.ids(collection, model)
+
+    racing = WriteDuringTheSweep(":memory:")
+    assert store.queue.indexed_ids(Kind.MEMORY, NEW) == set()
+    sweep = Reconciler(store.queue, racing, new).sweep()
+    assert racing.written and sweep.orphans_removed == 1
+    assert late.id in {e.id for e in store.queue.pending(Kind.MEMORY, 10)}
+    assert sweep.other_model_requeued == 1
+
+
 def test_a_client_given_its_own_embedder_is_told_it_cannot_follow(
     same_size: FakeOllama, isolated_env: Path
 ) -> None:

@@ -63,7 +63,8 @@ class Reconciler:
         they need this model's vector); entries PostgreSQL believes indexed under this model
         whose vector of it the index lacks (lost, or removed by a sweep that raced a write)
         are requeued; points that should hold no vector of this model are removed, except
-        those of pending entries, which the indexer is about to rewrite."""
+        those of pending entries, which the indexer is about to rewrite. Entries indexed under
+        another model are looked for again at the end, for one a client marked meanwhile."""
         started = time.perf_counter()
         report = SweepReport()
         report.other_model_requeued = self._queue.mark_pending_for_model(self._embedder.model_name)
@@ -72,6 +73,9 @@ class Reconciler:
             report.index_points += points
             report.orphans_removed += orphans
             report.missing_requeued += missing
+        # Again: an entry a client marked indexed under the old model while the collections
+        # were compared lost its vector to them above, and needs this model's.
+        report.other_model_requeued += self._queue.mark_pending_for_model(self._embedder.model_name)
         report.duration_ms = round((time.perf_counter() - started) * 1000, 1)
         return report
 
