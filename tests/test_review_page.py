@@ -167,13 +167,13 @@ def _chatty_conversation(conversation_id: str) -> list[str]:
     ]  # fmt: skip
 
 
-def _learned(source_id: str) -> list[str]:
+def _learned(source_id: str, companion: str = COMPANION) -> list[str]:
     return [
         json.dumps(
             {
                 "kind": "knowledge",
                 "id": source_id,
-                "companion_id": COMPANION,
+                "companion_id": companion,
                 "source": "https://example.com/glazes",
                 "title": "A guide to glazes",
                 "created_at": "2026-06-03T09:00:00+00:00",
@@ -244,40 +244,46 @@ def site(
         made.aria("migrate")
         made.aria("import", str(seed))
         _judged_already(dsn)
-        server = subprocess.Popen(
-            [sys.executable, "-m", "aria_mem", "ui", "--no-browser", "--json",
-             "--address", "127.0.0.1:0", "--user", USER, "--companion", COMPANION],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-            cwd=ROOT,
-        )  # fmt: skip
         try:
-            assert server.stdout is not None
-            first = server.stdout.readline()
-            assert first, server.stderr.read() if server.stderr else ""
-            address = json.loads(first)
-            made.login = address["login"]
-            made.base = made.login.partition("/login?")[0]
-            made.url = address["url"]
-            assert made.base.startswith(made.origin + "/s/") and made.url == made.base + "/"
-            with httpx.Client(follow_redirects=False, timeout=10) as client:
-                made.cookie = client.get(made.login).headers["set-cookie"]
-            yield made
+            with _serving(env, COMPANION) as (made.login, made.url, made.cookie):
+                made.base = made.login.partition("/login?")[0]
+                assert made.base.startswith(made.origin + "/s/") and made.url == made.base + "/"
+                yield made
         finally:
             try:
-                server.terminate()
-                try:
-                    server.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    server.kill()
-                    server.wait(timeout=30)
+                made.aria("stop", check=False)
             finally:
-                try:
-                    made.aria("stop", check=False)
-                finally:
-                    embedded_pg.drop_database(dsn)
+                embedded_pg.drop_database(dsn)
+
+
+@contextmanager
+def _serving(env: dict[str, str], companion: str) -> Iterator[tuple[str, str, str]]:
+    """An `aria-mem ui` process for the user and ``companion``: its login address, its page
+    address and the Set-Cookie its one login gave."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "aria_mem", "ui", "--no-browser", "--json",
+         "--address", "127.0.0.1:0", "--user", USER, "--companion", companion],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )  # fmt: skip
+    try:
+        assert server.stdout is not None
+        first = server.stdout.readline()
+        assert first, server.stderr.read() if server.stderr else ""
+        address = json.loads(first)
+        with httpx.Client(follow_redirects=False, timeout=10) as client:
+            cookie = client.get(address["login"]).headers["set-cookie"]
+        yield address["login"], address["url"], cookie
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait(timeout=30)
 
 
 @pytest.fixture
@@ -662,6 +668,33 @@ def test_conversations_and_knowledge_are_seen_searched_and_forgotten(
     page.goto(f"{site.base}/knowledge")
     page.click("table button:text('Forget')")
     assert json.loads(site.aria("knowledge", "list", "--json").stdout) == []
+
+
+def test_a_page_of_another_companion_forgets_that_companions_knowledge(
+    site: Site, tmp_path: Path
+) -> None:
+    source_id = str(uuid.uuid4())
+    seed = tmp_path / "nova.jsonl"
+    seed.write_text("\n".join(_learned(source_id, "nova")) + "\n")
+    site.aria("import", str(seed))
+    listed = ("knowledge", "list", "--companion", "nova", "--json")
+    assert [s["id"] for s in json.loads(site.aria(*listed).stdout)] == [source_id]
+    with _serving(site.env, "nova") as (login, _, cookie):
+        base = login.partition("/login?")[0]
+        origin = base[: base.index("/", len("http://"))]
+        session = {COOKIE: cookie.split(";")[0].partition("=")[2]}
+        with httpx.Client(base_url=base, cookies=session, timeout=20) as owner:
+            shown = owner.get("/knowledge").text
+            assert "A guide to glazes" in shown
+            token = re.search(r'name="csrf" value="([^"]+)"', shown)
+            assert token is not None
+            done = owner.post(
+                f"/knowledge/{source_id}/forget",
+                data={"csrf": token[1]},
+                headers={"Origin": origin},
+            )
+            assert done.status_code == 303, done.text
+    assert json.loads(site.aria(*listed).stdout) == []
 
 
 def test_export_downloads_everything_kept_about_the_user(site: Site, page: Page) -> None:

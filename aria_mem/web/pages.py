@@ -99,7 +99,7 @@ def routes(page: Page) -> list[Route]:
         own = await page.run(page.memory.knowledge.list, companion=page.companion)
         if source_id not in {str(s.id) for s in own}:
             raise HTTPException(404, "There is no such source.")
-        await page.run(page.memory.knowledge.forget, source_id)
+        await page.run(page.memory.knowledge.forget, source_id, companion=page.companion)
         return back(request, "/knowledge", "source-forgotten")
 
     async def status(request: Request) -> Response:
