@@ -166,12 +166,21 @@ def import_(
 def _pending_line(report: Imported) -> str:
     """How many wait for the index, counted in PostgreSQL (not the indexer's failures: it
     stops at the first batch the model refuses), and why."""
+    everyone = " (all that wait in this store, this import's among them)"
     if report.index is None:
-        return f"{report.pending:,} wait for the index — `aria-mem sync` or the daemon indexes them"
+        return (
+            f"{report.pending:,} wait for the index{everyone} — `aria-mem sync` or the daemon "
+            "indexes them"
+        )
     why = f" ({markup_safe('; '.join(report.index.errors))})" if report.index.errors else ""
+    if not report.index.errors:
+        return (
+            f"{report.pending:,} wait for the index{everyone}: this import's were indexed; "
+            "`aria-mem sync` or the daemon indexes the rest"
+        )
     return (
-        f"[yellow]{report.pending:,} not indexed yet[/yellow]{why} — they stay pending; "
-        "`aria-mem sync` or the daemon indexes them once the model answers"
+        f"[yellow]{report.pending:,} not indexed yet[/yellow]{why} — they stay pending"
+        f"{everyone}; `aria-mem sync` or the daemon indexes them once the model answers"
     )
 
 
