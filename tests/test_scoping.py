@@ -10,12 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import psycopg
 import pytest
 from mcp.client.client import Client
 
 from aria_mem import AriaMem
 from aria_mem.adapters.qdrant_edge import EdgeIndex
 from aria_mem.config import Settings, load, with_overrides
+from aria_mem.domain.models import MEMORIES_COLLECTION
 from aria_mem.errors import NotFoundError
 from aria_mem.mcp_server import build_server
 from tests.conftest import CliResult
@@ -37,11 +39,16 @@ def settings(server: FakeOllama, dsn: str) -> Settings:
 
 
 @pytest.fixture
-def memory(settings: Settings, tmp_path: Path) -> Iterator[AriaMem]:
+def index(tmp_path: Path) -> Iterator[EdgeIndex]:
     index = EdgeIndex(tmp_path / "index")
+    yield index
+    index.close()
+
+
+@pytest.fixture
+def memory(settings: Settings, index: EdgeIndex) -> Iterator[AriaMem]:
     with AriaMem(settings, index=index) as mem:
         yield mem
-    index.close()
 
 
 def _document(folder: Path, name: str, text: str) -> str:
@@ -100,3 +107,61 @@ def test_mcp_status_counts_only_the_memories_it_serves(memory: AriaMem) -> None:
     assert memory.admin.counts(user="bob").total == 2
     everyone = memory.admin.status().counts
     assert everyone is not None and everyone.total == 5  # the owner's status counts everyone
+
+
+def _mcp_status(memory: AriaMem) -> dict[str, Any]:
+    told: dict[str, Any] = {}
+
+    async def main() -> None:
+        async with Client(build_server(memory, user="alice", companion="aria")) as client:
+            result = await client.call_tool("status", {})
+            assert not result.is_error, result.content
+            told.update(result.structured_content or {})
+
+    anyio.run(main)
+    return told
+
+
+def _unreadable_row(dsn: str, user: str) -> None:
+    """A row an older aria-mem let in: its timestamp is outside the years Python reads."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(
+            "INSERT INTO memories (id, user_id, companion_id, type, text, normalized_text,"
+            " importance, emotional_significance, confidence, expires_at)"
+            " VALUES (gen_random_uuid(), %s, 'aria', 'Goal', 'old row', 'old row', 0.5, 0, 0.8,"
+            " '0001-01-01T00:00:00+14:00')",
+            (user,),
+        )
+
+
+def test_mcp_status_tells_nothing_of_other_users_memories(
+    memory: AriaMem, index: EdgeIndex, dsn: str
+) -> None:
+    memory.remember("The user plays the cello.")
+    bobs = [memory.remember(t, user="bob", merge=False) for t in ("Bob keeps bees.", "Bob rows.")]
+    index.delete(MEMORIES_COLLECTION, [bobs[0].memory.id])  # a vector lost behind PG's back
+    _unreadable_row(dsn, "bob")
+    owner = {c.name: c for c in memory.admin.status().checks}
+    assert owner["vectors"].error and "1 of the 3 entries" in owner["vectors"].error
+    assert owner["data"].error and owner["data"].error.startswith("1 memories")
+    told = _mcp_status(memory)
+    checks = {c["name"]: c for c in told["checks"]}
+    assert "vectors" not in checks  # the id-by-id comparison is the owner's, not a poller's
+    assert checks["data"]["ok"] is False
+    assert "aria-mem status` says more" in checks["data"]["error"]
+    assert all(not any(ch.isdigit() for ch in c["error"] or "") for c in checks.values()), checks
+    assert told["memories"] == 1
+
+
+def test_mcp_status_does_not_count_the_vectors_the_index_lost(
+    memory: AriaMem, index: EdgeIndex
+) -> None:
+    memory.remember("The user plays the cello.")
+    for text in ("Bob keeps bees.", "Bob rows."):
+        memory.remember(text, user="bob", merge=False)
+    index.delete(MEMORIES_COLLECTION, index.ids(MEMORIES_COLLECTION))
+    owner = memory.admin.status().index
+    assert owner.error and "PostgreSQL has 3 memories indexed" in owner.error
+    checks = {c["name"]: c for c in _mcp_status(memory)["checks"]}
+    assert checks["index"]["ok"] is False
+    assert "aria-mem status` says more" in checks["index"]["error"]

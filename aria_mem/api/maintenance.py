@@ -71,10 +71,11 @@ class Admin:
         owner, postgres = self._context.adapters.stop_local_services()
         return Stopped(owner, postgres)
 
-    def status(self) -> StatusReport:
+    def status(self, *, compare_vectors: bool = True) -> StatusReport:
         """PostgreSQL, the index and the model: reachable, how fast, do they agree on the
         vector size; counts; readable data; the daemon. ``report.ok`` is False when
-        something is broken."""
+        something is broken. ``compare_vectors=False`` leaves out the id-by-id comparison of
+        the index with PostgreSQL, for a client that asks often."""
         from aria_mem.services import health
 
         self._context.follow(now=True)
@@ -84,6 +85,7 @@ class Admin:
             lambda: self._context.embedder,
             self._context.adapters.targets(),
             self._context.settings.daemon.reconcile_interval,
+            compare_vectors=compare_vectors,
         )
 
     def counts(self, *, user: str | None = None, companion: str | None = None) -> MemoryCounts:

@@ -44,6 +44,9 @@ class Check:
     target: str
     latency_ms: float | None = None
     error: str | None = None
+    counts_rows: bool = False
+    """The error counts rows of every user and companion: for the owner's `status`, not for
+    a client that serves one user (MCP)."""
 
 
 @dataclass(frozen=True)
@@ -161,14 +164,18 @@ def collect(
     embedder: Callable[[], Embedder],
     targets: Targets,
     daemon_interval: float = 60.0,
+    *,
+    compare_vectors: bool = True,
 ) -> StatusReport:
-    """Check each service in turn; one failing never stops the others being checked."""
+    """Check each service in turn; one failing never stops the others being checked.
+    ``compare_vectors=False`` leaves out the vectors check, which lists every id in
+    PostgreSQL and the index: too costly for a client that polls (MCP)."""
     pg, counts = _postgres(store, targets.postgres)
     ix = _index(index, targets.index, counts)
     em = _embedder(embedder, targets.embedder)
     dim = _dimension(ix, em)
     vectors = None
-    if pg.ok and ix.ok and counts is not None and em.model is not None:
+    if compare_vectors and pg.ok and ix.ok and counts is not None and em.model is not None:
         vectors = _vectors(store(), index(), em.model, counts)
     return StatusReport(
         postgres=pg,
@@ -207,13 +214,23 @@ def _index(
     except AriaMemError as exc:
         return IndexCheck("index", False, target, error=str(exc))
     problem = _write_probe(i, sizes.get(MEMORIES_COLLECTION))
+    counted = None
     if problem is None and counts is not None:
-        problem = _lost_vectors(counts, collections[0])
+        problem = counted = _lost_vectors(counts, collections[0])
     try:
         owner = i.owner() if isinstance(i, SharedIndex) else None
     except AriaMemError:
         owner = None  # it let go meanwhile; the checks above spoke to it
-    return IndexCheck("index", problem is None, target, latency, problem, collections, owner)
+    return IndexCheck(
+        "index",
+        problem is None,
+        target,
+        latency,
+        problem,
+        counts_rows=counted is not None,
+        collections=collections,
+        owner=owner,
+    )
 
 
 PROBE_ID = uuid.UUID("00000000-a11a-4e0e-8000-000000000001")
@@ -299,7 +316,7 @@ def _vectors(store: Store, index: VectorIndex, model: str, counts: MemoryCounts)
             if kind is Kind.MEMORY:
                 other_model = max(0, counts.with_vector - len(expected))
     except AriaMemError as exc:
-        return VectorsCheck("vectors", False, target, error=str(exc), model=model)
+        return VectorsCheck("vectors", False, target, error=str(exc), counts_rows=True, model=model)
     latency = round((time.perf_counter() - start) * 1000, 2)
     problems = []
     if missing:
@@ -323,6 +340,7 @@ def _vectors(store: Store, index: VectorIndex, model: str, counts: MemoryCounts)
         target,
         latency,
         error,
+        counts_rows=True,
         model=model,
         indexed=indexed,
         present=present,
@@ -347,6 +365,7 @@ def _data_check(counts: MemoryCounts) -> DataCheck:
             "(stored by an older aria-mem); they are shown clamped (dated 0001-01-01 or "
             "9999-12-31 in `aria-mem list`) — forget them, or re-import them with valid dates"
         ),
+        counts_rows=True,
         unreadable=counts.unreadable,
     )
 
