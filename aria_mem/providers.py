@@ -22,7 +22,9 @@ class Provider:
     chat: str | None = None
     """``module:Class`` of the chat adapter, for providers that serve chat models."""
     server: bool = True
-    """A model server to look for (`init` detects it); False for an in-process model."""
+    """A model server (False: an in-process model)."""
+    detected: bool = True
+    """`init` looks for it at its default address (False: it needs an address given)."""
 
 
 def embedding_provider(name: str) -> str:
@@ -44,6 +46,14 @@ LMSTUDIO = Provider(
     "aria_mem.adapters.embedders.lmstudio:LMStudioEmbedder",
     "aria_mem.adapters.chat.lmstudio:LMStudioChat",
 )
+OPENAI_COMPATIBLE = Provider(
+    "openai-compatible",
+    "mxbai-embed-large",
+    "aria_mem.adapters.embedders.openai_compatible:OpenAICompatibleEmbedder",
+    "aria_mem.adapters.chat.openai_compatible:OpenAICompatibleChat",
+    detected=False,
+)
+"""Any server's OpenAI-compatible /v1 API (Ollama's by default: hence its default model)."""
 IN_PROCESS = Provider(
     "sentence-transformers",
     "all-MiniLM-L6-v2",
@@ -51,7 +61,9 @@ IN_PROCESS = Provider(
     server=False,
 )
 
-EMBEDDING: dict[str, Provider] = {p.name: p for p in (OLLAMA, LMSTUDIO, IN_PROCESS)}
+EMBEDDING: dict[str, Provider] = {
+    p.name: p for p in (OLLAMA, LMSTUDIO, OPENAI_COMPATIBLE, IN_PROCESS)
+}
 """In the order `init` tries them: model servers first, the in-process model last."""
 CHAT: dict[str, Provider] = {p.name: p for p in EMBEDDING.values() if p.chat}
 

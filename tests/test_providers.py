@@ -36,7 +36,7 @@ def test_each_registered_adapter_answers_to_its_provider(provider: providers.Pro
 
 def test_the_config_knows_exactly_the_registered_providers() -> None:
     assert tuple(providers.EMBEDDING) == config.PROVIDERS
-    assert set(providers.CHAT) == {"ollama", "lmstudio"}
+    assert set(providers.CHAT) == {"ollama", "lmstudio", "openai-compatible"}
 
 
 def test_the_payload_is_what_design_md_lists_and_the_engines_index_its_filters() -> None:

@@ -103,7 +103,7 @@ def detect_provider(host: str = "", *, trust_account: str = "") -> tuple[str, st
 def _detect(host: str, trust_account: str) -> tuple[str, str, str, tuple[ModelServer, ...]]:
     passed_over: list[ModelServer] = []
     for provider in providers.EMBEDDING.values():
-        if not provider.server:
+        if not (provider.server and provider.detected):
             continue
         where = host or (ollama_host_from_env() if provider.name == "ollama" else "")
         url, holder = server_listener(provider.name, where)
