@@ -18,9 +18,24 @@ from tests.accounts import Intruder
 
 CONNECT = """
 import socket, sys
-one = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=30)
+one = socket.create_connection(
+    (sys.argv[2] if len(sys.argv) > 2 else "127.0.0.1", int(sys.argv[1])),
+    timeout=30,
+    source_address=(sys.argv[3], 0) if len(sys.argv) > 3 else None,
+)
 one.recv(1)
 """
+
+
+def _as_intruder(intruder: Intruder, *args: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [intruder.python, "-c", CONNECT, *args],
+        user=intruder.uid,
+        group=intruder.gid,
+        extra_groups=[],
+        cwd="/",
+        env={"PATH": "/usr/bin:/bin"},
+    )
 
 
 def test_a_client_gives_way_to_its_own_newest_connection_first() -> None:
@@ -49,14 +64,7 @@ def test_the_kernel_is_asked_about_one_socket_and_its_answer_read() -> None:
 def test_on_loopback_a_client_is_the_account_behind_the_connection(intruder: Intruder) -> None:
     with socket.create_server(("127.0.0.1", 0)) as server:
         port = server.getsockname()[1]
-        theirs = subprocess.Popen(
-            [intruder.python, "-c", CONNECT, str(port)],
-            user=intruder.uid,
-            group=intruder.gid,
-            extra_groups=[],
-            cwd="/",
-            env={"PATH": "/usr/bin:/bin"},
-        )
+        theirs = _as_intruder(intruder, str(port))
         try:
             accepted, peer = server.accept()
             with accepted, socket.create_connection(("127.0.0.1", port)) as ours:
@@ -69,3 +77,41 @@ def test_on_loopback_a_client_is_the_account_behind_the_connection(intruder: Int
             theirs.kill()
             theirs.wait(timeout=30)
     assert client_of(("192.0.2.7", 5000), ("192.0.2.1", 80)) == ("address", "192.0.2.7")
+
+
+def test_every_loopback_address_of_an_account_is_that_one_account(intruder: Intruder) -> None:
+    """Any account may connect from any 127/8 address, or as ::ffff:127.0.0.1 to a dual-stack
+    server: each is still the account behind it, so it cannot take more than its share."""
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+        for source in ("127.0.0.2", "127.0.0.3", "127.0.0.5", "127.255.0.9"):
+            with socket.create_connection(("127.0.0.1", port), source_address=(source, 0)):
+                accepted, peer = server.accept()
+                with accepted:
+                    assert peer[0] == source
+                    assert client_of(peer, accepted.getsockname()) == ("account", os.getuid())
+        theirs = _as_intruder(intruder, str(port), "127.0.0.1", "127.0.0.4")
+        try:
+            accepted, peer = server.accept()
+            with accepted:
+                assert peer[0] == "127.0.0.4"
+                assert client_of(peer, accepted.getsockname()) == ("account", intruder.uid)
+        finally:
+            theirs.kill()
+            theirs.wait(timeout=30)
+    with socket.create_server(("::", 0), family=socket.AF_INET6, dualstack_ipv6=True) as both:
+        port = both.getsockname()[1]
+        with socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.6", 0)):
+            accepted, peer = both.accept()
+            with accepted:
+                assert peer[0] == "::ffff:127.0.0.6"
+                assert client_of(peer, accepted.getsockname()) == ("account", os.getuid())
+
+
+def test_where_the_kernel_does_not_say_all_of_loopback_is_one_client() -> None:
+    """No answer (no such socket here, or not Linux): the loopback addresses are still one
+    client, not one each."""
+    assert client_of(("127.0.0.2", 1), ("127.0.0.1", 2)) == ("address", "loopback")
+    assert client_of(("::ffff:127.0.0.3", 1), ("::ffff:127.0.0.1", 2)) == ("address", "loopback")
+    assert client_of(("::1", 1), ("::1", 2)) == ("address", "loopback")
+    assert client_of(("::ffff:192.0.2.7", 1), ("::ffff:192.0.2.1", 2)) == ("address", "192.0.2.7")

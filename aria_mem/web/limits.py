@@ -12,16 +12,18 @@ request answered 503 for as long as they stay open. So:
   waiting one (or, past the total, everyone's oldest). The newest connection, the one a
   person has just opened, always gets its turn, and no client can use up the rest.
 
-Who is a client: every local account connects from 127.0.0.1, so by address there would be
-one client on loopback, and the owner would share an intruder's limit. On loopback (on Linux)
+Who is a client: every local account may connect from any loopback address (all of 127/8,
+::1, and their v4-mapped forms), so by address there would be one client on loopback that
+shares an intruder's limit, or as many as the intruder likes. On loopback (on Linux)
 the client is the local account that owns the other end of the connection, which the kernel
 tells any process that asks about one socket (sock_diag, as ``ss`` asks; some microseconds);
-elsewhere, and where the kernel does not say, its address.
+elsewhere its address, and where the kernel does not say, all of loopback is one client.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import socket
 import struct
 from collections.abc import Hashable
@@ -121,16 +123,36 @@ def account_of(family: int, client: tuple[str, int], server: tuple[str, int]) ->
 
 def client_of(peer: Any, ours: Any) -> Hashable:
     """Who is behind a connection: the local account for a loopback one (when the kernel
-    says), else the address it comes from."""
+    says), else the address it comes from.
+
+    Loopback is all of 127/8, ::1 and their v4-mapped forms: any account may connect from
+    any of them, so were each its own client, one account could take the whole total. Where
+    the kernel does not say, all of loopback is one client."""
     if not (isinstance(peer, tuple) and isinstance(ours, tuple)):
         return ("address", None)
-    host = str(peer[0])
-    if host in ("127.0.0.1", "::1") and str(ours[0]) == host:
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        uid = account_of(family, (host, int(peer[1])), (host, int(ours[1])))
-        if uid is not None:
-            return ("account", uid)
-    return ("address", host)
+    host = _unmapped(str(peer[0]))
+    if host is None:
+        return ("address", str(peer[0]))
+    if not host.is_loopback:
+        return ("address", str(host))
+    family = socket.AF_INET6 if ":" in str(peer[0]) else socket.AF_INET
+    try:
+        client, server = (str(peer[0]), int(peer[1])), (str(ours[0]), int(ours[1]))
+    except (IndexError, TypeError, ValueError):
+        return ("address", "loopback")
+    uid = account_of(family, client, server)
+    return ("address", "loopback") if uid is None else ("account", uid)
+
+
+def _unmapped(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The address, an IPv4 one for a v4-mapped IPv6 one; None for what is not an address."""
+    try:
+        address = ipaddress.ip_address(host.partition("%")[0])
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
 
 
 def guarded_protocol(
