@@ -25,10 +25,15 @@ from aria_mem.config import load, with_overrides
 from aria_mem.errors import ChatModelError, ChatModelMissingError, ConfigError, EmbedderError
 from aria_mem.openai_server.protocol import Limits
 from aria_mem.openai_server.serving import Server, bind, load_key
+from tests import accounts, test_port_owners
+from tests.accounts import Intruder
 from tests.conftest import closed_port
 from tests.fakes import vectors
 from tests.fakes.concepts import concept_embed
 from tests.fakes.openai_server import FakeOpenAI, FakeOpenAIState
+
+neighbour = accounts.neighbour  # the fixture: another person's account
+served_by = test_port_owners.served_by  # the fixture: a recording fake run by an account
 
 MESSAGES = [
     {"role": "system", "content": "You are Aria."},
@@ -170,9 +175,38 @@ def test_chat_failures_are_chat_model_errors_that_name_the_fix(fake: FakeOpenAI)
     assert down.context_length() is None
 
 
-def test_a_server_without_a_v1_models_route_is_told_to_fix_the_host(fake: FakeOpenAI) -> None:
+def test_a_server_another_persons_account_runs_is_sent_nothing(
+    neighbour: Intruder, served_by: Callable[[Intruder | None], test_port_owners.Served]
+) -> None:
+    theirs = served_by(neighbour)
+    refusal = f"{theirs.url} is served by account '{neighbour.name}' (uid {neighbour.uid})"
+    chat = OpenAICompatibleChat("llama3.2", host=f"{theirs.url}/v1")
+    for attempt in (
+        lambda: chat.complete(MESSAGES),
+        lambda: list(chat.stream(MESSAGES)),
+        chat.check,
+    ):
+        with pytest.raises(ChatModelError, match=r"set \[chat\] trust_account") as refused:
+            attempt()
+        assert refusal in str(refused.value)
+    embedder = OpenAICompatibleEmbedder("m", host=theirs.url.removeprefix("http://"))
+    with pytest.raises(EmbedderError, match=r"set \[embedder\] trust_account"):
+        embedder.embed_query("my sister")
+    trusted = OpenAICompatibleEmbedder("m", host=theirs.url, trust_account=neighbour.name)
+    with pytest.raises(EmbedderError, match="without OpenAI's embeddings"):
+        trusted.embed_query("my sister")  # sent this time: the recording fake is no /v1
+    assert [r.split(" ")[:2] for r in theirs.requests()] == [["POST", "/v1/embeddings"]]
+
+
+def test_a_server_without_a_v1_api_is_told_to_fix_the_host(
+    fake: FakeOpenAI, served_by: Callable[[Intruder | None], test_port_owners.Served]
+) -> None:
     with pytest.raises(ChatModelError, match=r"no OpenAI-compatible /models.*\[chat\] host"):
         OpenAICompatibleChat("llama3.2", host=f"{fake.host}/wrong").check()
+    native = served_by(None)  # answers every GET with Ollama's shape of model list
+    chat = OpenAICompatibleChat("llama3.2", host=native.url)
+    with pytest.raises(ChatModelError, match=r"without OpenAI's model list.*\[chat\] host"):
+        chat.check()
 
 
 def test_the_config_and_the_wiring_build_it(fake: FakeOpenAI) -> None:

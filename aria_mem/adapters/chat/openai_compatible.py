@@ -86,8 +86,10 @@ class OpenAICompatibleChat:
                 stream=True,
             ) as chunks:
                 for chunk in chunks:
-                    content = chunk.choices[0].delta.content if chunk.choices else None
-                    if content:
+                    choice = chunk.choices[0] if chunk.choices else None
+                    delta = getattr(choice, "delta", None)
+                    content = getattr(delta, "content", None)
+                    if isinstance(content, str) and content:
                         yield content
         except (openai.OpenAIError, httpx.HTTPError) as exc:
             raise self._fail(exc) from exc
@@ -111,9 +113,13 @@ class OpenAICompatibleChat:
             )
         except (openai.OpenAIError, httpx.HTTPError) as exc:
             raise self._fail(exc) from exc
-        if not response.choices:
-            raise ChatModelError(f"The chat model at {self._url} returned no choices")
-        return str(response.choices[0].message.content or "")
+        message = getattr(response.choices[0], "message", None) if response.choices else None
+        if message is None:
+            raise ChatModelError(
+                f"The server at {self._url} answered without OpenAI's chat completion — set "
+                "[chat] host to its OpenAI-compatible address, e.g. http://127.0.0.1:1234/v1"
+            )
+        return str(message.content or "")
 
     def context_length(self) -> int | None:
         if not self._checked:
@@ -128,7 +134,7 @@ class OpenAICompatibleChat:
         is taken at its word until the first reply says otherwise)."""
         client = self._ready()
         try:
-            listed = {m.id: m for m in client.models.list()}
+            page = client.models.list()
         except openai.NotFoundError as exc:
             raise ChatModelError(
                 f"{self._url} has no OpenAI-compatible /models ({reason(exc)}) — set [chat] "
@@ -136,6 +142,12 @@ class OpenAICompatibleChat:
             ) from exc
         except (openai.OpenAIError, httpx.HTTPError) as exc:
             raise self._fail(exc) from exc
+        if not isinstance(page.data, list):
+            raise ChatModelError(
+                f"The server at {self._url} answered without OpenAI's model list — set [chat] "
+                "host to its OpenAI-compatible address, e.g. http://127.0.0.1:1234/v1"
+            )
+        listed = {m.id: m for m in page.data if isinstance(getattr(m, "id", None), str)}
         found = listed.get(self._model)
         if found is None:
             known = ", ".join(sorted(listed)[:10]) or "none"

@@ -58,5 +58,15 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
                 "[embedder] host in config.toml to its OpenAI-compatible address, e.g. "
                 f"http://127.0.0.1:1234/v1 ({exc})"
             ) from exc
-        ordered = sorted(response.data, key=lambda item: item.index)
+        data = response.data
+        if not isinstance(data, list) or not all(
+            isinstance(getattr(item, "index", None), int)
+            and isinstance(getattr(item, "embedding", None), list)
+            for item in data
+        ):
+            raise EmbedderError(
+                f"The server at {self._url} answered without OpenAI's embeddings — set "
+                "[embedder] host to its OpenAI-compatible address, e.g. http://127.0.0.1:1234/v1"
+            )
+        ordered = sorted(data, key=lambda item: item.index)
         return [list(item.embedding) for item in ordered]
