@@ -14,13 +14,14 @@ import openai
 import pytest
 from openai.types.chat import ChatCompletionMessageParam
 
-from aria_mem import wiring
+from aria_mem import providers, wiring
 from aria_mem.adapters.chat.openai_compatible import OpenAICompatibleChat
 from aria_mem.adapters.embedders.openai_compatible import OpenAICompatibleEmbedder
 from aria_mem.adapters.openai_client import base_url
 from aria_mem.adapters.postgres.store import PostgresStore
 from aria_mem.adapters.qdrant_edge import EdgeIndex
 from aria_mem.api import AriaMem
+from aria_mem.api.initialise import init_config
 from aria_mem.config import load, with_overrides
 from aria_mem.errors import ChatModelError, ChatModelMissingError, ConfigError, EmbedderError
 from aria_mem.openai_server.protocol import Limits
@@ -223,6 +224,20 @@ def test_the_config_and_the_wiring_build_it(fake: FakeOpenAI) -> None:
     assert chat.complete(MESSAGES) == fake.state.chat_reply
     with pytest.raises(ConfigError, match=r"\[chat\] provider .*openai-compatible"):
         with_overrides(load(), chat={"provider": "openai"})
+
+
+def test_init_writes_it_when_asked_with_an_address(fake: FakeOpenAI, tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    done = init_config(path, provider="openai-compatible", host=fake.url)
+    assert (done.provider, done.model, done.host) == (
+        "openai-compatible",
+        "mxbai-embed-large",
+        fake.url,
+    )
+    written = load(path).embedder
+    assert (written.provider, written.host) == ("openai-compatible", fake.url)
+    assert wiring.build_embedder(load(path)).dimension() == 16
+    assert not providers.EMBEDDING["openai-compatible"].detected  # it needs an address
 
 
 def test_serve_answers_through_an_openai_compatible_model_server(

@@ -150,7 +150,8 @@ def init(
     provider: Annotated[
         str | None,
         typer.Option(
-            help="ollama, lmstudio or sentence-transformers (default: the first that answers)."
+            help="ollama, lmstudio, openai-compatible (any server's /v1 API; give --host) or "
+            "sentence-transformers (default: the first that answers, openai-compatible aside)."
         ),
     ] = None,
     model: Annotated[str | None, typer.Option(help="Embedding model name.")] = None,
