@@ -165,3 +165,30 @@ def test_mcp_status_does_not_count_the_vectors_the_index_lost(
     checks = {c["name"]: c for c in _mcp_status(memory)["checks"]}
     assert checks["index"]["ok"] is False
     assert "aria-mem status` says more" in checks["index"]["error"]
+
+
+def test_the_memories_of_a_review_item_are_read_only_for_its_own_pair(
+    memory: AriaMem, dsn: str, cli: Callable[..., CliResult], server: FakeOllama
+) -> None:
+    """Another pair's review items, however a caller came by them, bring none of that pair's
+    memories into a call that acts on alice and aria."""
+    pin = memory.remember("Bob's bank PIN is 4921.", user="bob", merge=False).memory
+    code = memory.remember("Bob's door code is 1357.", user="bob", merge=False).memory
+    assert pin is not None and code is not None
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(
+            "INSERT INTO review_items (id, user_id, companion_id, kind, memory_id, other_id,"
+            " reason) VALUES (gen_random_uuid(), 'bob', 'aria', 'conflict', %s, %s, 'which?')",
+            (pin.id, code.id),
+        )
+    theirs = memory.review.list(user="bob")
+    assert memory.review.list() == [] and len(theirs) == 1
+    assert memory.review.memories(theirs) == {}
+    assert memory.review.memories(theirs, companion="nova", user="bob") == {}
+    assert set(memory.review.memories(theirs, user="bob")) == {pin.id, code.id}
+    assert set(memory.review.memories(theirs, everyone=True)) == {pin.id, code.id}
+    env = {"ARIA_MEM_POSTGRES_DSN": dsn, "ARIA_MEM_EMBEDDER_HOST": server.url}
+    for scope in (("--user", "bob"), ("--all",)):
+        shown = cli("review", *scope, env=env)
+        assert shown.code == 0 and "PIN is 4921" in shown.stdout, shown
+        assert "forgotten since" not in shown.stdout

@@ -719,10 +719,22 @@ def test_a_pages_memories_are_read_at_once_each_only_of_its_items_pair(any_store
         uuid.uuid4(), "u1", "aria", ReviewKind.RETIRE, theirs.id, None, "stale?", start
     )  # an item naming another pair's memory: whoever made it, that memory is not shown
     assert any_store.hygiene.propose(odd)
-    found = any_store.hygiene.review_memories([i.id for i in items[:2]] + [odd.id])
+    found = any_store.hygiene.review_memories([i.id for i in items[:2]] + [odd.id], "u1", "aria")
     wanted = {m for i in items[:2] for m in (i.memory_id, i.other_id)}
     assert {m.id for m in found} == wanted and len(found) == 4
     texts = {m.id: m.text for m in found}
     assert texts[items[0].memory_id] == "The user's locker number is 0."
-    assert any_store.hygiene.review_memories([uuid.uuid4()]) == []
-    assert any_store.hygiene.review_memories([]) == []
+    assert any_store.hygiene.review_memories([uuid.uuid4()], "u1", "aria") == []
+    assert any_store.hygiene.review_memories([], "u1", "aria") == []
+
+
+def test_a_review_item_of_another_pair_gives_no_memories(any_store: Store) -> None:
+    start = datetime(2026, 3, 1, tzinfo=UTC)
+    mine = _proposed(any_store, 1, start)
+    theirs = _proposed(any_store, 2, start, user="u2")
+    named = [mine.id, theirs.id]
+    read = any_store.hygiene.review_memories
+    assert {m.id for m in read(named, "u1", "aria")} == {mine.memory_id, mine.other_id}
+    assert {m.id for m in read(named, "u2", "aria")} == {theirs.memory_id, theirs.other_id}
+    assert read([theirs.id], "u1", "aria") == [] and read(named, "u1", "nova") == []
+    assert len(read(named, None, None)) == 4  # everyone's, for `review --all`

@@ -240,11 +240,22 @@ class Reviews:
         owner = (None, None) if everyone else self._context.scope(user, companion)
         return self._context.store.hygiene.count_reviews(*owner)
 
-    def memories(self, items: Sequence[ReviewItem]) -> dict[uuid.UUID, Memory]:
+    def memories(
+        self,
+        items: Sequence[ReviewItem],
+        *,
+        user: str | None = None,
+        companion: str | None = None,
+        everyone: bool = False,
+    ) -> dict[uuid.UUID, Memory]:
         """The memories these items are about, as they are now, by id, read in one query
         however many items there are (a page of the queue shows them all). One forgotten
-        since is absent; each is only of its item's own user and companion."""
-        found = self._context.store.hygiene.review_memories([item.id for item in items])
+        since is absent; each is only of its item's own user and companion, and an item of
+        another user or companion than these (``everyone``: any) gives nothing, as every
+        other call acts on one user and companion."""
+        owner = (None, None) if everyone else self._context.scope(user, companion)
+        ids = [item.id for item in items]
+        found = self._context.store.hygiene.review_memories(ids, *owner)
         return {m.id: m for m in found}
 
     def accept(

@@ -132,7 +132,7 @@ def review(
     if not items:
         render.console.print("Nothing awaits your decision")
         return
-    known = mem.review.memories(items)
+    known = mem.review.memories(items, user=user, companion=companion, everyone=all_)
     for item in items:
         render.console.print(
             f"[cyan]{str(item.id)[:8]}[/cyan] {item.kind.value}: {markup_safe(item.reason)}"

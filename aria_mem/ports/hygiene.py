@@ -79,10 +79,13 @@ class Hygiene(Protocol):
         ...
 
     def count_reviews(self, user_id: str | None, companion_id: str | None) -> int: ...
-    def review_memories(self, review_ids: Sequence[uuid.UUID]) -> list[Memory]:
+    def review_memories(
+        self, review_ids: Sequence[uuid.UUID], user_id: str | None, companion_id: str | None
+    ) -> list[Memory]:
         """The memories these items name, as they are now, read at once (a page of the queue
         would otherwise cost two look-ups per item): each only if it is of its item's own user
-        and companion; one forgotten since, or an id that is no open item, gives nothing."""
+        and companion; one forgotten since, an id that is no open item, or an item of another
+        user or companion than the ones given (None: any) gives nothing."""
         ...
 
     def find_review(self, prefix: str, owner: tuple[str, str] | None) -> ReviewItem: ...

@@ -142,7 +142,7 @@ def _review_page(
     reviews, user, companion = page.memory.review, page.user, page.companion
     offset = (number - 1) * PAGE_SIZE
     items = reviews.list(user=user, companion=companion, limit=PAGE_SIZE, offset=offset)
-    known = reviews.memories(items)
+    known = reviews.memories(items, user=user, companion=companion)
     rows = [
         (item, known.get(item.memory_id), known.get(item.other_id) if item.other_id else None)
         for item in items

@@ -181,12 +181,16 @@ class MemHygiene:
     def count_reviews(self, user_id: str | None, companion_id: str | None) -> int:
         return len(self.reviews(user_id, companion_id))
 
-    def review_memories(self, review_ids: Sequence[uuid.UUID]) -> list[Memory]:
+    def review_memories(
+        self, review_ids: Sequence[uuid.UUID], user_id: str | None, companion_id: str | None
+    ) -> list[Memory]:
         found: dict[uuid.UUID, Memory] = {}
         with self._s.lock:
             for review_id in review_ids:
                 item = self._s.reviews.get(review_id)
-                if item is None:
+                if item is None or user_id not in (None, item.user_id):
+                    continue
+                if companion_id not in (None, item.companion_id):
                     continue
                 owner = (item.user_id, item.companion_id)
                 for named in (item.memory_id, item.other_id):

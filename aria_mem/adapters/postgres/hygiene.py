@@ -250,7 +250,9 @@ class PgHygiene(PgConsolidation):
             ).fetchone()
         return int(found["n"]) if found else 0
 
-    def review_memories(self, review_ids: Sequence[uuid.UUID]) -> list[Memory]:
+    def review_memories(
+        self, review_ids: Sequence[uuid.UUID], user_id: str | None, companion_id: str | None
+    ) -> list[Memory]:
         if not review_ids:
             return []
         with self._db.connection() as conn:
@@ -259,8 +261,10 @@ class PgHygiene(PgConsolidation):
                 " WHERE (id, user_id, companion_id) IN ("
                 "  SELECT named.id, r.user_id, r.companion_id FROM review_items r,"
                 "  unnest(ARRAY[r.memory_id, r.other_id]) AS named(id)"
-                "  WHERE r.id = ANY(%s) AND named.id IS NOT NULL)",
-                (list(review_ids),),
+                "  WHERE r.id = ANY(%(ids)s) AND named.id IS NOT NULL"
+                "  AND (%(u)s::text IS NULL OR r.user_id = %(u)s)"
+                "  AND (%(c)s::text IS NULL OR r.companion_id = %(c)s))",
+                {"ids": list(review_ids), "u": user_id, "c": companion_id},
             ).fetchall()
         return [rows.memory(r) for r in found]
 
