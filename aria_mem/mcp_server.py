@@ -17,6 +17,8 @@ never blocks the protocol loop.
 
 from __future__ import annotations
 
+import socket
+import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -399,10 +401,13 @@ def serve(
     companion: str,
     http: tuple[str, int] | None = None,
     token: str | None = None,
+    listening: threading.Event | None = None,
 ) -> None:
     """Serve until the client goes (stdio) or the process is stopped (HTTP). Over HTTP the
     SDK's app (with its Host/Origin checks) sits behind the bearer gate; ``token`` defaults
-    to the stored one, read now, so a rotated token takes effect at the next start."""
+    to the stored one, read now, so a rotated token takes effect at the next start.
+    ``listening`` is set once the port is bound: where the port's owner cannot be read, it
+    is what tells the daemon its own server holds the port."""
     server = build_server(memory, user=user, companion=companion)
     if http is None:
         server.run("stdio")
@@ -414,4 +419,11 @@ def serve(
     settings = uvicorn.Config(
         gate, host=host, port=port, log_level=server.settings.log_level.lower()
     )
-    anyio.run(uvicorn.Server(settings).serve)
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets)
+            if self.started and listening is not None:
+                listening.set()
+
+    anyio.run(Server(settings).serve)

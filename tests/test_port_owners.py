@@ -390,3 +390,45 @@ def test_the_daemon_will_not_serve_mcp_on_a_port_another_account_holds(
     said = " ".join(done.stderr.split())
     assert f"Cannot serve MCP on 127.0.0.1:{port}: it is held by account '{neighbour.name}'" in said
     assert "Traceback" not in done.stderr
+
+
+DAEMON_WITHOUT_PROC_NET = """
+    import logging, sys, urllib.error, urllib.request
+    from pathlib import Path
+    from aria_mem import config, listeners
+    from aria_mem.cli.upkeep import _serve_mcp_beside
+
+    listeners.PROC_NET = Path(sys.argv[1])
+    logging.basicConfig(stream=sys.stderr, format="%(message)s")
+    _serve_mcp_beside(config.load(), sys.argv[2], False, lambda: None)
+    try:
+        urllib.request.urlopen(f"http://{sys.argv[2]}/mcp", timeout=30)
+    except urllib.error.HTTPError as exc:
+        print("answered", exc.code)  # the bearer gate: the daemon's own MCP server
+"""
+
+
+def test_the_daemon_serves_mcp_where_the_ports_owner_cannot_be_read(
+    tmp_path: Path, embedded_dsn: str, fake_ollama: FakeOllama
+) -> None:
+    """No /proc/net (a container, another kernel): the owner is unknown, so the daemon takes
+    its own server's word that it bound the port, and warns, rather than refuse after 60 s."""
+    empty = tmp_path / "no-proc-net"
+    empty.mkdir()
+    address = f"127.0.0.1:{_free_port()}"
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(DAEMON_WITHOUT_PROC_NET), str(empty), address],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={
+            **os.environ,
+            "ARIA_MEM_POSTGRES_DSN": embedded_dsn,
+            "ARIA_MEM_EMBEDDER_HOST": fake_ollama.url,
+        },
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "answered 401" in done.stdout, done
+    said = " ".join(done.stderr.split())
+    assert f"the MCP server listens on {address}, but who else could" in said, said

@@ -29,6 +29,7 @@ from aria_mem.errors import ServiceError, UsageError
 if TYPE_CHECKING:
     from aria_mem import config
     from aria_mem.api import ReindexPlan
+    from aria_mem.listeners import Listener
 
 
 def daemon(
@@ -135,6 +136,7 @@ def _serve_mcp_beside(
         raise ServiceError(_taken(holder.address, holder.describe()))
     log = logging.getLogger("aria_mem.daemon")
     stopped = threading.Event()
+    bound = threading.Event()
     identity = settings.identity
 
     def serve() -> None:
@@ -145,6 +147,7 @@ def _serve_mcp_beside(
                 companion=identity.companion,
                 http=(host, port),
                 token=token,
+                listening=bound,
             )
         finally:
             log.error("the MCP server on %s stopped; stopping the daemon", holder.address)
@@ -153,18 +156,37 @@ def _serve_mcp_beside(
 
     thread = threading.Thread(target=serve, name="aria-mem-mcp", daemon=True)
     thread.start()
-    deadline = time.monotonic() + 60
-    while not listener(host, port).yours and thread.is_alive() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    now = listener(host, port)
-    if not now.yours:
-        raise ServiceError(_taken(now.address, now.describe()))
+    now = _await_listening(host, port, thread, bound)
+    if not now.known:
+        log.warning(
+            "the MCP server listens on %s, but who else could have listened there cannot be "
+            "told (%s)",
+            now.address,
+            now.why,
+        )
     log.info(
         "serving MCP on http://%s/mcp to clients with the bearer token in %s",
         holder.address,
         token_path(),
     )
     return stopped
+
+
+def _await_listening(
+    host: str, port: int, thread: threading.Thread, bound: threading.Event
+) -> Listener:
+    """Up to 60 s for the MCP server to listen: the port shown as this account's, or, where
+    its owner cannot be read (no /proc/net), the server's own word that it bound it."""
+    from aria_mem.listeners import listener
+
+    deadline = time.monotonic() + 60
+    while True:
+        now = listener(host, port)
+        if now.yours or (not now.known and bound.is_set()):
+            return now
+        if not thread.is_alive() or time.monotonic() >= deadline:
+            raise ServiceError(_taken(now.address, now.describe()))
+        time.sleep(0.05)
 
 
 def _taken(where: str, who: str) -> str:
