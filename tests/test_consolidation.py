@@ -229,6 +229,19 @@ def test_a_judged_duplicate_that_differs_in_a_particular_is_asked_not_merged(
     assert item.kind is ReviewKind.MERGE and "different numbers" in item.reason
 
 
+def test_a_judged_duplicate_that_says_more_is_kept_and_the_older_merged_into_it(
+    any_store: Store, parts: tuple[MemoryWriter, Curator], server: FakeOllama, judge: Judge
+) -> None:
+    some, two = "The user's sister has cats.", "The user's sister has two cats."
+    older = parts[0].remember(_new(some))
+    newer = parts[0].remember(_new(two))
+    judge.says(two, some, "duplicate")
+    [action] = _pass(any_store, parts, server).run().actions
+    assert (action.memory_id, action.other_id) == (older.memory.id, newer.memory.id)
+    assert _active(any_store) == [two]  # no fact is lost: the fuller wording stays
+    assert "the new wording says more" in action.reason
+
+
 def test_contradicts_asks_and_unrelated_leaves_both(
     any_store: Store, parts: tuple[MemoryWriter, Curator], server: FakeOllama, judge: Judge
 ) -> None:

@@ -137,10 +137,10 @@ def test_a_repeat_in_other_words_is_merged_into_the_memory_it_repeats(
 ) -> None:
     first = writer.remember(_new("The user's sister loves pottery.", importance=0.4))
     again = writer.remember(
-        _new("The user's sister is really into ceramics and pottery classes.", importance=0.8)
+        _new("The user's sister is really into her weekly pottery classes.", importance=0.8)
     )
     assert again.merged and not again.created and again.memory.id == first.memory.id
-    assert _active(any_store) == ["The user's sister is really into ceramics and pottery classes."]
+    assert _active(any_store) == ["The user's sister is really into her weekly pottery classes."]
     kept = any_store.memories.get(first.memory.id)
     assert kept.importance == pytest.approx(0.8) and kept.last_confirmed_at is not None
     events = history(any_store.memories, any_store.hygiene, kept).events

@@ -61,7 +61,7 @@ SAME_FACTS = [
 @pytest.mark.parametrize(("first", "second"), SAME_FACTS)
 def test_the_same_particulars_in_other_words_may_merge(first: str, second: str) -> None:
     assert unshared(first, second) == ()
-    assert is_repeat(first, _memory(second), 0.9, RULE)
+    assert is_repeat(first, _memory(second), 0.96, RULE)
 
 
 def test_each_kind_of_particular_is_read() -> None:

@@ -33,6 +33,7 @@ from aria_mem.domain.hygiene import (
     ReviewItem,
     ReviewKind,
     different_content,
+    only_in,
 )
 from aria_mem.domain.judgement import Judgement, Verdict
 from aria_mem.domain.models import IndexState, Memory, MemoryStatus
@@ -197,10 +198,14 @@ class Consolidator:
         why = f"judged {answer.verdict.value} ({answer.confidence:.2f}): {answer.reason}"
         why = why.rstrip(": ")
         if answer.verdict is Verdict.DUPLICATE:
-            differs = different_content(memory.text, target.memory.text)
-            if differs is not None:
+            new_only = only_in(memory.text, target.memory.text)
+            if new_only and only_in(target.memory.text, memory.text):
+                differs = different_content(memory.text, target.memory.text)
                 return self._ask(memory, target, ReviewKind.MERGE, f"{why}, but {differs}", report)
-            return self._fold(memory, target, why, report)
+            if new_only:  # the new wording says all the older one does, and more: it stays
+                fuller = f"{why}; the new wording says more"
+                return self._fold(target.memory, memory, fuller, report)
+            return self._fold(memory, target.memory, why, report)
         if answer.verdict is Verdict.UPDATES:
             return self._supersede(memory, target, why, report)
         return self._ask(memory, target, ReviewKind.CONFLICT, why, report)
@@ -210,7 +215,7 @@ class Consolidator:
     ) -> Consolidation | None:
         decision = self._curator.decide(memory, Look(neighbours))
         if decision.merge_into is not None:
-            return self._fold(memory, decision.merge_into, decision.why, report)
+            return self._fold(memory, decision.merge_into.memory, decision.why, report)
         first: Consolidation | None = None
         for kind, neighbour, why in decision.proposals:
             asked = self._ask(memory, neighbour, kind, why, report)
@@ -229,11 +234,12 @@ class Consolidator:
             datetime.now(UTC),
         )
 
-    def _fold(self, memory: Memory, into: Neighbour, why: str, report: TidyReport) -> Consolidation:
-        self._hygiene.fold(memory.id, into.memory.id, why)
-        self._writer.sync(self._memories.get(memory.id))
+    def _fold(self, folded: Memory, kept: Memory, why: str, report: TidyReport) -> Consolidation:
+        """``folded`` is merged into ``kept`` (the action names them in that order)."""
+        self._hygiene.fold(folded.id, kept.id, why)
+        self._writer.sync(self._memories.get(folded.id))
         report.merged += 1
-        return self._action(memory, into.memory, Outcome.MERGED, why)
+        return self._action(folded, kept, Outcome.MERGED, why)
 
     def _supersede(
         self, memory: Memory, old: Neighbour, why: str, report: TidyReport
