@@ -69,8 +69,8 @@ clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .demo
 
 # Memory over months: repeats merged, changed facts superseded, the old value in prompts.
-bench-hygiene: install
-	$(BIN)/python scripts/bench_hygiene.py
+bench-hygiene: install  # REALTALK=folder of Chat_*.json, LOCOMO=locomo-dev.json: the real-chat pairs too
+	$(BIN)/python scripts/bench_hygiene.py $(if $(REALTALK),--realtalk $(REALTALK)) $(if $(LOCOMO),--locomo $(LOCOMO))
 
 # Many clients at once (a few minutes): searches/s, p50 and p99 with 1, 4 and 16 searching
 # processes, writes/s with 1 and 16 writers, the review page with 6,000 open items.
