@@ -6,6 +6,10 @@ message naming the fix, and `aria-mem serve` answering through it end to end."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -290,3 +294,67 @@ def test_serve_answers_through_an_openai_compatible_model_server(
             assert "loves pottery" in request["messages"][0]["content"]
             assert request["messages"][-1] == ask[-1]
         assert models.state.bodies("/v1/embeddings")
+
+
+def test_the_serve_command_answers_through_it(embedded_dsn: str, tmp_path: Path) -> None:
+    """`aria-mem serve` in a child process, as a person starts it, with both models behind
+    an OpenAI-compatible server set by the environment."""
+    with FakeOpenAI(FakeOpenAIState(dim=16, embed=concept_embed)) as models:
+        env = {
+            **os.environ,
+            "ARIA_MEM_POSTGRES_DSN": embedded_dsn,
+            "ARIA_MEM_EMBEDDER_PROVIDER": "openai-compatible",
+            "ARIA_MEM_EMBEDDER_HOST": models.url,
+            "ARIA_MEM_CHAT_PROVIDER": "openai-compatible",
+            "ARIA_MEM_CHAT_HOST": models.host,  # /v1 is added
+            "ARIA_MEM_CHAT_EXTRACT_MEMORIES": "off",
+            "ARIA_MEM_RETRIEVAL_MIN_SIMILARITY": "0.3",
+        }
+        ours = with_overrides(
+            load(), embedder={"provider": "openai-compatible", "host": models.url}
+        )
+        store, index = PostgresStore(embedded_dsn), EdgeIndex(tmp_path / "index")
+        with AriaMem(ours, store=store, index=index) as mem:
+            mem.remember(
+                "The user is allergic to peanuts.",
+                memory_type="ProfileFact",
+                importance=0.9,
+                user="sam",
+            )
+        index.close()
+        store.close()
+        serving = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "aria_mem",
+                "serve",
+                "--address",
+                "127.0.0.1:0",
+                "--user",
+                "sam",
+            ],
+            env=env,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert serving.stderr is not None
+            said = ""
+            while "endpoint at " not in said:
+                said = serving.stderr.readline()
+                assert said, "the command ended before it served"
+            url = said.split("endpoint at ")[1].split()[0]
+            client = openai.OpenAI(base_url=url, api_key=load_key(), max_retries=0, timeout=60)
+            reply = client.chat.completions.create(
+                model="aria-mem", messages=[{"role": "user", "content": "What should I cook?"}]
+            )
+            assert reply.choices[0].message.content == models.state.chat_reply
+        finally:
+            serving.send_signal(signal.SIGTERM)
+            _, rest = serving.communicate(timeout=60)
+        assert serving.returncode == 0, rest
+        assert "Traceback" not in rest
+        asked = models.state.bodies("/v1/chat/completions")[-1]
+        assert asked["model"] == "llama3.2" and asked["stream"] is True
+        assert "allergic to peanuts" in asked["messages"][0]["content"]
