@@ -26,7 +26,9 @@ import ipaddress
 import json
 import os
 import secrets
+import socket
 import stat
+import threading
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -226,6 +228,29 @@ async def respond(
         }
     )
     await send({"type": "http.response.body", "body": body})
+
+
+def serve_gated(
+    gate: BearerGate,
+    address: tuple[str, int],
+    *,
+    log_level: str,
+    listening: threading.Event | None = None,
+) -> None:
+    """Serve ``gate`` over HTTP until the process is stopped. ``listening`` is set once the
+    port is bound: where the port's owner cannot be read (no /proc/net), only the server can
+    tell the daemon that it holds the port."""
+    import anyio
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets)
+            if self.started and listening is not None:
+                listening.set()
+
+    host, port = address
+    anyio.run(Server(uvicorn.Config(gate, host=host, port=port, log_level=log_level)).serve)
 
 
 def web_page(location: str) -> str:

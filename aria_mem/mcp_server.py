@@ -17,7 +17,6 @@ never blocks the protocol loop.
 
 from __future__ import annotations
 
-import socket
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -30,17 +29,9 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from pydantic import BaseModel, Field
 
 from aria_mem import __version__
-from aria_mem.api import (
-    AriaMem,
-    Check,
-    Memory,
-    MemoryStatus,
-    MemoryType,
-    SearchResult,
-    WriteResult,
-)
+from aria_mem.api import AriaMem, Memory, MemoryStatus, MemoryType, SearchResult, WriteResult
 from aria_mem.errors import AmbiguousIdError, AriaMemError, NotFoundError, UsageError
-from aria_mem.mcp_guard import BearerGate, load_token, web_page
+from aria_mem.mcp_guard import BearerGate, load_token, serve_gated, web_page
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -127,13 +118,6 @@ class Status(BaseModel):
 
 
 STORE_WIDE_PROBLEM = "a problem in the whole store's data: the owner's `aria-mem status` says more"
-
-
-def _told(check: Check) -> str | None:
-    """Some errors count rows of every user; the client is told only of its own user's."""
-    if check.error is None or not check.counts_rows:
-        return check.error
-    return STORE_WIDE_PROBLEM
 
 
 def _remembered(result: WriteResult) -> Remembered:
@@ -350,7 +334,7 @@ def build_server(memory: AriaMem, *, user: str, companion: str) -> MCPServer:
         )
 
     @server.tool(description="Are PostgreSQL, the index and the embedding model working?")
-    async def status() -> Status:
+    async def status() -> Status:  # an error counting every user's rows is not this user's
         report = await call(memory.admin.status, compare_vectors=False)
         counts = (
             await call(memory.admin.counts, user=user, companion=companion)
@@ -359,7 +343,8 @@ def build_server(memory: AriaMem, *, user: str, companion: str) -> MCPServer:
         )
         return Status(
             ok=report.ok,
-            checks=[ServiceState(name=c.name, ok=c.ok, target=c.target, error=_told(c))
+            checks=[ServiceState(name=c.name, ok=c.ok, target=c.target,
+                                 error=STORE_WIDE_PROBLEM if c.error and c.counts_rows else c.error)
                     for c in report.checks],
             memories=counts.total if counts else None,
             pending=counts.pending if counts else None,
@@ -406,24 +391,10 @@ def serve(
     """Serve until the client goes (stdio) or the process is stopped (HTTP). Over HTTP the
     SDK's app (with its Host/Origin checks) sits behind the bearer gate; ``token`` defaults
     to the stored one, read now, so a rotated token takes effect at the next start.
-    ``listening`` is set once the port is bound: where the port's owner cannot be read, it
-    is what tells the daemon its own server holds the port."""
+    ``listening``: set once the port is bound (``mcp_guard.serve_gated``)."""
     server = build_server(memory, user=user, companion=companion)
     if http is None:
         server.run("stdio")
         return
-    import uvicorn
-
-    host, port = http
-    gate = BearerGate(server.streamable_http_app(host=host), token or load_token())
-    settings = uvicorn.Config(
-        gate, host=host, port=port, log_level=server.settings.log_level.lower()
-    )
-
-    class Server(uvicorn.Server):
-        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-            await super().startup(sockets)
-            if self.started and listening is not None:
-                listening.set()
-
-    anyio.run(Server(settings).serve)
+    gate = BearerGate(server.streamable_http_app(host=http[0]), token or load_token())
+    serve_gated(gate, http, log_level=server.settings.log_level.lower(), listening=listening)

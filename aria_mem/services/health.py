@@ -221,16 +221,8 @@ def _index(
         owner = i.owner() if isinstance(i, SharedIndex) else None
     except AriaMemError:
         owner = None  # it let go meanwhile; the checks above spoke to it
-    return IndexCheck(
-        "index",
-        problem is None,
-        target,
-        latency,
-        problem,
-        counts_rows=counted is not None,
-        collections=collections,
-        owner=owner,
-    )
+    lost = counted is not None
+    return IndexCheck("index", problem is None, target, latency, problem, lost, collections, owner)
 
 
 PROBE_ID = uuid.UUID("00000000-a11a-4e0e-8000-000000000001")
