@@ -125,7 +125,7 @@ def _problem(path: Path, info: os.stat_result, *, above: bool, modes: bool) -> s
     if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
         return None  # a device or a FIFO is no config or folder: the caller says so
     group = bool(info.st_mode & stat.S_IWGRP) and (
-        _has_acl(path) or not _yours_alone(info.st_gid, os.geteuid())
+        has_acl(path) or not _yours_alone(info.st_gid, os.geteuid())
     )
     if not (info.st_mode & stat.S_IWOTH or group):
         return None
@@ -190,8 +190,10 @@ def _yours_alone(gid: int, uid: int) -> bool:
     return bool(primary or group.gr_mem)
 
 
-def _has_acl(path: Path) -> bool:
-    """Does ``path`` carry ACL entries beyond its mode bits (then its group bits are a mask)?"""
+def has_acl(path: Path) -> bool:
+    """Does ``path`` carry ACL entries beyond its mode bits (then its group bits are a mask)?
+    The xattr is a 4-byte header and 8 bytes an entry; the three base entries (owner, group,
+    other) say no more than the mode does."""
     try:
         return len(os.getxattr(path, "system.posix_acl_access", follow_symlinks=False)) > 4 + 8 * 3
     except OSError:

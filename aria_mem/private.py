@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import IO, BinaryIO
 
 from aria_mem.errors import ConfigError, UsageError
-from aria_mem.ownership import check_folder
+from aria_mem.ownership import check_folder, has_acl
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -53,7 +53,7 @@ def private_dir(path: Path, *, what: str = "folder") -> Path:
         mode = stat.S_IMODE(path.stat().st_mode)
         # With an ACL the group bits are its mask: keep them, or its entries would lose
         # what they grant (run as root, the embedded PostgreSQL's account passes through).
-        closed = 0o007 if _has_acl(path) else 0o077
+        closed = 0o007 if has_acl(path) else 0o077
         if mode & closed:
             os.chmod(path, mode & ~closed)
     except OSError as exc:
@@ -62,13 +62,6 @@ def private_dir(path: Path, *, what: str = "folder") -> Path:
             "(or --config) to a folder you can write"
         ) from exc
     return path
-
-
-def _has_acl(path: Path) -> bool:
-    try:
-        return len(os.getxattr(path, "system.posix_acl_access")) > 4
-    except OSError:
-        return False
 
 
 def write_private(path: Path, text: str) -> None:

@@ -36,6 +36,7 @@ from aria_mem.adapters.index_sharing import SharedEdgeIndex
 from aria_mem.adapters.postgres import embedded, server_account
 from aria_mem.domain.models import SearchScope
 from aria_mem.errors import VectorIndexError
+from aria_mem.ownership import has_acl
 from tests.accounts import Intruder
 from tests.conftest import ROOT
 from tests.fakes.ollama_server import FakeOllama
@@ -154,13 +155,6 @@ def _walk(home: Path) -> list[Path]:
     return [home, *home.rglob("*")]
 
 
-def _has_acl(path: Path) -> bool:
-    try:
-        return len(os.getxattr(path, "system.posix_acl_access")) > 4
-    except OSError:
-        return False
-
-
 @pytest.mark.parametrize("long_path", [False, True], ids=["short-path", "long-path"])
 def test_a_second_account_reaches_no_file_no_database_and_no_index(
     intruder: Intruder, open_base: Path, fake_ollama: FakeOllama, long_path: bool
@@ -182,7 +176,7 @@ def test_a_second_account_reaches_no_file_no_database_and_no_index(
             mode = stat.S_IMODE(path.lstat().st_mode)
             assert not mode & 0o007, f"{path} is open to other accounts ({oct(mode)})"
             if mode & 0o070:
-                assert _has_acl(path), f"{path} is open to its group ({oct(mode)})"
+                assert has_acl(path), f"{path} is open to its group ({oct(mode)})"
         socket_info = socket_dir.stat()
         assert stat.S_IMODE(socket_info.st_mode) == 0o700
         assert socket_info.st_uid == pwd.getpwnam(server_account.ROOT_SERVER_ACCOUNT).pw_uid
