@@ -11,6 +11,7 @@ import typer
 
 from aria_mem.cli.context import memory, whose
 from aria_mem.cli.memories import CompanionOpt, UserOpt
+from aria_mem.cli.port_holder import say_who_holds
 from aria_mem.cli.render import console, err_console, markup_safe
 from aria_mem.errors import UsageError
 
@@ -94,7 +95,16 @@ def mcp(
         if print_config:
             entry = mcp_guard.client_entry(host, port, mcp_guard.load_token())
             sys.stdout.write(json.dumps(entry, indent=2) + "\n")
-            _say_who_holds(host, port)
+            say_who_holds(
+                host,
+                port,
+                free="until an aria-mem MCP server does, any account on this machine can take "
+                "the port and receive the token a client sends. Let `aria-mem daemon "
+                "--mcp-http {where}` hold it for good.",
+                taken="a client using this entry would send them its token. Stop that server "
+                "or choose another port, and run `aria-mem mcp --rotate-token` if a client has "
+                "already connected.",
+            )
         return
     try:
         from aria_mem import mcp_server
@@ -122,30 +132,6 @@ def mcp(
         http=address,
         token=token,
     )
-
-
-def _say_who_holds(host: str, port: int) -> None:
-    """A client whose server is down sends its token to whatever listens on the port, and
-    any account can listen on a free port: say so on stderr (stdout is the entry alone)."""
-    from aria_mem.listeners import listener
-
-    holder = listener(host, port)
-    where = holder.address
-    if holder.known and not holder.listening:
-        err_console.print(
-            f"Nothing listens on {where} now: until an aria-mem MCP server does, any account "
-            "on this machine can take the port and receive the token a client sends. Let "
-            f"`aria-mem daemon --mcp-http {where}` hold it for good.",
-            highlight=False,
-        )
-    elif holder.listening and not holder.yours:
-        err_console.print(
-            f"[red]warning: {where} is held by {markup_safe(holder.describe())}, not you[/red]"
-            " — a client using this entry would send them its token. Stop that server or "
-            "choose another port, and run `aria-mem mcp --rotate-token` if a client has "
-            "already connected.",
-            highlight=False,
-        )
 
 
 def register(app: typer.Typer) -> None:

@@ -11,6 +11,7 @@ import typer
 
 from aria_mem.cli.context import memory, whose
 from aria_mem.cli.memories import CompanionOpt, UserOpt
+from aria_mem.cli.port_holder import say_who_holds
 from aria_mem.cli.render import console, err_console, markup_safe
 from aria_mem.errors import UsageError
 
@@ -106,7 +107,14 @@ def serve(
         if print_config:
             entry = {"base_url": serving.base_url(host, port), "api_key": serving.load_key()}
             sys.stdout.write(json.dumps(entry, indent=2) + "\n")
-            _say_who_holds(host, port)
+            say_who_holds(
+                host,
+                port,
+                free="until `aria-mem serve` does, any account on this machine can take the "
+                "port and receive the key an app sends. Keep it running (a systemd unit).",
+                taken="an app using this key would send it to them. Choose another --address "
+                "and run `aria-mem serve --rotate-key` if an app has already connected.",
+            )
         return
     key = serving.load_key()
     mem = memory(ctx)
@@ -131,28 +139,6 @@ def serve(
     # command ends as it does after Ctrl-C, instead of being killed by the default handler.
     signal.signal(signal.SIGTERM, lambda signum, frame: None)
     server.run()
-
-
-def _say_who_holds(host: str, port: int) -> None:
-    """An app whose endpoint is down sends its key to whatever listens on the port, which any
-    account can take: say so on stderr when the port is free or held by someone else."""
-    from aria_mem.listeners import listener
-
-    holder = listener(host, port)
-    if holder.known and not holder.listening:
-        err_console.print(
-            f"Nothing listens on {holder.address} now: until `aria-mem serve` does, any account "
-            "on this machine could take the port and receive the key an app sends. Keep it "
-            "running (a systemd unit).",
-            highlight=False,
-        )
-    elif holder.listening and not holder.yours:
-        err_console.print(
-            f"[red]warning: {holder.address} is held by {markup_safe(holder.describe())}, not "
-            "you[/red] — an app using this key would send it to them. Choose another --address "
-            "and run `aria-mem serve --rotate-key` if an app has already connected.",
-            highlight=False,
-        )
 
 
 def register(app: typer.Typer) -> None:
