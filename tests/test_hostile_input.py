@@ -6,6 +6,7 @@ sequences in memory text, a hung embedder, concurrent first use, concurrent impo
 from __future__ import annotations
 
 import io
+import ipaddress
 import json
 import os
 import socket
@@ -22,6 +23,7 @@ import psycopg
 import pytest
 
 from aria_mem.adapters.postgres import embedded
+from aria_mem.errors import ServiceError
 from tests.conftest import ROOT, CliResult, closed_port
 from tests.fakes.ollama_server import FakeOllama
 
@@ -403,18 +405,20 @@ def test_learn_refuses_nul_other_schemes_and_huge_pages(
 
 def test_learn_gives_up_on_a_page_that_drips_at_its_deadline(site: str) -> None:
     from aria_mem.adapters import documents
-    from aria_mem.errors import ServiceError
 
     with pytest.raises(ServiceError, match="gave up"):
         documents.read(f"{site}/drip", deadline=1.5)
 
 
 def test_the_redirect_policy_keeps_public_pages_away_from_local_addresses() -> None:
-    from aria_mem.adapters.documents import is_public, redirect_allowed
+    from aria_mem.adapters.documents import read, redirect_allowed
+    from aria_mem.domain.addresses import why_not_public
 
-    assert not is_public("127.0.0.1") and not is_public("10.1.2.3")
-    assert not is_public("169.254.169.254") and not is_public("::1")
-    assert is_public("93.184.216.34")
+    for local in ("127.0.0.1", "10.1.2.3", "169.254.169.254", "::1"):
+        assert why_not_public(ipaddress.ip_address(local)) is not None, local
+    assert why_not_public(ipaddress.ip_address("93.184.216.34")) is None
+    with pytest.raises(ServiceError, match="Could not find the host nowhere.invalid"):
+        read("http://nowhere.invalid/page", public_only=True)  # a name that resolves to nothing
     assert redirect_allowed(origin_public=True, target_public=True, target_scheme="https")
     assert not redirect_allowed(origin_public=True, target_public=False, target_scheme="http")
     assert redirect_allowed(origin_public=False, target_public=False, target_scheme="http")

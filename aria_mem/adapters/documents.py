@@ -172,16 +172,6 @@ def resolve(host: str, port: int) -> list[IPAddress]:
     return found
 
 
-def is_public(host: str) -> bool:
-    """True when every address ``host`` resolves to is a public (global) one; a host that
-    does not resolve counts as public (the fetch itself will say so)."""
-    try:
-        found = resolve(host, 0)
-    except ServiceError:
-        return True
-    return all(why_not_public(ip) is None for ip in found)
-
-
 def redirect_allowed(origin_public: bool, target_public: bool, target_scheme: str) -> bool:
     """The redirect policy: http(s) only, and never from a public page to a non-public
     address."""
