@@ -22,17 +22,16 @@ from tests.factories import NOW, make_memory
 W = DEFAULT_WEIGHTS
 
 
-def test_weights_are_the_designs_but_recency_and_time() -> None:
-    """The design's weights, but recency 0.05 (was 0.10: measured on both real conversation
-    sets and both of ours, docs/performance.md) and the time signal's 0.10."""
-    assert (W.similarity, W.importance, W.emotion, W.recency, W.usage, W.time) == (
+def test_weights_are_the_designs_and_sum_to_one() -> None:
+    assert (W.similarity, W.importance, W.emotion, W.recency, W.usage) == (
         0.65,
         0.12,
         0.08,
-        0.05,
-        0.05,
         0.10,
+        0.05,
     )
+    assert math.isclose(W.similarity + W.importance + W.emotion + W.recency + W.usage, 1.0)
+    assert W.time == 0.10  # the time signal's, beside the design's five
 
 
 def test_score_is_the_weighted_sum() -> None:
@@ -44,7 +43,7 @@ def test_score_is_the_weighted_sum() -> None:
         0.65 * 0.7
         + 0.12 * 0.8
         + 0.08 * 0.5
-        + 0.05 * 0.5 ** (45 / 90)
+        + 0.10 * 0.5 ** (45 / 90)
         + 0.05 * math.log(5) / math.log(21)
     )
     assert s.total == pytest.approx(expected)

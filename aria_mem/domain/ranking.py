@@ -1,13 +1,11 @@
 """The ranking formula, with every weight and constant in one small class.
 
     score = 0.65 x similarity + 0.12 x importance + 0.08 x emotional significance
-          + 0.05 x recency + 0.05 x usage + 0.10 x dated
+          + 0.10 x recency + 0.05 x usage + 0.10 x dated
 
 dated = 1 for a memory dated in the days the message names ("in August", "two weeks ago";
-``domain.time_signal``), else 0. The design's weights but two: recency 0.05 (the design's
-0.10 put facts from a conversation's first months behind recent small talk: measured on
-two real conversation sets and both of ours, docs/performance.md) and the time weight, this
-project's. All are ``[ranking]`` settings.
+``domain.time_signal``), else 0. The design's five weights are the seed's; the time weight
+is this project's (docs/performance.md has the figures). All are ``[ranking]`` settings.
 
 recency = 0.5 ^ (age_days / 90), the age counted from the latest of the last change, the last
 use and the last confirmation; usage = min(1, ln(1 + uses) / ln(21)), which flattens out after
@@ -28,7 +26,7 @@ class RankingWeights:
     similarity: float = 0.65
     importance: float = 0.12
     emotion: float = 0.08
-    recency: float = 0.05
+    recency: float = 0.10
     usage: float = 0.05
     time: float = 0.10
     recency_half_life_days: float = 90.0
