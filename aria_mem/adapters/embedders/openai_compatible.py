@@ -38,7 +38,10 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
         if self._client is None:
             self._client = make_client(self._url, self._timeout)
         try:
-            response = self._client.embeddings.create(
+            # The raw JSON: the client's own parsing builds a typed object per float (64 texts
+            # of 1,024 dimensions from a local fake, busy 2-core machine: 305 ms p50 parsed
+            # by the client, 43 ms raw; Ollama's own client 62 ms).
+            raw = self._client.embeddings.with_raw_response.create(
                 model=self._model, input=texts, encoding_format="float"
             )
         except openai.NotFoundError as exc:
@@ -58,15 +61,20 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
                 "[embedder] host in config.toml to its OpenAI-compatible address, e.g. "
                 f"http://127.0.0.1:1234/v1 ({exc})"
             ) from exc
-        data = response.data
+        try:
+            body = raw.http_response.json()
+        except ValueError:
+            body = None
+        data = body.get("data") if isinstance(body, dict) else None
         if not isinstance(data, list) or not all(
-            isinstance(getattr(item, "index", None), int)
-            and isinstance(getattr(item, "embedding", None), list)
+            isinstance(item, dict)
+            and isinstance(item.get("index"), int)
+            and isinstance(item.get("embedding"), list)
             for item in data
         ):
             raise EmbedderError(
                 f"The server at {self._url} answered without OpenAI's embeddings — set "
                 "[embedder] host to its OpenAI-compatible address, e.g. http://127.0.0.1:1234/v1"
             )
-        ordered = sorted(data, key=lambda item: item.index)
-        return [list(item.embedding) for item in ordered]
+        ordered = sorted(data, key=lambda item: int(item["index"]))
+        return [item["embedding"] for item in ordered]
