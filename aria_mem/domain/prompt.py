@@ -60,6 +60,8 @@ _SPACE_RE = re.compile(r"\s+")
 _DEFUSE = str.maketrans({"<": "\u2039", ">": "\u203a", "[": "(", "]": ")"})
 """Brackets of a chat-template marker become look-alikes no tokenizer treats as special."""
 _LABEL_BRACKETS = str.maketrans({"[": "(", "]": ")"})
+
+
 def confidence_label(confidence: float) -> str:
     if confidence < LOW_BELOW:
         return "low"
