@@ -11,8 +11,7 @@ from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database, Row
 from aria_mem.domain.hygiene import Consolidation, MemoryEvent, Outcome
 from aria_mem.domain.models import Memory
-from aria_mem.domain.validation import id_prefix, only_match
-from aria_mem.errors import NotFoundError, ValidationError
+from aria_mem.errors import ValidationError
 
 
 class PgConsolidation:
@@ -66,21 +65,18 @@ class PgConsolidation:
         return [_consolidation(r) for r in found]
 
     def find_consolidation(self, prefix: str, owner: tuple[str, str] | None) -> Consolidation:
-        wanted = id_prefix(prefix, "pass action", "aria-mem tidy --list")
         with self._db.connection() as conn:
-            found = conn.execute(
-                "SELECT * FROM consolidations WHERE id::text LIKE %s"
-                " AND (%s::text IS NULL OR (user_id = %s AND companion_id = %s)) LIMIT 2",
-                (
-                    wanted + "%",
-                    owner[0] if owner else None,
-                    owner[0] if owner else None,
-                    owner[1] if owner else None,
-                ),
-            ).fetchall()
-        if not found:
-            raise NotFoundError(f"No pass action {prefix!r} — `aria-mem tidy --list` lists them")
-        return _consolidation(only_match(found, prefix, "pass actions", "aria-mem tidy --list"))
+            found = rows.owned_by_prefix(
+                conn,
+                "consolidations",
+                prefix,
+                owner,
+                what="pass action",
+                noun="pass actions",
+                where="aria-mem tidy --list",
+                missing=f"No pass action {prefix!r} — `aria-mem tidy --list` lists them",
+            )
+        return _consolidation(found)
 
     def mark_undone(self, action_id: uuid.UUID) -> None:
         with self._db.connection() as conn:

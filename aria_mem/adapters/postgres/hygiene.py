@@ -15,8 +15,8 @@ from aria_mem.adapters.postgres.connection import Database, Row
 from aria_mem.adapters.postgres.consolidation import PgConsolidation
 from aria_mem.domain.hygiene import EventKind, MemoryEvent, ReviewItem, ReviewKind
 from aria_mem.domain.models import Memory
-from aria_mem.domain.validation import id_prefix, no_memory, normalize_text, only_match
-from aria_mem.errors import NotFoundError, ValidationError
+from aria_mem.domain.validation import no_memory, normalize_text
+from aria_mem.errors import ValidationError
 
 _PENDING = "updated_at = now(), index_state = 'pending', index_attempts = 0"
 
@@ -269,21 +269,18 @@ class PgHygiene(PgConsolidation):
         return [rows.memory(r) for r in found]
 
     def find_review(self, prefix: str, owner: tuple[str, str] | None) -> ReviewItem:
-        wanted = id_prefix(prefix, "review item", "aria-mem review")
         with self._db.connection() as conn:
-            found = conn.execute(
-                "SELECT * FROM review_items WHERE id::text LIKE %s"
-                " AND (%s::text IS NULL OR (user_id = %s AND companion_id = %s)) LIMIT 2",
-                (
-                    wanted + "%",
-                    owner[0] if owner else None,
-                    owner[0] if owner else None,
-                    owner[1] if owner else None,
-                ),
-            ).fetchall()
-        if not found:
-            raise NotFoundError(f"No review item {prefix!r} — `aria-mem review` lists them")
-        return _review(only_match(found, prefix, "review items", "aria-mem review"))
+            found = rows.owned_by_prefix(
+                conn,
+                "review_items",
+                prefix,
+                owner,
+                what="review item",
+                noun="review items",
+                where="aria-mem review",
+                missing=f"No review item {prefix!r} — `aria-mem review` lists them",
+            )
+        return _review(found)
 
     def close_review(self, review_id: uuid.UUID) -> None:
         with self._db.connection() as conn:

@@ -21,8 +21,9 @@ from aria_mem.domain.models import (
     Stage,
 )
 from aria_mem.domain.usability import usable_sql
-from aria_mem.domain.validation import EARLIEST, LATEST, id_prefix
+from aria_mem.domain.validation import EARLIEST, LATEST, id_prefix, only_match
 from aria_mem.domain.when import event_dates
+from aria_mem.errors import NotFoundError
 
 JOIN_RELATIONSHIP = (
     "LEFT JOIN relationships r ON r.user_id = m.user_id AND r.companion_id = m.companion_id"
@@ -181,3 +182,28 @@ def knowledge_item(row: Row) -> KnowledgeItem:
 def prefix_pattern(prefix: str, what: str, where: str) -> str:
     """A LIKE pattern for an id given by its first characters."""
     return id_prefix(prefix, what, where) + "%"
+
+
+def owned_by_prefix(
+    conn: psycopg.Connection[Row],
+    table: str,
+    prefix: str,
+    owner: tuple[str, str] | None,
+    *,
+    what: str,
+    noun: str,
+    where: str,
+    missing: str,
+) -> Row:
+    """The one row of ``table`` (one of aria-mem's own, named by the code, with ``user_id``
+    and ``companion_id`` columns) whose id starts with ``prefix``, among ``owner``'s rows when
+    given; ``missing`` is the refusal when none does."""
+    user, companion = owner or (None, None)
+    found = conn.execute(
+        f"SELECT * FROM {table} WHERE id::text LIKE %s"
+        " AND (%s::text IS NULL OR (user_id = %s AND companion_id = %s)) LIMIT 2",
+        (prefix_pattern(prefix, what, where), user, user, companion),
+    ).fetchall()
+    if not found:
+        raise NotFoundError(missing)
+    return only_match(found, prefix, noun, where)
