@@ -7,9 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -36,6 +33,7 @@ from tests.conftest import closed_port
 from tests.fakes import vectors
 from tests.fakes.concepts import concept_embed
 from tests.fakes.openai_server import FakeOpenAI, FakeOpenAIState
+from tests.serve_process import serving_sam
 
 neighbour = accounts.neighbour  # the fixture: another person's account
 served_by = test_port_owners.served_by  # the fixture: a recording fake run by an account
@@ -313,48 +311,12 @@ def test_the_serve_command_answers_through_it(embedded_dsn: str, tmp_path: Path)
         ours = with_overrides(
             load(), embedder={"provider": "openai-compatible", "host": models.url}
         )
-        store, index = PostgresStore(embedded_dsn), EdgeIndex(tmp_path / "index")
-        with AriaMem(ours, store=store, index=index) as mem:
-            mem.remember(
-                "The user is allergic to peanuts.",
-                memory_type="ProfileFact",
-                importance=0.9,
-                user="sam",
-            )
-        index.close()
-        store.close()
-        serving = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "aria_mem",
-                "serve",
-                "--address",
-                "127.0.0.1:0",
-                "--user",
-                "sam",
-            ],
-            env=env,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        try:
-            assert serving.stderr is not None
-            said = ""
-            while "endpoint at " not in said:
-                said = serving.stderr.readline()
-                assert said, "the command ended before it served"
-            url = said.split("endpoint at ")[1].split()[0]
+        with serving_sam(env, ours, embedded_dsn, tmp_path / "index") as url:
             client = openai.OpenAI(base_url=url, api_key=load_key(), max_retries=0, timeout=60)
             reply = client.chat.completions.create(
                 model="aria-mem", messages=[{"role": "user", "content": "What should I cook?"}]
             )
             assert reply.choices[0].message.content == models.state.chat_reply
-        finally:
-            serving.send_signal(signal.SIGTERM)
-            _, rest = serving.communicate(timeout=60)
-        assert serving.returncode == 0, rest
-        assert "Traceback" not in rest
         asked = models.state.bodies("/v1/chat/completions")[-1]
         assert asked["model"] == "llama3.2" and asked["stream"] is True
         assert "allergic to peanuts" in asked["messages"][0]["content"]

@@ -8,10 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import stat
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -36,6 +33,7 @@ from tests.fakes.concepts import concept_embed
 from tests.fakes.lmstudio_server import FakeLMStudio, FakeLMStudioState
 from tests.fakes.ollama_at_port import FakeOllamaAt
 from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
+from tests.serve_process import serving_sam
 
 APP_SYSTEM = "You are Aria, the app's own character."
 SISTER: list[ChatCompletionMessageParam] = [
@@ -515,40 +513,13 @@ def test_the_command_serves_until_stopped_for_its_user(
         "ARIA_MEM_RETRIEVAL_MIN_SIMILARITY": "0.3",
     }
     ours = with_overrides(load(), embedder={"host": models.url})
-    store, index = PostgresStore(embedded_dsn), EdgeIndex(tmp_path / "index")
-    with AriaMem(ours, store=store, index=index) as mem:
-        mem.remember(
-            "The user is allergic to peanuts.",
-            memory_type="ProfileFact",
-            importance=0.9,
-            user="sam",
-        )
-    index.close()
-    store.close()
-    serving = subprocess.Popen(
-        [sys.executable, "-m", "aria_mem", "serve", "--address", "127.0.0.1:0", "--user", "sam"],
-        env=env,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert serving.stderr is not None
-        said = ""
-        while "endpoint at " not in said:
-            said = serving.stderr.readline()
-            assert said, "the command ended before it served"
-        url = said.split("endpoint at ")[1].split()[0]
+    with serving_sam(env, ours, embedded_dsn, tmp_path / "index") as url:
         key = load_key()
         reply = openai.OpenAI(base_url=url, api_key=key, max_retries=0).chat.completions.create(
             model="aria-mem", messages=SISTER
         )
         assert reply.choices[0].message.content == "Hello from the fake model. "
         assert "allergic to peanuts" in _system(_asked(models))
-    finally:
-        serving.send_signal(signal.SIGTERM)
-        _, rest = serving.communicate(timeout=60)
-    assert serving.returncode == 0, rest
-    assert "Traceback" not in rest
 
 
 def test_the_apps_conversation_reaches_the_model_as_sent(
