@@ -286,6 +286,13 @@ def _serving(env: dict[str, str], companion: str) -> Iterator[tuple[str, str, st
             server.wait(timeout=30)
 
 
+def _follow(page: Page, selector: str) -> None:
+    """Click what leads to another page and wait until that page has loaded: a locator's
+    count() does not wait, and just after a click it may still count the old page's rows."""
+    with page.expect_navigation():
+        page.click(selector)
+
+
 @pytest.fixture
 def page(site: Site, browser: Browser) -> Iterator[Page]:
     context = site.enter(browser, viewport={"width": 1100, "height": 800})
@@ -298,9 +305,9 @@ def page(site: Site, browser: Browser) -> Iterator[Page]:
 def test_the_list_pages_searches_and_filters(site: Site, page: Page) -> None:
     assert page.url == f"{site.base}/memories"
     assert page.locator("table.memories tbody tr").count() == 50
-    page.click("a[rel=next]")
+    _follow(page, "a[rel=next]")
     assert "page=2" in page.url and page.locator("table.memories tbody tr").count() == 50
-    page.click("a[rel=next]")
+    _follow(page, "a[rel=next]")
     every = json.loads(site.aria("list", "--status", "any", "--json").stdout)
     last = len(every) - 100  # other tests may have added or forgotten some
     assert page.locator("table.memories tbody tr").count() == last
@@ -308,12 +315,12 @@ def test_the_list_pages_searches_and_filters(site: Site, page: Page) -> None:
 
     page.goto(f"{site.base}/memories")
     page.fill("input[name=q]", "what pottery does Maya make")
-    page.click("button[type=submit]")
+    _follow(page, "button[type=submit]")
     first = page.locator("table.memories tbody tr").first
     assert first.locator("a").inner_text() == SISTER
     page.select_option("select[name=type]", "RelationshipFact")
     page.fill("input[name=q]", "")
-    page.click("button[type=submit]")
+    _follow(page, "button[type=submit]")
     assert page.locator("table.memories tbody tr").count() == 1
 
 
@@ -585,14 +592,14 @@ def test_the_review_queue_shows_a_page_at_a_time(site: Site, page: Page) -> None
         assert "item 000" in shown.first.inner_text() and "item 049" in shown.last.inner_text()
         assert "Filler note 000 about rain." in shown.first.inner_text()  # its memory, read
         assert page.locator("a[rel=prev]").count() == 0
-        page.click("a[rel=next]")
+        _follow(page, "a[rel=next]")
         assert page.url.endswith("/review?page=2") and shown.count() == 50
         assert "item 050" in shown.first.inner_text()
-        page.click("a[rel=next]")
+        _follow(page, "a[rel=next]")
         assert shown.count() == min(50, total - 100)  # then any other test's items
         assert page.locator("a[rel=next]").count() == (total > 150)
         assert "item 100" in shown.first.inner_text()
-        page.click("a[rel=prev]")
+        _follow(page, "a[rel=prev]")
         assert page.url.endswith("/review?page=2")
         for odd in ("page=0", "page=x", "page=99999999"):
             page.goto(f"{site.base}/review?{odd}")
@@ -606,7 +613,7 @@ def test_the_review_queue_shows_a_page_at_a_time(site: Site, page: Page) -> None
 def test_the_why_view_shows_what_a_message_brings_up(site: Site, page: Page) -> None:
     page.goto(f"{site.base}/why")
     page.fill("textarea[name=message]", "How is Sam's sister Maya, who loves pottery?")
-    page.click("form.why button[type=submit]")
+    _follow(page, "form.why button[type=submit]")
     assert page.locator("main .error").count() == 0, page.locator("main .error").all_inner_texts()
     brought = page.locator("table.explain").inner_text()
     assert "Maya" in brought and "similarity" in brought and "importance" in brought
@@ -652,9 +659,9 @@ def test_conversations_and_knowledge_are_seen_searched_and_forgotten(
     page.goto(f"{site.base}/conversations")
     assert "My sister Maya started a pottery class." in page.locator("table").inner_text()
     page.fill("input[name=q]", "Biscuit")
-    page.click("form.filters button")
+    _follow(page, "form.filters button")
     assert "adopted a cat named Biscuit" in page.locator("ul.turns").inner_text()
-    page.click(f"ul.turns a[href='{site.prefix}/conversations/{site.ids['conversation']}']")
+    _follow(page, f"ul.turns a[href='{site.prefix}/conversations/{site.ids['conversation']}']")
     assert page.locator("ol.turns li").count() == 3
     page.click("button:text('Forget this conversation for good')")
     assert "forgotten for good, with its turns" in page.locator(".notice").inner_text()
