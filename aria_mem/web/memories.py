@@ -16,7 +16,7 @@ from starlette.routing import Route
 
 from aria_mem.api import Memory, MemoryOrder, MemoryStatus, MemoryType
 from aria_mem.domain.mentions import MAX_MENTIONS
-from aria_mem.web.app import Page, back, checked_form, field, memory_id
+from aria_mem.web.toolkit import Page, back, checked_form, field, memory_id
 
 PAGE_SIZE = 50
 MAX_PAGE = 10_000

@@ -12,7 +12,7 @@ from starlette.routing import Route
 
 from aria_mem.api import Consolidation, Memory
 from aria_mem.errors import NotFoundError
-from aria_mem.web.app import Page, back, checked_form
+from aria_mem.web.toolkit import Page, back, checked_form
 
 SHOWN = 100
 """The most recent actions shown; `aria-mem tidy --list` has them all."""
