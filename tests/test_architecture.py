@@ -6,8 +6,11 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import tomllib
+from collections.abc import Iterable
 from pathlib import Path
 
+import grimp
 import pytest
 
 from tests.conftest import ROOT
@@ -44,6 +47,8 @@ def test_the_import_contracts_are_kept() -> None:
         ("services/writer.py", "from aria_mem.adapters import documents", "Services use ports"),
         ("domain/query.py", "import httpx", "The domain does no I/O"),
         ("ports/__init__.py", "from aria_mem.services import writer", "Layers"),
+        ("private.py", "from aria_mem import config", "Layers"),
+        ("errors.py", "from aria_mem.domain import words", "Layers"),
     ],
 )
 def test_a_deliberate_violation_breaks_a_contract(
@@ -64,6 +69,80 @@ def test_no_module_is_over_four_hundred_lines() -> None:
         for path in (ROOT / "aria_mem").rglob("*.py")
     }
     assert {p: n for p, n in sizes.items() if n > MAX_MODULE_LINES} == {}
+
+
+def _circles(graph: grimp.ImportGraph, modules: Iterable[str]) -> list[list[str]]:
+    """The import circles among ``modules``: each strongly connected set of two or more
+    modules (Tarjan's algorithm), sorted, so a failure names every module of each circle.
+    Imports inside functions and under ``TYPE_CHECKING`` count: they are a circle of
+    meaning even where Python would not trip on it."""
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        order[module] = low[module] = len(order)
+        stack.append(module)
+        for imported in sorted(graph.find_modules_directly_imported_by(module)):
+            if imported not in order:
+                visit(imported)
+                low[module] = min(low[module], low[imported])
+            elif imported in stack:
+                low[module] = min(low[module], order[imported])
+        if low[module] == order[module]:
+            circle = stack[stack.index(module) :]
+            del stack[stack.index(module) :]
+            if len(circle) > 1:
+                found.append(sorted(circle))
+
+    for module in sorted(modules):
+        if module not in order:
+            visit(module)
+    return sorted(found)
+
+
+def test_no_import_circle_anywhere_in_the_package() -> None:
+    """A reader can start from any module and meet only modules below it: no two modules
+    import each other, directly or round a longer circle (issue 37)."""
+    graph = grimp.build_graph("aria_mem", cache_dir=None)
+    assert _circles(graph, graph.modules) == []
+
+
+def test_the_circle_finder_names_every_module_of_a_circle() -> None:
+    graph = grimp.ImportGraph()
+    for importer, imported in [("p.a", "p.b"), ("p.b", "p.c"), ("p.c", "p.a"), ("p.c", "p.d")]:
+        graph.add_import(importer=importer, imported=imported)
+    graph.add_import(importer="p.e", imported="p.e")
+    assert _circles(graph, graph.modules) == [["p.a", "p.b", "p.c"]]
+    graph.remove_import(importer="p.c", imported="p.a")
+    assert _circles(graph, graph.modules) == []
+
+
+def test_every_module_lies_in_a_layer_of_the_contracts() -> None:
+    """Each module of the package is, or is inside, a module the layers contract names, so
+    a new loose module at the top of the package fails here until it is given its layer."""
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    (layered,) = [c for c in contracts["contracts"] if c["type"] == "layers"]
+    named = {
+        name.strip() for layer in layered["layers"] for name in layer.replace(":", "|").split("|")
+    }
+    package = ROOT / "aria_mem"
+    modules = {
+        ".".join(("aria_mem", *path.relative_to(package).with_suffix("").parts))
+        for path in package.rglob("*.py")
+        if path.name != "__init__.py"
+    } | {
+        ".".join(("aria_mem", *path.parent.relative_to(package).parts))
+        for path in package.rglob("__init__.py")
+        if path.parent != package
+    }
+    loose = {
+        module
+        for module in modules - {"aria_mem.__main__"}
+        if not any(module == name or module.startswith(name + ".") for name in named)
+    }
+    assert loose == set(), f"give these a layer in pyproject.toml: {sorted(loose)}"
 
 
 def test_the_facade_shows_no_adapter_and_composes_its_groups() -> None:
