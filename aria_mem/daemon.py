@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from aria_mem.api import AriaMem, DaemonStart
+from aria_mem.api import AriaMem, hooks
 from aria_mem.config import Settings
 from aria_mem.errors import AriaMemError, StoreError
 from aria_mem.ports import DaemonLock
@@ -74,14 +74,14 @@ class Daemon:
     def _acquire_lock(self) -> bool:
         mem = self._memory()
         if self._lock is None:
-            self._lock = mem.admin.daemon_lock()
+            self._lock = hooks.daemon_lock(mem)
         told = False
         while not self._stop.is_set():
             if self._lock.try_acquire():
                 log.info("reconciling this database (pid %d)", os.getpid())
                 return True
             if not told:
-                state = mem.admin.upkeep.state()
+                state = hooks.upkeep(mem).state()
                 log.warning(
                     "another aria-mem daemon (pid %s on %s) reconciles this database; "
                     "waiting to take over",
@@ -94,9 +94,9 @@ class Daemon:
 
     def _start(self) -> None:
         mem = self._memory()
-        upkeep = mem.admin.upkeep
+        upkeep = hooks.upkeep(mem)
         upkeep.started(
-            DaemonStart(
+            hooks.DaemonStart(
                 os.getpid(),
                 socket.gethostname(),
                 self._started_at,
@@ -110,7 +110,7 @@ class Daemon:
             self._sweep()
 
     def _sweep(self) -> None:
-        report = self._memory().admin.upkeep.sweep()
+        report = hooks.upkeep(self._memory()).sweep()
         if report is not None:
             log.info(
                 "sweep: %d points in the index, %d orphans removed, %d missing requeued (%.0f ms)",
@@ -140,7 +140,7 @@ class Daemon:
     # -- the loop -----------------------------------------------------------------------
 
     def run_pass(self) -> None:
-        upkeep = self._memory().admin.upkeep
+        upkeep = hooks.upkeep(self._memory())
         state = upkeep.state()
         dimension = state.dimension if state else None
         if dimension is None or not dimension.ok:  # unknown or mismatched: look again
@@ -238,7 +238,7 @@ class Daemon:
         log.info("stopping")
         if self._mem is not None and self._lock is not None and self._lock.still_held():
             try:
-                self._mem.admin.upkeep.stopped()
+                hooks.upkeep(self._mem).stopped()
             except AriaMemError as exc:
                 log.warning("could not record the stop: %s", exc)
         self._close()

@@ -28,7 +28,6 @@ if TYPE_CHECKING:  # the retrieval side is loaded by the calls that use it (not 
     from aria_mem.domain.budget import Turn
     from aria_mem.domain.fate import Fate
     from aria_mem.domain.retrieval import Profile, SearchResult
-    from aria_mem.services.chat import ChatSession
     from aria_mem.services.erasure import ForgottenUser
     from aria_mem.services.extractor import Extracted
     from aria_mem.services.review import History
@@ -45,7 +44,7 @@ class AriaMem:
 
     Memories: ``remember``, ``get``, ``list``, ``update``, ``confirm``, ``history``,
     ``restore``, ``forget``, ``forget_everything``. A conversation: ``search``, ``why``,
-    ``profile``, ``record_use``, ``extract``, ``chat``. Groups: ``.relationship`` (its
+    ``profile``, ``record_use``, ``extract``. Groups: ``.relationship`` (its
     stage), ``.review`` (what awaits a person's decision), ``.knowledge`` (what the companion has
     read), ``.conversations`` (the stored chat turns), ``.transfer`` (export and import),
     ``.admin`` (keeping it healthy). See docs/python-api.md.
@@ -381,19 +380,3 @@ class AriaMem:
             companion_id=companion_id,
             writer=self._context.writer if remember else None,
         )
-
-    def chat(
-        self,
-        *,
-        user: str | None = None,
-        companion: str | None = None,
-        new: bool = False,
-        model: str | None = None,
-    ) -> ChatSession:
-        """A conversation with the configured chat model (``model`` for another one): each
-        turn brings up memories, fits the prompt into the model's window, streams the reply
-        and stores the turns; ``new`` starts a new conversation instead of resuming."""
-        from aria_mem.api.chatting import open_chat
-
-        user_id, companion_id = self._context.scope(user, companion)
-        return open_chat(self._context, user_id, companion_id, new=new, model=model)

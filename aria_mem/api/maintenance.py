@@ -4,20 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import TYPE_CHECKING, Protocol
 
 from aria_mem import config, providers
 from aria_mem.domain.records import MemoryCounts, SyncReport
 from aria_mem.errors import UsageError
-from aria_mem.ports import DaemonLock
 from aria_mem.wiring import Adapters
 
 if TYPE_CHECKING:
     from aria_mem.api.context import Context
     from aria_mem.services.health import StatusReport
     from aria_mem.services.reindexer import ReindexOutcome, ReindexPlan
-    from aria_mem.services.upkeep import Upkeep
 
 
 @dataclass(frozen=True)
@@ -130,33 +127,6 @@ class Admin:
         return health.daemon_running(
             self._context.store.daemon.daemon_state(),
             self._context.settings.daemon.reconcile_interval,
-        )
-
-    def daemon_lock(self) -> DaemonLock:
-        """The lock that lets one daemon at a time reconcile a database (for the daemon)."""
-        return self._context.adapters.daemon_lock()
-
-    @property
-    def upkeep(self) -> Upkeep:
-        """What the daemon does each pass (for `aria-mem daemon` and embedders of it); it
-        follows a switch of embedding model recorded in PostgreSQL, as every call does."""
-        from aria_mem.domain.hygiene import RetirementRule
-        from aria_mem.services.upkeep import Upkeep
-
-        context = self._context
-        context.follow()
-        hygiene = context.settings.hygiene
-        rule = RetirementRule(older_than=timedelta(days=hygiene.retire_after_days))
-        return context.service(
-            "upkeep",
-            lambda: Upkeep(
-                context.store,
-                context.index,
-                context.embedder,
-                retire=hygiene.retire,
-                retirement=rule,
-                consolidate=lambda stop: context.consolidator.run(should_stop=stop).looked,
-            ),
         )
 
     def reindex(

@@ -28,7 +28,7 @@ def status(ctx: typer.Context, as_json: JsonOpt = False) -> None:
 
     Example: aria-mem status --json
     """
-    from aria_mem.api import model_servers
+    from aria_mem.api.initialise import model_servers
 
     mem = memory(ctx)
     report = mem.admin.status()

@@ -13,7 +13,7 @@ from aria_mem.cli.render import markup_safe, safe
 from aria_mem.errors import ChatModelError, UsageError
 
 if TYPE_CHECKING:
-    from aria_mem.api import ChatSession
+    from aria_mem.api.hooks import ChatSession
 
 
 def chat(
@@ -47,10 +47,11 @@ def chat(
     Example: aria-mem chat --model llama3.2
     """
     from aria_mem import chat_history
+    from aria_mem.api.hooks import chat_session
     from aria_mem.cli import chat_commands, chat_input
 
     mem = memory(ctx)
-    session = mem.chat(user=user, companion=companion, new=new, model=model)
+    session = chat_session(mem, user=user, companion=companion, new=new, model=model)
     console = render.console
     try:
         mem.warm_up()

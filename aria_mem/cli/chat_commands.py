@@ -11,7 +11,8 @@ from aria_mem.cli.render import markup_safe, safe
 from aria_mem.errors import AriaMemError
 
 if TYPE_CHECKING:
-    from aria_mem.api import AriaMem, ChatSession
+    from aria_mem.api import AriaMem
+    from aria_mem.api.hooks import ChatSession
 
 HELP = """[bold]commands[/bold]
   /remember TEXT   remember a fact now
