@@ -1,5 +1,14 @@
 """The vector index on a Qdrant server or cluster (qdrant-client); also its local mode
-(``local:PATH`` or ``:memory:``), which stands in for a server in tests."""
+(``local:PATH`` or ``:memory:``), which stands in for a server in tests.
+
+Every search is one user's (``scope_filter``), so the user field is the tenant key: its keyword
+index is made with ``is_tenant`` (Qdrant's multitenancy guidance), which tells the server to
+keep each user's vectors together on disk and to search one user's part of the collection
+rather than the whole graph. The indexes are checked once per collection per process and only
+missing or different ones are made, so a collection made before is upgraded on its next open
+and an up-to-date one costs one read. Local mode keeps no payload indexes (it warns if asked),
+so it is never asked.
+"""
 
 from __future__ import annotations
 
@@ -27,6 +36,31 @@ _FAILURES = (
 )
 
 
+TENANT_FIELD = "user_id"
+
+PayloadIndex = models.PayloadSchemaType | models.KeywordIndexParams
+
+PAYLOAD_INDEXES: dict[str, PayloadIndex] = {
+    **{name: models.PayloadSchemaType.KEYWORD for name in INDEXED_KEYWORDS},
+    **{name: models.PayloadSchemaType.BOOL for name in INDEXED_BOOLEANS},
+    TENANT_FIELD: models.KeywordIndexParams(type=models.KeywordIndexType.KEYWORD, is_tenant=True),
+}
+"""The payload indexes each collection has on a server: the user field as the tenant key."""
+
+
+def _index_matches(have: models.PayloadIndexInfo | None, want: PayloadIndex) -> bool:
+    """Whether the server's index of a field is already the one wanted (type and tenancy)."""
+    if have is None:
+        return False
+    if isinstance(want, models.KeywordIndexParams):
+        kind, tenant = str(want.type.value), bool(want.is_tenant)
+    else:
+        kind, tenant = str(want.value), False
+    params = have.params
+    have_tenant = isinstance(params, models.KeywordIndexParams) and bool(params.is_tenant)
+    return str(getattr(have.data_type, "value", have.data_type)) == kind and have_tenant == tenant
+
+
 def _model_filter(model: str | None) -> models.Filter | None:
     if model is None:
         return None
@@ -41,6 +75,7 @@ class QdrantServerIndex:
         self._timeout = timeout
         self._client: QdrantClient | None = None
         self._sizes: dict[str, int] = {}
+        self._indexed: set[str] = set()
         self._is_local = url == ":memory:" or url.startswith("local:")
 
     def _qc(self) -> QdrantClient:
@@ -77,26 +112,32 @@ class QdrantServerIndex:
         return self._sizes[collection]
 
     def ensure_collection(self, collection: str, size: int) -> None:
-        if not dimension.check_collection(collection, self.collection_size(collection), size):
-            return
+        create = dimension.check_collection(collection, self.collection_size(collection), size)
         try:
-            self._qc().create_collection(
-                collection,
-                vectors_config={
-                    VECTOR: models.VectorParams(size=size, distance=models.Distance.COSINE)
-                },
-            )
-            if self._is_local:
-                return  # local mode has no payload indexes (and warns if asked for them)
-            for name in INDEXED_KEYWORDS:
-                self._qc().create_payload_index(collection, name, models.PayloadSchemaType.KEYWORD)
-            for name in INDEXED_BOOLEANS:
-                self._qc().create_payload_index(collection, name, models.PayloadSchemaType.BOOL)
+            if create:
+                self._qc().create_collection(
+                    collection,
+                    vectors_config={
+                        VECTOR: models.VectorParams(size=size, distance=models.Distance.COSINE)
+                    },
+                )
+            if not self._is_local and collection not in self._indexed:
+                self._ensure_payload_indexes(collection, fresh=create)
         except _FAILURES as exc:
             raise self._fail(f"create collection '{collection}'", exc) from exc
 
+    def _ensure_payload_indexes(self, collection: str, *, fresh: bool) -> None:
+        """Make the payload indexes the collection lacks or has otherwise (an index made
+        before the tenant key, say); once per collection for this process's life."""
+        have = {} if fresh else self._qc().get_collection(collection).payload_schema
+        for name, want in PAYLOAD_INDEXES.items():
+            if not _index_matches(have.get(name), want):
+                self._qc().create_payload_index(collection, name, field_schema=want, wait=True)
+        self._indexed.add(collection)
+
     def drop_collection(self, collection: str) -> None:
         self._sizes.pop(collection, None)
+        self._indexed.discard(collection)
         try:
             self._qc().delete_collection(collection)
         except _FAILURES as exc:
