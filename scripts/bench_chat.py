@@ -1,6 +1,6 @@
 """Benchmark: does retrieval add to the wait before the first token?
 
-    python scripts/bench_chat.py [--turns 40] [--analysis-ms 150]
+    python -m scripts.bench_chat [--turns 40] [--analysis-ms 150]
 
 A chat turn runs retrieval (embed + search + PostgreSQL + rank) at the same time as the
 analysis of which companion message the user is replying to. Here the analysis is made the
@@ -15,30 +15,26 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from aria_mem.adapters.chat.ollama import OllamaChat  # noqa: E402
-from aria_mem.adapters.embedders.ollama import OllamaEmbedder  # noqa: E402
-from aria_mem.adapters.postgres import embedded  # noqa: E402
-from aria_mem.adapters.postgres.store import PostgresStore  # noqa: E402
-from aria_mem.adapters.qdrant_edge import EdgeIndex  # noqa: E402
-from aria_mem.config import ChatSettings  # noqa: E402
-from aria_mem.domain.budget import Turn  # noqa: E402
-from aria_mem.domain.models import NewMemory  # noqa: E402
-from aria_mem.domain.reply_target import reply_target  # noqa: E402
-from aria_mem.services.chat import ChatSession  # noqa: E402
-from aria_mem.services.indexer import Indexer  # noqa: E402
-from aria_mem.services.retriever import Retriever  # noqa: E402
-from aria_mem.services.writer import MemoryWriter  # noqa: E402
-from tests.fakes.concepts import concept_embed  # noqa: E402
-from tests.fakes.ollama_server import FakeOllama, FakeOllamaState  # noqa: E402
+from aria_mem.adapters.chat.ollama import OllamaChat
+from aria_mem.adapters.embedders.ollama import OllamaEmbedder
+from aria_mem.adapters.postgres import embedded
+from aria_mem.adapters.postgres.store import PostgresStore
+from aria_mem.adapters.qdrant_edge import EdgeIndex
+from aria_mem.config import ChatSettings
+from aria_mem.domain.budget import Turn
+from aria_mem.domain.models import NewMemory
+from aria_mem.domain.reply_target import reply_target
+from aria_mem.services.chat import ChatSession
+from aria_mem.services.indexer import Indexer
+from aria_mem.services.retriever import Retriever
+from aria_mem.services.writer import MemoryWriter
+from tests.fakes.concepts import concept_embed
+from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
 
 
 def main() -> None:
@@ -74,7 +70,7 @@ def main() -> None:
                 )
             )
         retriever = Retriever(store.reads, index, embedder, timeout=5)
-        settings = ChatSettings(extract_memories="off")
+        settings = ChatSettings(extract_memories=False)
         results: dict[str, list[float]] = {}
         for mode in ("parallel", "sequential", "no retrieval"):
             session = ChatSession(

@@ -2,8 +2,8 @@
 changed facts superseded, what waits for a person, and how often a question about a changed
 fact gets the old value.
 
-    python scripts/bench_hygiene.py [--realtalk DIR] [--locomo FILE] [--json]
-    python scripts/bench_hygiene.py --ollama-model qwen2.5:7b [--ollama-host URL]  (a real judge)
+    python -m scripts.bench_hygiene [--realtalk DIR] [--locomo FILE] [--json]
+    python -m scripts.bench_hygiene --ollama-model qwen2.5:7b [--ollama-host URL]  (a real judge)
 
 Two sets. The project's: eight people's timelines (scripts/hygiene_data.py: written for this
 project, MIT, nothing fetched): stable facts, paraphrased repeats, facts that change over
@@ -44,15 +44,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from aria_mem.api import AriaMem, MemoryStatus, Stage
+from aria_mem.domain.hygiene import Outcome
+from aria_mem.domain.prompt import neutralize
+from scripts.hygiene_data import TIMELINES, Said, Timeline
+
 ROOT = Path(__file__).resolve().parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT.parent))
-
-from hygiene_data import TIMELINES, Said, Timeline  # noqa: E402
-
-from aria_mem.api import AriaMem, MemoryStatus, Stage  # noqa: E402
-from aria_mem.domain.hygiene import Outcome  # noqa: E402
-from aria_mem.domain.prompt import neutralize  # noqa: E402
 
 COMPANION = "aria"
 MODES = ("as given", "rule", "scripted judge")

@@ -1,6 +1,6 @@
 """Benchmark: import throughput and `aria-mem status` start-up, on the embedded defaults.
 
-    python scripts/bench_import.py [--sizes 1000,10000,100000] [--runs 3]
+    python -m scripts.bench_import [--sizes 1000,10000,100000] [--runs 3]
 
 Import: N memories over 100 users, written as JSON Lines, then parsed + validated and stored
 the way `aria-mem import --no-index` does it (embedding aside), each run into a fresh database.
@@ -22,14 +22,10 @@ import time
 import uuid
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from benchlib import drop_db, fresh_db  # noqa: E402
-
-from aria_mem.adapters.postgres import embedded  # noqa: E402
-from aria_mem.adapters.postgres.store import PostgresStore  # noqa: E402
-from aria_mem.services.transfer import import_lines, read_lines  # noqa: E402
+from aria_mem.adapters.postgres import embedded
+from aria_mem.adapters.postgres.store import PostgresStore
+from aria_mem.services.transfer import import_lines, read_lines
+from scripts.benchlib import drop_db, fresh_db
 
 TYPES = ["ProfileFact", "Preference", "EpisodicEvent", "RelationshipFact", "Goal"]
 

@@ -1,6 +1,6 @@
 """Benchmark: aria-mem under load, as many clients at once use it.
 
-    python scripts/bench_load.py [--memories 5000] [--seconds 10] [--clients 1,4,16]
+    python -m scripts.bench_load [--memories 5000] [--seconds 10] [--clients 1,4,16]
                                  [--writers 1,16] [--review-items 6000] [--threads N]
                                  [--json]
 
@@ -48,11 +48,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from aria_mem import AriaMem
+from aria_mem.errors import AriaMemError
 
-from aria_mem import AriaMem  # noqa: E402
-from aria_mem.errors import AriaMemError  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 USERS = [f"user{n}" for n in range(10)]
 COMPANION = "aria"

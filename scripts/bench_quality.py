@@ -1,6 +1,6 @@
 """Benchmark: how often retrieval finds a memory that answers the question, on two data sets.
 
-    python scripts/bench_quality.py [--sets personas,observations] [--background 1000]
+    python -m scripts.bench_quality [--sets personas,observations] [--background 1000]
                                     [--small-talk 500]
                                     [--min-similarity 0.25] [--dates-in-text]
                                     [--timing-passes 3] [--json]
@@ -47,7 +47,6 @@ import argparse
 import json
 import os
 import statistics
-import sys
 import tempfile
 import time
 import uuid
@@ -56,17 +55,12 @@ from dataclasses import dataclass, fields, replace
 from datetime import datetime
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT.parent))
-
-from quality.sets import SET_NAMES, QualitySet, Query, observations, personas  # noqa: E402
-
-from aria_mem.api import AriaMem  # noqa: E402
-from aria_mem.domain.fusion import DEFAULT_FUSION, FusionWeights  # noqa: E402
-from aria_mem.domain.models import MEMORIES_COLLECTION, SearchScope, Stage  # noqa: E402
-from aria_mem.domain.repeats import DEFAULT_REPEATS, RepeatRule  # noqa: E402
-from aria_mem.domain.retrieval import SearchResult  # noqa: E402
+from aria_mem.api import AriaMem
+from aria_mem.domain.fusion import DEFAULT_FUSION, FusionWeights
+from aria_mem.domain.models import MEMORIES_COLLECTION, SearchScope, Stage
+from aria_mem.domain.repeats import DEFAULT_REPEATS, RepeatRule
+from aria_mem.domain.retrieval import SearchResult
+from scripts.quality.sets import SET_NAMES, QualitySet, Query, observations, personas
 
 COMPANION = "aria"
 MODES = ("dense", "fused-no-repeats", "fused-no-time", "fused")

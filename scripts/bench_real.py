@@ -1,6 +1,6 @@
 """Benchmark: how often retrieval finds an answering memory on real conversations.
 
-    python scripts/bench_real.py --data DIR [--sets realtalk,locomo] [--modes dense,fused]
+    python -m scripts.bench_real --data DIR [--sets realtalk,locomo] [--modes dense,fused]
                                  [--json] [--save FILE]
     make bench-real DATA=DIR
 
@@ -44,22 +44,17 @@ from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT.parent))
-
-from bench_quality import by_relevance, ranked, variant  # noqa: E402
-
-from aria_mem.api import AriaMem  # noqa: E402
-from aria_mem.config import SUGGESTED_MIN_SIMILARITY  # noqa: E402
-from aria_mem.domain.fusion import DEFAULT_FUSION, FusionWeights, relevance  # noqa: E402
-from aria_mem.domain.models import MEMORIES_COLLECTION, SearchScope, Stage  # noqa: E402
-from aria_mem.domain.ranking import DEFAULT_WEIGHTS, RankingWeights  # noqa: E402
-from aria_mem.domain.repeats import DEFAULT_REPEATS  # noqa: E402
-from aria_mem.domain.retrieval import SearchResult  # noqa: E402
-from aria_mem.domain.selection import select  # noqa: E402
-from aria_mem.domain.time_signal import DEFAULT_TIME, asked  # noqa: E402
-from aria_mem.domain.validation import MAX_TEXT_CHARS  # noqa: E402
+from aria_mem.api import AriaMem
+from aria_mem.config import SUGGESTED_MIN_SIMILARITY
+from aria_mem.domain.fusion import DEFAULT_FUSION, FusionWeights, relevance
+from aria_mem.domain.models import MEMORIES_COLLECTION, SearchScope, Stage
+from aria_mem.domain.ranking import DEFAULT_WEIGHTS, RankingWeights
+from aria_mem.domain.repeats import DEFAULT_REPEATS
+from aria_mem.domain.retrieval import SearchResult
+from aria_mem.domain.selection import select
+from aria_mem.domain.time_signal import DEFAULT_TIME, asked
+from aria_mem.domain.validation import MAX_TEXT_CHARS
+from scripts.bench_quality import by_relevance, ranked, variant
 
 COMPANION = "aria"
 MODEL = "all-MiniLM-L6-v2"

@@ -1,6 +1,6 @@
 """Benchmark: re-index throughput and the cost of an idle reconciler pass.
 
-    python scripts/bench_reindex.py [--sizes 10000,100000]
+    python -m scripts.bench_reindex [--sizes 10000,100000]
 
 N memories (100 users) are stored in a fresh embedded-PostgreSQL database; then a re-index
 embeds and indexes all of them into Qdrant Edge with a fast in-process fake embedder (a
@@ -15,27 +15,23 @@ from __future__ import annotations
 import argparse
 import hashlib
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import numpy as np
 
-import numpy as np  # noqa: E402
-from benchlib import fresh_store  # noqa: E402
-
-from aria_mem.adapters.embedders.base import BaseEmbedder  # noqa: E402
-from aria_mem.adapters.postgres import embedded  # noqa: E402
-from aria_mem.adapters.postgres.store import PostgresStore  # noqa: E402
-from aria_mem.adapters.qdrant_edge import EdgeIndex  # noqa: E402
-from aria_mem.domain.models import (  # noqa: E402
+from aria_mem.adapters.embedders.base import BaseEmbedder
+from aria_mem.adapters.postgres import embedded
+from aria_mem.adapters.postgres.store import PostgresStore
+from aria_mem.adapters.qdrant_edge import EdgeIndex
+from aria_mem.domain.models import (
     MemoryType,
 )
-from aria_mem.services.reconciler import Reconciler  # noqa: E402
-from aria_mem.services.reindexer import Reindexer  # noqa: E402
-from tests.factories import make_memory  # noqa: E402
+from aria_mem.services.reconciler import Reconciler
+from aria_mem.services.reindexer import Reindexer
+from scripts.benchlib import fresh_store
+from tests.factories import make_memory
 
 DIM = 384
 

@@ -1,6 +1,6 @@
 """Benchmark: retrieval overhead (everything but the embedding call) and whole retrieval.
 
-    python scripts/bench_retrieval.py [--sizes 1000,10000,100000] [--queries 200]
+    python -m scripts.bench_retrieval [--sizes 1000,10000,100000] [--queries 200]
                                       [--engines edge,qdrant-local] [--candidates dense,fused]
 
 For each size, N memories spread over 100 users are stored in a fresh embedded-PostgreSQL
@@ -20,35 +20,31 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import numpy as np
 
-import numpy as np  # noqa: E402
-from benchlib import fresh_store  # noqa: E402
-
-from aria_mem.adapters.embedders.base import BaseEmbedder  # noqa: E402
-from aria_mem.adapters.embedders.ollama import OllamaEmbedder  # noqa: E402
-from aria_mem.adapters.postgres import embedded  # noqa: E402
-from aria_mem.adapters.postgres.store import PostgresStore  # noqa: E402
-from aria_mem.adapters.qdrant_edge import EdgeIndex  # noqa: E402
-from aria_mem.adapters.qdrant_server import QdrantServerIndex  # noqa: E402
-from aria_mem.domain.fusion import CandidateSource  # noqa: E402
-from aria_mem.domain.models import (  # noqa: E402
+from aria_mem.adapters.embedders.base import BaseEmbedder
+from aria_mem.adapters.embedders.ollama import OllamaEmbedder
+from aria_mem.adapters.postgres import embedded
+from aria_mem.adapters.postgres.store import PostgresStore
+from aria_mem.adapters.qdrant_edge import EdgeIndex
+from aria_mem.adapters.qdrant_server import QdrantServerIndex
+from aria_mem.domain.fusion import CandidateSource
+from aria_mem.domain.models import (
     MEMORIES_COLLECTION,
     IndexPoint,
     Memory,
     MemoryType,
 )
-from aria_mem.domain.payload import memory_payload  # noqa: E402
-from aria_mem.ports import VectorIndex  # noqa: E402
-from aria_mem.services.retriever import Retriever  # noqa: E402
-from tests.factories import make_memory  # noqa: E402
+from aria_mem.domain.payload import memory_payload
+from aria_mem.ports import VectorIndex
+from aria_mem.services.retriever import Retriever
+from scripts.benchlib import fresh_store
+from tests.factories import make_memory
 
 DIM = 384
 MODEL = "ollama/mxbai-embed-large"

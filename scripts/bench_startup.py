@@ -1,6 +1,6 @@
 """Benchmark: what a user waits for when a command starts, each run a new process.
 
-    python scripts/bench_startup.py [--runs 5]
+    python -m scripts.bench_startup [--runs 5]
 
 On the embedded default (embedded PostgreSQL, Qdrant Edge) in a throw-away ARIA_MEM_HOME with
 10 memories, the median over ``--runs`` new processes of:
@@ -30,10 +30,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
 
-from tests.fakes.ollama_server import FakeOllama, FakeOllamaState  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 QUESTION = "Any ideas for dinner tonight?"
 FACTS = [

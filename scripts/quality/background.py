@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from datetime import date, timedelta
 
-from quality.personas import Fact, Persona
+from scripts.records import Fact, Persona
 
 _TEMPLATES: tuple[tuple[str, str], ...] = (
     ("EpisodicEvent", "The user had {dish} with {name} near {place}."),

@@ -1,11 +1,24 @@
-"""The two retrieval-quality data sets in one shape, for scripts/bench_quality.py.
+"""The two retrieval-quality data sets in one shape, for scripts/bench_quality.py. Both were
+written for this project (MIT, like the rest of it); nothing is fetched, and they copy and are
+tuned to no public benchmark. scripts/datasets.py loads and checks them.
 
-- ``personas``: six people, each with ~24 facts about them ("The user ...") buried among
-  generated everyday memories; the set the retrieval was tuned on.
-- ``observations``: four scenes of third-person notes about named people over a year
-  (observations.py), each buried among generated small talk about the same people
-  (small_talk.py); written later, in another style, and never tuned on: a change ships only
-  if it does not lose here.
+- ``personas`` (data/personas.jsonl): six people, each with ~24 facts a companion would have
+  kept from long conversations ("The user ..."), each dated, buried among generated everyday
+  memories (background.py); the set the retrieval was tuned on. Questions come in five kinds:
+  ``direct`` (shares words with the answer), ``paraphrase`` (never said in those words),
+  ``temporal`` (when something happened, or what happened when), ``follow_up`` (a short
+  message that needs the one before it) and ``name`` (a rare name or word the answer holds).
+- ``observations`` (data/observations.jsonl): four scenes of third-person notes about three or
+  four named people, as a note-taker would write them after each chat session ("Priya
+  mentioned that her brother Arjun ..."), over about a year of sessions one to three weeks
+  apart. The people of a scene share names, places, hobbies and objects on purpose (two
+  sisters, two dogs, two trips to the same country), so retrieval must pick the right person's
+  fact; each scene is buried among generated small talk about the same people (small_talk.py).
+  Written later, in another style, and never tuned on: a change ships only if it does not lose
+  here. Questions, mostly paraphrased and asked by name after the last session, come in four
+  kinds: ``single`` (one fact answers), ``multi`` (two facts joined; hit@k counts any, recall
+  counts all), ``temporal`` (the session date or the text decides) and ``open`` (an opinion or
+  inference the person's facts support).
 """
 
 from __future__ import annotations
@@ -15,10 +28,10 @@ import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from quality.background import background
-from quality.observations import SCENES
-from quality.personas import PERSONAS
-from quality.small_talk import small_talk
+from scripts.datasets import personas as load_personas
+from scripts.datasets import scenes as load_scenes
+from scripts.quality.background import background
+from scripts.quality.small_talk import small_talk
 
 SET_NAMES = ("personas", "observations")
 
@@ -70,7 +83,8 @@ def _dated(text: str, said: str) -> str:
 def personas(background_count: int, dates_in_text: bool = False) -> QualitySet:
     items: list[Item] = []
     queries: list[Query] = []
-    for persona in PERSONAS:
+    people = load_personas()
+    for persona in people:
         for fact in (*persona.facts, *background(persona, background_count)):
             text = _dated(fact.text, fact.said) if dates_in_text else fact.text
             ident = _id("personas", persona.user, fact.key)
@@ -79,7 +93,7 @@ def personas(background_count: int, dates_in_text: bool = False) -> QualitySet:
             answers = frozenset(_id("personas", persona.user, key) for key in q.answers)
             queries.append(Query(persona.user, q.text, q.previous, answers, q.kind))
     now = datetime(2025, 1, 15, tzinfo=UTC)
-    clock = {p.user: now for p in PERSONAS}
+    clock = {p.user: now for p in people}
     return QualitySet("personas", tuple(items), tuple(queries), clock)
 
 
@@ -87,7 +101,7 @@ def observations(small_talk_count: int, dates_in_text: bool = False) -> QualityS
     items: list[Item] = []
     queries: list[Query] = []
     clock: dict[str, datetime] = {}
-    for scene in SCENES:
+    for scene in load_scenes():
         for o in scene.observations:
             text = _dated(o.text, o.said) if dates_in_text else o.text
             ident = _id("observations", scene.name, o.key)
