@@ -226,16 +226,10 @@ class Context:
             retriever = self.retriever
         except ServiceError as exc:
             from aria_mem.domain.query import build_query
-            from aria_mem.domain.retrieval import SearchResult
+            from aria_mem.domain.retrieval import without_postgres
 
-            embedder = self.settings.embedder
-            return SearchResult(
-                user_id,
-                companion_id,
-                build_query(message, previous),
-                f"{embedder.provider}/{embedder.effective_model}",
-                degraded=(f"PostgreSQL unavailable, no memories this turn: {exc}",),
-            )
+            query = build_query(message, previous)
+            return without_postgres(user_id, companion_id, query, self.model_name(), exc)
         return retriever.retrieve(user_id, companion_id, message, previous, now=now)
 
     # -- the embedding model (see ``following``) -------------------------------------------

@@ -1,5 +1,5 @@
-"""Step 5 of the trip, "PostgreSQL confirms": its final say over the candidates, as a rule over
-the rows it sent.
+"""Step 8 of the trip, "Confirmation": PostgreSQL's final say over the candidates, as a rule
+over the rows it sent.
 
 The index may still hold a vector for a memory that was deleted, archived, expired, held back
 until a later stage, or (after a bug elsewhere) for another user's or companion's memory; a
@@ -14,14 +14,25 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from aria_mem.domain.models import DropReason, Hit, Memory, Stage
-from aria_mem.domain.selection import Dropped
 from aria_mem.domain.usability import unusable_reason
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A candidate PostgreSQL refused, and why; the ranking lists it first among the
+    dropped."""
+
+    memory_id: uuid.UUID
+    reason: DropReason
+    similarity: float
+    memory: Memory | None = None
+    """The row, when there is one (a deleted memory has none)."""
 
 
 @dataclass(frozen=True)
 class Confirmed:
     usable: list[tuple[Memory, float]] = field(default_factory=list)
-    rejected: list[Dropped] = field(default_factory=list)
+    rejected: list[Rejected] = field(default_factory=list)
     problem: str | None = None
     """Why no candidate could be judged (the rows could not be read)."""
 
@@ -39,14 +50,14 @@ def confirm(
     for hit in hits:
         row = rows.get(hit.id)
         if row is None:
-            result.rejected.append(Dropped(hit.id, DropReason.DELETED, hit.score))
+            result.rejected.append(Rejected(hit.id, DropReason.DELETED, hit.score))
             continue
         memory, usable = row
         if (memory.user_id, memory.companion_id) != (user_id, companion_id):
-            result.rejected.append(Dropped(hit.id, DropReason.OTHER_SCOPE, hit.score))
+            result.rejected.append(Rejected(hit.id, DropReason.OTHER_SCOPE, hit.score))
         elif not usable:
             reason = unusable_reason(memory, stage, now) or DropReason.HELD
-            result.rejected.append(Dropped(hit.id, reason, hit.score, memory))
+            result.rejected.append(Rejected(hit.id, reason, hit.score, memory))
         else:
             result.usable.append((memory, hit.score))
     return result

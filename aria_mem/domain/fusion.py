@@ -1,4 +1,5 @@
-"""Two candidate lists, one ranking: the nearest vectors and the best word matches, fused.
+"""Step 7 of the trip, "Fusion": two candidate lists, one ranking: the nearest vectors
+(step 4) and the best word matches (step 6), fused.
 
 A calibrated blend rather than reciprocal rank fusion, because the ranking formula and its
 similarity floor (docs/design.md) are written in cosine: RRF's scores are ranks, on which the
@@ -29,7 +30,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from aria_mem.domain.models import Memory
-from aria_mem.domain.repeats import Repeat
 
 
 class CandidateSource(StrEnum):
@@ -82,9 +82,6 @@ class Evidence:
     """What the ranking formula and the floor see as the similarity."""
     fused_rank: int = 0
     """1-based place after fusion."""
-    repeat: Repeat | None = None
-    """Set when the candidate mostly repeats the profile or a more relevant candidate
-    (``domain.repeats``)."""
 
 
 def relevance(

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from aria_mem.domain.models import Memory, Stage
+from aria_mem.domain.repeats import Repeat
 
 
 @dataclass(frozen=True)
@@ -76,13 +77,18 @@ class Score:
     recency: float
     usage: float
     weights: RankingWeights
-    repeat: float = 0.0
-    """Taken off the similarity in the formula because the memory mostly repeats the profile
-    or a more similar candidate (``domain.repeats``; never more than the similarity); 0 for
-    most."""
+    repeated: Repeat | None = None
+    """Set when the memory mostly repeats the profile or a more similar candidate
+    (``domain.repeats``): its discount is taken off the similarity in the formula. The one
+    place the repeat rule's verdict on a candidate is kept."""
     time: float = 0.0
     """1 when the message names a date or a period and the memory is dated in it
     (``domain.when``); 0 for most."""
+
+    @property
+    def repeat(self) -> float:
+        """What the repeat rule took off the similarity (never more than it); 0 for most."""
+        return self.repeated.discount if self.repeated is not None else 0.0
 
     @property
     def contributions(self) -> dict[str, float]:
@@ -112,7 +118,7 @@ def score(
     similarity: float,
     now: datetime,
     weights: RankingWeights = DEFAULT_WEIGHTS,
-    repeat: float = 0.0,
+    repeated: Repeat | None = None,
     time: float = 0.0,
 ) -> Score:
     age_days = (now - last_touched(memory)).total_seconds() / 86400
@@ -123,6 +129,6 @@ def score(
         recency=weights.recency_signal(age_days),
         usage=weights.usage_signal(memory.use_count),
         weights=weights,
-        repeat=repeat,
+        repeated=repeated,
         time=time,
     )

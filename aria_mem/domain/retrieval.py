@@ -1,15 +1,18 @@
 """What one retrieval returns: the decision (profile, relevant, dropped, with every signal),
-the prompt sections, the stage timings and whether it was degraded."""
+the prompt sections, the stage timings and whether it was degraded. The record of the whole
+trip, so it may import every step; no step imports it."""
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
+from functools import cached_property
 
 from aria_mem.domain.fusion import Evidence
 from aria_mem.domain.models import KnowledgeItem, Memory, Stage
 from aria_mem.domain.prompt import PromptRecord, PromptSections
+from aria_mem.domain.repeats import Repeat
 from aria_mem.domain.selection import Dropped, Ranked, Selection
 from aria_mem.domain.time_signal import Asked
 
@@ -45,6 +48,14 @@ class KnowledgeHit:
 
 
 @dataclass(frozen=True)
+class Explained(Evidence):
+    """What each source said about one candidate (step 7) and, when the repeat rule ranked
+    it lower (step 9), what it repeats: for `search --explain`."""
+
+    repeat: Repeat | None = None
+
+
+@dataclass(frozen=True)
 class SearchResult:
     user_id: str
     companion_id: str
@@ -59,11 +70,21 @@ class SearchResult:
     timings: Timings = field(default_factory=Timings)
     degraded: tuple[str, ...] = ()
     """Why part of the retrieval was skipped; empty when nothing was."""
-    evidence: Mapping[uuid.UUID, Evidence] = field(default_factory=dict)
-    """Each candidate's cosine, word-match rank and score, and fused place."""
+    fused: Mapping[uuid.UUID, Evidence] = field(default_factory=dict)
+    """Each candidate's cosine, word-match rank and score, and fused place (step 7)."""
     asked: Asked | None = None
     """What the message asks of time: the days it names (which lift the memories dated in
     them), or that it asks for a date; None when it asks nothing of time."""
+
+    @cached_property
+    def evidence(self) -> Mapping[uuid.UUID, Explained]:
+        """Each candidate's fusion evidence beside the repeat rule's verdict on it, both read
+        from where they are kept (the fusion, the score)."""
+        found = self.selection.repeats
+        return {
+            mid: Explained(**{f.name: getattr(e, f.name) for f in fields(e)}, repeat=found.get(mid))
+            for mid, e in self.fused.items()
+        }
 
     @property
     def profile(self) -> tuple[Ranked, ...]:
@@ -89,6 +110,20 @@ class SearchResult:
     @property
     def is_degraded(self) -> bool:
         return bool(self.degraded)
+
+
+def without_postgres(
+    user_id: str,
+    companion_id: str,
+    query: str,
+    model: str,
+    reason: object,
+    also: tuple[str, ...] = (),
+) -> SearchResult:
+    """The result of a turn PostgreSQL could not serve: no memories, and why (``also``: what
+    else was skipped). The one place this answer is built."""
+    problem = f"PostgreSQL unavailable, no memories this turn: {reason}"
+    return SearchResult(user_id, companion_id, query, model, degraded=(problem, *also))
 
 
 def prompt_record(memory: Memory) -> PromptRecord:

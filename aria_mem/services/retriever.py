@@ -1,9 +1,11 @@
-"""The trip of one message, as DESIGN numbers it: build the query (2), embed it (3), find the
-nearest vectors and the word matches (4), let PostgreSQL confirm the candidates (5), rank (6),
-format the prompt sections (7).
+"""The trip of one message, step by step as docs/design.md numbers and names it (``STEPS``):
+1 Message, 2 Query, 3 Embedding, 4 Nearest vectors, 5 Profile, 6 Word search, 7 Fusion,
+8 Confirmation, 9 Bar and repeat rule, 10 Ranking, 11 Prompt.
 
 A straight line of steps that return values; one hand-over to a worker thread (steps 3-4, so a
-slow model cannot hold the turn past its deadline while PostgreSQL answers meanwhile).
+slow model cannot hold the turn past its deadline while PostgreSQL answers steps 5-6
+meanwhile). Each step's rule lives in the domain, one module a step, and none imports a later
+one (tests/test_trip.py holds it).
 
 A memory failure never reaches the caller: if the embedder or the index fails or is too slow,
 semantic retrieval is skipped (and logged), the profile from PostgreSQL still comes back, and
@@ -43,7 +45,7 @@ from aria_mem.domain.prompt import PromptSections
 from aria_mem.domain.query import build_query
 from aria_mem.domain.ranking import DEFAULT_MIN_SIMILARITY, DEFAULT_WEIGHTS, RankingWeights
 from aria_mem.domain.repeats import DEFAULT_REPEATS, RepeatRule
-from aria_mem.domain.retrieval import KnowledgeHit, SearchResult, prompt_record
+from aria_mem.domain.retrieval import KnowledgeHit, SearchResult, prompt_record, without_postgres
 from aria_mem.domain.selection import Selection, select
 from aria_mem.domain.time_signal import DEFAULT_TIME, TimeRule, asked
 from aria_mem.errors import ServiceError
@@ -53,11 +55,28 @@ from aria_mem.services.stopwatch import Stopwatch
 
 log = logging.getLogger(__name__)
 
+STEPS = (
+    "Message",
+    "Query",
+    "Embedding",
+    "Nearest vectors",
+    "Profile",
+    "Word search",
+    "Fusion",
+    "Confirmation",
+    "Bar and repeat rule",
+    "Ranking",
+    "Prompt",
+)
+"""The steps of the trip, in order (step 1 is the call of ``Retriever.retrieve``); the
+design and docs/retrieval.md number and name them the same."""
+
 
 @dataclass(frozen=True)
 class _Nearest:
-    """Steps 3 and 4: the query's vector and what the index returned for it (nothing, with
-    the reason, when the model or the index failed or was too slow)."""
+    """Steps 3 and 4 (Embedding, Nearest vectors): the query's vector and what the index
+    returned for it (nothing, with the reason, when the model or the index failed or was too
+    slow)."""
 
     vector: list[float] | None = None
     memories: list[Hit] = field(default_factory=list)
@@ -120,26 +139,28 @@ class Retriever:
         moment the message is said (default: the retriever's clock)."""
         watch = Stopwatch()
         now = self._clock() if now is None else now
-        query = build_query(message, previous)  # step 2
+        query = build_query(message, previous)  # step 2: Query
         question = asked(message, now, self._when) if self._when else None
         scope = SearchScope(user_id, companion_id, self._embedder.model_name)
         deadline = time.monotonic() + self._timeout
-        # Steps 3-4 (embed, nearest vectors) run in a worker, bounded by the deadline, while
-        # PostgreSQL answers here: the profile and stage, then the word matches.
+        # Steps 3-4 (Embedding, Nearest vectors) run in a worker, bounded by the deadline,
+        # while PostgreSQL answers steps 5-6 here.
         semantic = self._pool.submit(self._nearest, query, scope, watch) if query else None
         try:
-            with watch.stage("profile"):
+            with watch.stage("profile"):  # step 5: Profile
                 stage, profile_pool = self._reads.retrieval_context(
                     user_id, companion_id, timeout=self._timeout
                 )
         except ServiceError as exc:
-            problems = [f"PostgreSQL unavailable, no memories this turn: {exc}"]
-            problems += self._wait(semantic, deadline).problems
-            result = SearchResult(user_id, companion_id, query, scope.embedding_model)
-            return self._finish(replace(result, degraded=tuple(problems)), watch)
-        matches, problems = self._words(scope, query, watch)
+            skipped = tuple(self._wait(semantic, deadline).problems)
+            result = without_postgres(
+                user_id, companion_id, query, scope.embedding_model, exc, skipped
+            )
+            return self._finish(result, watch)
+        matches, problems = self._words(scope, query, watch)  # step 6: Word search
         nearest = self._wait(semantic, deadline)
         problems += nearest.problems
+        # Step 7: Fusion (the word matches the nearest vectors missed get their cosine first).
         looked_up = self._look_up(nearest, matches, scope, problems, watch)
         evidence = fuse(
             [(h.id, h.score) for h in nearest.memories],
@@ -149,10 +170,10 @@ class Retriever:
             self._fusion,
         )
         candidates = [Hit(mid, e.relevance, {}) for mid, e in evidence.items()]
-        confirmed = self._confirm(candidates, matches, scope, stage, now, watch)  # step 5
+        confirmed = self._confirm(candidates, matches, scope, stage, now, watch)  # step 8
         knowledge, knowledge_problem = self._knowledge(nearest.knowledge, scope, stage)
         problems += [p for p in (confirmed.problem, knowledge_problem) if p]
-        with watch.stage("rank"):  # step 6
+        with watch.stage("rank"):  # steps 9-10: Bar and repeat rule, Ranking
             selection = select(
                 profile_pool=profile_pool,
                 candidates=confirmed.usable,
@@ -165,12 +186,7 @@ class Retriever:
                 question=question,
                 time_rule=self._when or DEFAULT_TIME,
             )
-            found = selection.repeats
-            evidence = {
-                mid: replace(e, repeat=found[mid]) if mid in found else e
-                for mid, e in evidence.items()
-            }
-        with watch.stage("format"):  # step 7
+        with watch.stage("format"):  # step 11: Prompt
             sections = _sections(selection, knowledge)
         result = SearchResult(
             user_id,
@@ -183,13 +199,14 @@ class Retriever:
             sections,
             len(evidence),
             degraded=tuple(problems),
-            evidence=evidence,
+            fused=evidence,
             asked=question,
         )
         return self._finish(result, watch)
 
     def _nearest(self, query: str, scope: SearchScope, watch: Stopwatch) -> _Nearest:
-        """Embed the query once and search the memories (and the companion's knowledge)."""
+        """Steps 3-4: embed the query once and search the memories (and the companion's
+        knowledge)."""
         with watch.stage("embed"):
             vector = self._embedder.embed_query(query)
         with watch.stage("search"):
@@ -225,7 +242,7 @@ class Retriever:
     def _words(
         self, scope: SearchScope, query: str, watch: Stopwatch
     ) -> tuple[list[LexicalHit], list[str]]:
-        """The memories that share the query's distinctive words (with their rows)."""
+        """Step 6: the memories that share the query's distinctive words (with their rows)."""
         if self._candidates is not CandidateSource.FUSED or not query:
             return [], []
         try:
@@ -277,7 +294,7 @@ class Retriever:
         now: datetime,
         watch: Stopwatch,
     ) -> Confirmed:
-        """Deleted, archived, expired, held and foreign memories are dropped even if the
+        """Step 8: deleted, archived, expired, held and foreign memories are dropped even if the
         index still had a vector for them. The word matches came with their rows; the rest
         are read here in one query, bounded by the store's timeout."""
         if not hits:
