@@ -164,8 +164,9 @@ def test_the_facade_shows_no_adapter_and_composes_its_groups() -> None:
 
 def test_the_api_names_are_listed_once_and_typed_for_users(tmp_path: Path) -> None:
     """The names type checkers see (the re-exports) are the names the package hands out at
-    run time, and a user's script checked by mypy against the package sees their types: a
-    wrong keyword is an error, a right call is not."""
+    run time, and a user's script and test checked by mypy against the package see their
+    types (``aria_mem.testing`` included): a wrong keyword is an error, a right call is not.
+    tests/test_public_api.py holds which names those are."""
     import ast
 
     import aria_mem.api
@@ -180,11 +181,16 @@ def test_the_api_names_are_listed_once_and_typed_for_users(tmp_path: Path) -> No
     assert typed == set(aria_mem.api.__all__)
     script = tmp_path / "user_script.py"
     script.write_text(
-        "from aria_mem import AriaMem, SearchResult, WriteResult\n"
+        "from aria_mem import AriaMem, SearchResult, Settings, WriteResult\n"
+        "from aria_mem.testing import in_memory\n"
         "def go(memory: AriaMem) -> None:\n"
         "    kept: WriteResult = memory.remember('x', importance=0.5)\n"
         "    found: SearchResult = memory.search('x')\n"
         "    memory.remember('x', emotion=0.3)\n"
+        "def test_go() -> None:\n"
+        "    with in_memory(user='sam', retrieval={'min_similarity': 0.3}) as memory:\n"
+        "        settings: Settings = memory.settings\n"
+        "        go(memory)\n"
     )
     checked = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(script)],
