@@ -35,25 +35,25 @@ demo: install
 	$(BIN)/python scripts/demo.py
 
 bench: install
-	$(BIN)/python scripts/bench_import.py
-	$(BIN)/python scripts/bench_retrieval.py
-	$(BIN)/python scripts/bench_reindex.py
-	$(BIN)/python scripts/bench_chat.py
-	$(BIN)/python scripts/bench_quality.py
-	$(BIN)/python scripts/bench_hygiene.py
-	$(BIN)/python scripts/bench_startup.py
+	$(BIN)/python -m scripts.bench_import
+	$(BIN)/python -m scripts.bench_retrieval
+	$(BIN)/python -m scripts.bench_reindex
+	$(BIN)/python -m scripts.bench_chat
+	$(BIN)/python -m scripts.bench_quality
+	$(BIN)/python -m scripts.bench_hygiene
+	$(BIN)/python -m scripts.bench_startup
 
 # Retrieval quality on both data sets (personas, tuned on; observations, not): hit@5, hit@10
 # and recall@10 per question kind for plain cosine, word search alone, the seed's pipeline
 # (dense) and the shipped one (fused), with all-MiniLM-L6-v2 in process.
 bench-quality: install
-	$(BIN)/python scripts/bench_quality.py
+	$(BIN)/python -m scripts.bench_quality
 
 # Retrieval quality on real conversations kept outside the repository: DATA holds
 # realtalk/Chat_*.json and locomo/locomo-dev.json (scripts/bench_real.py says what is read).
 bench-real: install
 	@test -n "$(DATA)" || { echo "give the data folder: make bench-real DATA=/path/to/data"; exit 2; }
-	$(BIN)/python scripts/bench_real.py --data "$(DATA)"
+	$(BIN)/python -m scripts.bench_real --data "$(DATA)"
 
 # ruff, mypy --strict over the package, tests and scripts, and the import-linter contracts
 # (domain -> no I/O; services -> ports, never adapters; cli -> the public API).
@@ -70,13 +70,14 @@ clean:
 
 # Memory over months: repeats merged, changed facts superseded, the old value in prompts.
 bench-hygiene: install  # REALTALK=folder of Chat_*.json, LOCOMO=locomo-dev.json: the real-chat pairs too
-	$(BIN)/python scripts/bench_hygiene.py $(if $(REALTALK),--realtalk $(REALTALK)) $(if $(LOCOMO),--locomo $(LOCOMO))
+	$(BIN)/python -m scripts.bench_hygiene $(if $(REALTALK),--realtalk $(REALTALK)) $(if $(LOCOMO),--locomo $(LOCOMO))
 
 # Many clients at once (a few minutes): searches/s, p50 and p99 with 1, 4 and 16 searching
 # processes, writes/s with 1 and 16 writers, the review page with 6,000 open items.
 bench-load: install
-	$(BIN)/python scripts/bench_load.py
+	$(BIN)/python -m scripts.bench_load
 
-# The README's picture of the review page, taken by its browser test.
+# The README's picture of the review page (needs chromium): a throw-away home with a few
+# memories, the page's "why" view (scripts/screenshot.py).
 screenshot: install
-	REVIEW_PAGE_SCREENSHOT=docs/review-page.png $(BIN)/python -m pytest -q tests/test_review_page.py -k screenshot
+	$(BIN)/python -m scripts.screenshot docs/review-page.png

@@ -826,19 +826,6 @@ def test_the_page_reads_without_javascript_by_keyboard_and_on_a_narrow_window(
     context.close()
 
 
-def test_screenshot_for_the_readme(site: Site, browser: Browser) -> None:
-    """The README's picture of the page, taken here so it shows the page as it is; written
-    to the file REVIEW_PAGE_SCREENSHOT names (`make screenshot`: docs/review-page.png)."""
-    context = site.enter(browser, viewport={"width": 1000, "height": 640})
-    shot = context.new_page()
-    shot.goto(f"{site.base}/why?message=How+is+Sam%27s+sister+Maya%2C+who+loves+pottery%3F")
-    picture = shot.screenshot()
-    assert picture.startswith(b"\x89PNG")
-    if target := os.environ.get("REVIEW_PAGE_SCREENSHOT"):
-        Path(target).write_bytes(picture)
-    context.close()
-
-
 def test_another_local_account_is_refused(site: Site, intruder: Intruder) -> None:
     code = """
         import json, sys, urllib.request, urllib.error
