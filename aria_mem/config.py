@@ -23,11 +23,11 @@ import platformdirs
 import tomli_w
 
 from aria_mem import providers
-from aria_mem.domain.fusion import CandidateSource
 from aria_mem.errors import ConfigError
 from aria_mem.ownership import check_file, check_folder, check_opened
 from aria_mem.private import NotARegularFileError, open_regular, private_dir, write_private
 from aria_mem.sections import DEFAULT_MODELS as DEFAULT_MODELS
+from aria_mem.sections import SPELLINGS, choice
 from aria_mem.sections import ChatSettings as ChatSettings
 from aria_mem.sections import DaemonSettings as DaemonSettings
 from aria_mem.sections import EmbedderSettings as EmbedderSettings
@@ -41,7 +41,6 @@ from aria_mem.sections import RetrievalSettings as RetrievalSettings
 APP_NAME = "aria-mem"
 PROVIDERS = tuple(providers.EMBEDDING)
 
-CANDIDATE_SOURCES = tuple(source.value for source in CandidateSource)
 SUGGESTED_MIN_SIMILARITY = {"all-MiniLM-L6-v2": 0.25}
 """Similarity bars for models whose cosine scale sits well below the default bar, measured on
 related and unrelated pairs (README, "Choosing the similarity bar"). `init` writes them."""
@@ -89,14 +88,6 @@ _SECTIONS: dict[str, type[Any]] = {
     "hygiene": HygieneSettings,
     "ranking": RankingSettings,
 }
-
-_CHOICES = (
-    ("chat", "extract_memories", ("on", "off")),
-    ("retrieval", "repeats", ("on", "off")),
-    ("hygiene", "merge", ("on", "off")),
-    ("hygiene", "judge", ("on", "off")),
-    ("hygiene", "retire", ("propose", "apply", "off")),
-)
 
 _ALIASES = {"MEMORY_MIN_SIMILARITY": ("retrieval", "min_similarity")}
 
@@ -154,6 +145,10 @@ _OTHER_VARIABLES = {
 
 def _coerce(section: str, key: str, raw: Any, kind: Any, source: str) -> Any:
     where = f"[{section}] {key} (from {source})"
+    if kind in SPELLINGS:
+        if (value := choice(kind, raw)) is None:
+            raise ConfigError(f"{where} must be one of {', '.join(SPELLINGS[kind])}")
+        return value
     if kind in (float, "float"):
         if isinstance(raw, bool):
             raise ConfigError(f"{where} must be a number, got {raw!r}")
@@ -199,14 +194,9 @@ def _check(settings: Settings, sources: dict[tuple[str, str], str]) -> None:
             "provider",
             f"must be one of {', '.join(providers.CHAT)}, got {settings.chat.provider!r}",
         )
-    if settings.retrieval.candidates not in CANDIDATE_SOURCES:
-        fail("retrieval", "candidates", f"must be one of {', '.join(CANDIDATE_SOURCES)}")
     language = settings.retrieval.language
     if not (language and language.replace("_", "").isalnum() and len(language) <= 63):
         fail("retrieval", "language", "must be a text-search configuration name, e.g. english")
-    for section, key, allowed in _CHOICES:
-        if getattr(getattr(settings, section), key) not in allowed:
-            fail(section, key, f"must be one of {', '.join(allowed)}")
     if not settings.chat.reply_reserve < settings.chat.context_window:
         fail("chat", "reply_reserve", "must be smaller than context_window")
     url = settings.index.url
@@ -333,10 +323,16 @@ def load(config_path: Path | None = None, *, environ: dict[str, str] | None = No
 
 
 def with_overrides(settings: Settings, **sections: dict[str, Any]) -> Settings:
-    """Apply command-line flags (the highest layer) to loaded settings."""
+    """Apply command-line flags (the highest layer) to loaded settings; a switch or a choice
+    may be given as spelled in the file ("off") or as its type (False)."""
     changed: dict[str, Any] = {}
     for section, updates in sections.items():
-        clean = {k: v for k, v in updates.items() if v is not None}
+        kinds = {f.name: f.type for f in fields(getattr(settings, section))}
+        clean = {
+            k: _coerce(section, k, v, kinds[k], "the overrides") if kinds.get(k) in SPELLINGS else v
+            for k, v in updates.items()
+            if v is not None
+        }
         if clean:
             changed[section] = replace(getattr(settings, section), **clean)
     result = replace(settings, **changed)

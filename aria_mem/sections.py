@@ -4,11 +4,33 @@ them)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from enum import StrEnum
 
 from aria_mem import providers
+from aria_mem.domain.fusion import CandidateSource
+from aria_mem.domain.hygiene import Retire
 from aria_mem.domain.ranking import DEFAULT_MIN_SIMILARITY, DEFAULT_WEIGHTS, RankingWeights
 
 DEFAULT_MODELS = {name: p.default_model for name, p in providers.EMBEDDING.items()}
+
+SWITCH = {"on": True, "off": False}
+"""How the file and the environment spell a switch; a section holds it as a bool."""
+
+CHOICES: dict[str, type[StrEnum]] = {"CandidateSource": CandidateSource, "Retire": Retire}
+"""The keys that name one of a few choices, by their field's type, which they are read into."""
+
+SPELLINGS = {"bool": tuple(SWITCH), **{kind: tuple(c) for kind, c in CHOICES.items()}}
+"""A switch's or a choice's values as written, by the field's type (``config`` reads them)."""
+
+
+def choice(kind: str, raw: object) -> object:
+    """``raw`` read into its field's type (a bool for on/off, the choice's enum), once, where
+    the settings are loaded so that no caller compares strings; a value of the type already
+    (an override from code) is kept. None: not one of its spellings."""
+    if kind == "bool":
+        return raw if isinstance(raw, bool) else SWITCH.get(raw) if isinstance(raw, str) else None
+    choices = CHOICES[kind]
+    return choices(raw) if isinstance(raw, str) and raw in set(choices) else None
 
 
 @dataclass(frozen=True)
@@ -50,10 +72,10 @@ class EmbedderSettings:
 class RetrievalSettings:
     min_similarity: float = DEFAULT_MIN_SIMILARITY
     timeout: float = 2.0
-    candidates: str = "fused"
+    candidates: CandidateSource = CandidateSource.FUSED
     language: str = "english"
-    repeats: str = "on"
-    """on: a near-repeat of the profile or of a more relevant candidate is ranked lower
+    repeats: bool = True
+    """on (True): a near-repeat of the profile or of a more relevant candidate is ranked lower
     (``domain.repeats``); off: candidates are ranked as they come."""
 
 
@@ -100,7 +122,8 @@ class ChatSettings:
         "You are Aria, a warm and attentive companion. You remember what the user has shared "
         "with you and use it naturally and kindly, never reciting it."
     )
-    extract_memories: str = "on"
+    extract_memories: bool = True
+    """on (True): each turn's facts are extracted and remembered after the reply."""
 
 
 @dataclass(frozen=True)
@@ -112,13 +135,13 @@ class DaemonSettings:
 
 @dataclass(frozen=True)
 class HygieneSettings:
-    merge: str = "on"
-    """on: a new memory that repeats a known one is merged into it; off: stored as given."""
+    merge: bool = True
+    """on (True): a new memory that repeats a known one is merged into it; off: stored as given."""
     merge_similarity: float = 0.0
     """0: the embedding model's own bar (``domain.hygiene.SUGGESTED_RULES``), else this one."""
     conflict_similarity: float = 0.0
-    judge: str = "on"
-    """on: facts the chat model extracts are judged by it against the nearest memories."""
-    retire: str = "propose"
+    judge: bool = True
+    """on (True): facts the chat model extracts are judged by it against the nearest memories."""
+    retire: Retire = Retire.PROPOSE
     """What the daemon does with stale memories: propose (the review queue), apply, off."""
     retire_after_days: float = 180.0

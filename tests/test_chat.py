@@ -33,7 +33,7 @@ from tests.fakes.concepts import concept_embed
 from tests.fakes.lmstudio_server import FakeLMStudio
 from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
 
-NO_EXTRACTION = ChatSettings(extract_memories="off")
+NO_EXTRACTION = ChatSettings(extract_memories=False)
 
 
 @pytest.fixture
@@ -245,7 +245,7 @@ def test_a_tiny_window_trims_in_order_and_never_overflows(
 ) -> None:
     for i in range(4):
         _remember(store, index, server, f"The user's sister {i} loves pottery " + "x" * 80)
-    settings = ChatSettings(extract_memories="off", context_window=300, reply_reserve=100)
+    settings = ChatSettings(extract_memories=False, context_window=300, reply_reserve=100)
     session = _session(store, index, server, settings=settings)
     for _ in range(3):
         _say(session, "my sister " + "y" * 60)
@@ -283,7 +283,7 @@ def test_memories_are_extracted_from_the_conversation(
             ]
         }
     )
-    session = _session(store, index, server, settings=ChatSettings(extract_memories="on"))
+    session = _session(store, index, server, settings=ChatSettings(extract_memories=True))
     _say(session, "My sister is getting married in June; dad won't be there.")
     session.wait_for_background()
     stored = {m.text: m for m in store.memories.list_memories(user_id="u1", companion_id="aria")}
@@ -301,7 +301,7 @@ def test_extraction_failures_never_reach_the_conversation(
     store: PostgresStore, index: EdgeIndex, server: FakeOllama, caplog: pytest.LogCaptureFixture
 ) -> None:
     server.state.chat_reply = "this is not JSON"
-    session = _session(store, index, server, settings=ChatSettings(extract_memories="on"))
+    session = _session(store, index, server, settings=ChatSettings(extract_memories=True))
     assert _say(session, "hello").strip() == "this is not JSON"
     session.wait_for_background()
     assert store.memories.list_memories(user_id="u1", companion_id="aria") == []

@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 from aria_mem import config
+from aria_mem.domain.fusion import CandidateSource
+from aria_mem.domain.hygiene import Retire
 from aria_mem.errors import ConfigError
 
 
@@ -36,6 +38,33 @@ def test_file_then_environment_then_flags(tmp_path: Path, monkeypatch: pytest.Mo
     assert settings.identity.user == "alex"
     flagged = config.with_overrides(settings, identity={"user": "kim", "companion": None})
     assert flagged.identity.user == "kim" and flagged.identity.companion == "aria"
+
+
+def test_switches_and_choices_are_read_into_their_types_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "on"/"off" become bools and a choice its enum where the settings are read (the file,
+    the environment, an override given as spelled or as its type), so no caller compares
+    strings: an "off" that stayed a string would be true."""
+    path = tmp_path / "c.toml"
+    path.write_text(
+        '[hygiene]\nmerge = "off"\nretire = "apply"\n[retrieval]\ncandidates = "dense"\n'
+    )
+    monkeypatch.setenv("ARIA_MEM_CHAT_EXTRACT_MEMORIES", "off")
+    settings = config.load(path)
+    assert settings.hygiene.merge is False and settings.hygiene.judge is True
+    assert settings.hygiene.retire is Retire.APPLY
+    assert settings.retrieval.candidates is CandidateSource.DENSE
+    assert settings.chat.extract_memories is False
+    flagged = config.with_overrides(
+        settings, hygiene={"merge": "on", "judge": False, "retire": "off"}
+    )
+    assert flagged.hygiene.merge is True and flagged.hygiene.judge is False
+    assert flagged.hygiene.retire is Retire.OFF
+    with pytest.raises(
+        ConfigError, match=r"\[hygiene\] retire .*must be one of propose, apply, off"
+    ):
+        config.with_overrides(settings, hygiene={"retire": "sometimes"})
 
 
 def test_aria_mem_config_variable_picks_the_file(

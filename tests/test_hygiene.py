@@ -21,6 +21,7 @@ from aria_mem.adapters.qdrant_edge import EdgeIndex
 from aria_mem.domain.hygiene import (
     EventKind,
     HygieneRule,
+    Retire,
     RetirementRule,
     ReviewKind,
     different_content,
@@ -278,7 +279,7 @@ def test_stale_memories_are_proposed_or_retired_and_retirement_is_undone(
     _old(any_store, "The user is learning the violin.", 400, importance=0.9)
     _old(any_store, "The user had toast.", 20, importance=0.1)
     rule = RetirementRule(older_than=timedelta(days=180))
-    proposing = Upkeep(any_store, index, embedder, retire="propose", retirement=rule)
+    proposing = Upkeep(any_store, index, embedder, retire=Retire.PROPOSE, retirement=rule)
     assert proposing.retire_stale(datetime.now(UTC)) == (0, 1)
     assert proposing.retire_stale(datetime.now(UTC)) == (0, 0)  # asked once
     [item] = any_store.hygiene.reviews("u1", "aria")
@@ -288,7 +289,7 @@ def test_stale_memories_are_proposed_or_retired_and_retirement_is_undone(
     assert proposing.retire_stale(datetime.now(UTC)) == (0, 0)  # kept: not asked again
 
     other = _old(any_store, "The user had a sandwich at the station.", 400, importance=0.2)
-    applying = Upkeep(any_store, index, embedder, retire="apply", retirement=rule)
+    applying = Upkeep(any_store, index, embedder, retire=Retire.APPLY, retirement=rule)
     assert applying.retire_stale(datetime.now(UTC)) == (1, 0)
     assert any_store.memories.get(other).status is MemoryStatus.ARCHIVED
     report = applying.run_pass(lambda: False)

@@ -15,7 +15,6 @@ from aria_mem import config, providers
 from aria_mem.api.following import Following, SwitchedAway, cannot_follow
 from aria_mem.config import Settings
 from aria_mem.domain import validation
-from aria_mem.domain.fusion import CandidateSource
 from aria_mem.domain.hygiene import rule_for
 from aria_mem.domain.models import Memory
 from aria_mem.domain.repeats import DEFAULT_REPEATS
@@ -154,7 +153,7 @@ class Context:
 
         hygiene = self.settings.hygiene
         curator = None
-        if hygiene.merge == "on":
+        if hygiene.merge:
             rule = rule_for(
                 self.settings.embedder.effective_model,
                 hygiene.merge_similarity,
@@ -189,7 +188,7 @@ class Context:
             hygiene.conflict_similarity,
         )
         curator = Curator(self.store.memories, self.store.hygiene, self.index, self.embedder, rule)
-        judge = self.chat_model if hygiene.judge == "on" else None
+        judge = self.chat_model if hygiene.judge else None
         return Consolidator(self.store.memories, self.store.hygiene, curator, self.writer, judge)
 
     @property
@@ -206,8 +205,8 @@ class Context:
                 self.embedder,
                 min_similarity=r.min_similarity,
                 timeout=r.timeout,
-                candidates=CandidateSource(r.candidates),
-                repeats=DEFAULT_REPEATS if r.repeats == "on" else None,
+                candidates=r.candidates,
+                repeats=DEFAULT_REPEATS if r.repeats else None,
                 weights=self.settings.ranking.weights(),
             ),
         )

@@ -293,7 +293,7 @@ class Reviews:
         and companions'. With ``[hygiene] merge = "off"`` nothing is done."""
         from aria_mem.services.consolidator import TidyReport
 
-        if self._context.settings.hygiene.merge == "off":
+        if not self._context.settings.hygiene.merge:
             return TidyReport(notes=['consolidation is off ([hygiene] merge = "off")'])
         owner = None if everyone else self._context.scope(user, companion)
         return self._context.consolidator.run(owner=owner, limit=limit, progress=progress)

@@ -114,7 +114,7 @@ class Relay:
             log_.add_turns(conversation, [*said, ("assistant", reply, now)])
         except ServiceError as exc:
             log.warning("the reply's turns and uses were not kept: %s", exc)
-        if context.settings.chat.extract_memories != "on":
+        if not context.settings.chat.extract_memories:
             return
         try:
             self._extract(

@@ -222,6 +222,15 @@ def more_informative(first: str, second: str) -> str:
     return second if len(second) > len(first) else first
 
 
+class Retire(StrEnum):
+    """What a hygiene pass does with stale memories ([hygiene] retire): put them to a person
+    (the review queue), archive them (reversible), or nothing."""
+
+    PROPOSE = "propose"
+    APPLY = "apply"
+    OFF = "off"
+
+
 @dataclass(frozen=True)
 class RetirementRule:
     older_than: timedelta = timedelta(days=180)

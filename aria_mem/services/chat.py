@@ -274,7 +274,7 @@ class ChatSession:
             ),
         )
         self.last = turn
-        if self._writer is not None and self._settings.extract_memories == "on":
+        if self._writer is not None and self._settings.extract_memories:
             self._extract(retrieval.stage if retrieval else Stage.EARLY)
         return turn
 

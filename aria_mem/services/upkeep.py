@@ -7,7 +7,7 @@ import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from aria_mem.domain.hygiene import RetirementRule, ReviewItem, ReviewKind, stale
+from aria_mem.domain.hygiene import Retire, RetirementRule, ReviewItem, ReviewKind, stale
 from aria_mem.domain.records import DaemonState, DimensionCheck, PassReport, SweepReport
 from aria_mem.errors import ServiceError
 from aria_mem.ports import DaemonStart, Embedder, Store, VectorIndex
@@ -28,7 +28,7 @@ class Upkeep:
         index: VectorIndex,
         embedder: Embedder,
         *,
-        retire: str = "propose",
+        retire: Retire = Retire.PROPOSE,
         retirement: RetirementRule = RetirementRule(),
         consolidate: Callable[[Callable[[], bool]], int] | None = None,
     ) -> None:
@@ -80,7 +80,7 @@ class Upkeep:
     def retire_stale(self, now: datetime) -> tuple[int, int]:
         """Stale memories (``domain.hygiene.stale``) archived or proposed for review: how
         many of each. Never a delete; a proposal a person rejected is not made again."""
-        if self._retire == "off":
+        if self._retire is Retire.OFF:
             return 0, 0
         hygiene = self._store.hygiene
         retired = proposed = 0
@@ -89,7 +89,7 @@ class Upkeep:
             why = stale(memory, now, self._retirement)
             if why is None:
                 continue
-            if self._retire == "apply":
+            if self._retire is Retire.APPLY:
                 hygiene.retire(memory.id, why)
                 retired += 1
                 continue
