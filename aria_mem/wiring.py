@@ -15,8 +15,8 @@ from aria_mem.ports import ChatModel, DaemonLock, DocumentReader, Embedder, Stor
 from aria_mem.private import private_dir
 
 if TYPE_CHECKING:
-    from aria_mem.adapters.index_service import IndexService
-    from aria_mem.adapters.index_sharing import ServiceClient
+    from aria_mem.adapters.service.client import ServiceClient
+    from aria_mem.adapters.service.server import IndexService
     from aria_mem.services.health import Targets
 
 T = TypeVar("T")
@@ -151,7 +151,7 @@ class Adapters:
     def _index(self) -> VectorIndex:
         url = self.settings.index.url
         if not url:
-            from aria_mem.adapters.index_sharing import SharedEdgeIndex
+            from aria_mem.adapters.service.shared_index import SharedEdgeIndex
 
             return SharedEdgeIndex(self.settings.index_dir, service=self.service)
         from aria_mem.adapters.qdrant_server import QdrantServerIndex
@@ -167,7 +167,7 @@ class Adapters:
         return self._get("service", self._service)
 
     def _service(self) -> ServiceClient:
-        from aria_mem.adapters.index_sharing import ServiceClient
+        from aria_mem.adapters.service.client import ServiceClient
 
         private_dir(self.settings.data_dir, what="data folder")
         return ServiceClient(
@@ -232,7 +232,7 @@ class Adapters:
         named by [postgres] dsn or [index] url is not aria-mem's to stop): (service pid,
         whether PostgreSQL was running)."""
         self.close()
-        from aria_mem.adapters.index_service import stop_service
+        from aria_mem.adapters.service.folder import stop_service
 
         owner = stop_service(self.settings.index_dir)
         postgres = False
@@ -254,7 +254,7 @@ def host_service(
 ) -> IndexService | None:
     """Run the aria-mem service of ``settings`` in this process (the daemon): one started on
     demand is stopped and replaced; while another daemon runs it, wait (None if ``stopped``)."""
-    from aria_mem.adapters.index_service import take_over
+    from aria_mem.adapters.service.takeover import take_over
 
     private_dir(settings.data_dir, what="data folder")
     return take_over(

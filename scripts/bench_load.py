@@ -280,8 +280,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print JSON for scripts")
     args = parser.parse_args(argv)
 
-    from aria_mem.adapters.index_service import stop_service
     from aria_mem.adapters.postgres import embedded
+    from aria_mem.adapters.service.folder import stop_service
 
     levels: list[Level] = []
     review = ReviewTiming(args.review_items)

@@ -175,8 +175,8 @@ def main() -> None:
                     )
                 )
         finally:
-            from aria_mem.adapters.index_service import stop_service as stop_in
             from aria_mem.adapters.postgres import embedded
+            from aria_mem.adapters.service.folder import stop_service as stop_in
 
             for folder in (home, Path(tmp) / "ollama-home"):
                 stop_in(folder / "data" / "index")

@@ -17,9 +17,9 @@ import pytest
 
 from aria_mem.adapters.embedders.ollama import OllamaEmbedder
 from aria_mem.adapters.in_memory.store import InMemoryStore
-from aria_mem.adapters.index_service import lock_held, stop_service
 from aria_mem.adapters.postgres import embedded
 from aria_mem.adapters.postgres.store import PostgresStore
+from aria_mem.adapters.service.folder import lock_held, stop_service
 from aria_mem.ports import Store
 from tests.accounts import intruder  # noqa: F401 (a fixture: a second local account)
 from tests.fakes.lmstudio_server import FakeLMStudio

@@ -18,11 +18,11 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from aria_mem.adapters.index_serving import PROTOCOL
-from aria_mem.adapters.index_sharing import SharedEdgeIndex
 from aria_mem.adapters.postgres import embedded
 from aria_mem.adapters.postgres.store import PostgresStore
 from aria_mem.adapters.qdrant_edge import EdgeIndex
+from aria_mem.adapters.service.protocol import PROTOCOL
+from aria_mem.adapters.service.shared_index import SharedEdgeIndex
 from aria_mem.domain.models import MEMORIES_COLLECTION, NewMemory
 from aria_mem.domain.records import DaemonState
 from tests.conftest import ROOT, CliResult, closed_port

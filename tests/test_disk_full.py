@@ -27,9 +27,9 @@ from aria_mem.adapters.disk_space import (
     free_bytes,
     no_space,
 )
-from aria_mem.adapters.index_service import lock_held, stop_service
 from aria_mem.adapters.postgres import embedded
 from aria_mem.adapters.qdrant_edge import EdgeIndex
+from aria_mem.adapters.service.folder import lock_held, stop_service
 from aria_mem.domain.models import IndexPoint, SearchScope
 from aria_mem.errors import IndexDiskFullError
 from tests.conftest import CliResult

@@ -9,23 +9,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import psycopg
-import pytest
 from psycopg import sql
 
 from aria_mem import chat_history
-from aria_mem.adapters.index_sharing import SharedEdgeIndex
 from aria_mem.adapters.postgres.store import PostgresStore
+from aria_mem.adapters.service.shared_index import SharedEdgeIndex
 from aria_mem.domain.models import MEMORIES_COLLECTION
 from tests.conftest import CliResult
-from tests.fakes.ollama_server import FakeOllama
 
 Cli = Callable[..., CliResult]
 SECRET = "Zanzibar"
-
-
-@pytest.fixture
-def env(embedded_dsn: str, fake_ollama: FakeOllama) -> dict[str, str]:
-    return {"ARIA_MEM_POSTGRES_DSN": embedded_dsn, "ARIA_MEM_EMBEDDER_HOST": fake_ollama.url}
 
 
 def _traces(dsn: str, needles: tuple[str, ...]) -> dict[str, int]:

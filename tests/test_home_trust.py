@@ -27,8 +27,8 @@ from pathlib import Path
 import pytest
 
 from aria_mem import config
-from aria_mem.adapters.index_service import stop_service
 from aria_mem.adapters.postgres import embedded, posix_acl
+from aria_mem.adapters.service.folder import stop_service
 from aria_mem.errors import ConfigError
 from tests.accounts import Intruder
 from tests.conftest import ROOT, CliResult

@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 import qdrant_edge as qe
 
-from aria_mem.adapters.index_service import IndexService
-from aria_mem.adapters.index_sharing import ServiceClient, SharedEdgeIndex
 from aria_mem.adapters.qdrant_edge import EdgeIndex
 from aria_mem.adapters.qdrant_server import QdrantServerIndex
+from aria_mem.adapters.service.client import ServiceClient
+from aria_mem.adapters.service.server import IndexService
+from aria_mem.adapters.service.shared_index import SharedEdgeIndex
 from aria_mem.domain.models import IndexPoint, SearchScope
 from aria_mem.errors import DimensionMismatchError, VectorIndexError
 from aria_mem.ports import VectorIndex

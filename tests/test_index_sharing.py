@@ -21,11 +21,14 @@ import numpy as np
 import pytest
 import qdrant_edge as qe
 
-from aria_mem.adapters import index_serving
-from aria_mem.adapters.index_service import IndexService, lock_held, stop_service
-from aria_mem.adapters.index_sharing import ServiceClient, SharedEdgeIndex, socket_path_for
 from aria_mem.adapters.postgres.embedded import INITDB_STAGE, SOCKET_FOLDER
 from aria_mem.adapters.qdrant_edge import EdgeIndex
+from aria_mem.adapters.service import protocol as wire
+from aria_mem.adapters.service.client import ServiceClient
+from aria_mem.adapters.service.folder import lock_held, stop_service
+from aria_mem.adapters.service.protocol import socket_path_for
+from aria_mem.adapters.service.server import IndexService
+from aria_mem.adapters.service.shared_index import SharedEdgeIndex
 from aria_mem.domain.models import IndexPoint, SearchScope
 from aria_mem.errors import VectorIndexError
 from tests.conftest import CHILD, ROOT
@@ -179,7 +182,7 @@ def test_a_long_root_keeps_its_socket_in_the_private_index_folder(tmp_path: Path
 _SEARCH_AS_A_CLIENT = """
 import json, sys
 from pathlib import Path
-from aria_mem.adapters.index_sharing import SharedEdgeIndex
+from aria_mem.adapters.service.shared_index import SharedEdgeIndex
 from aria_mem.domain.models import SearchScope
 from tests.fakes.vectors import embed
 hits = SharedEdgeIndex(Path(sys.argv[1])).search(
@@ -239,7 +242,7 @@ def test_a_service_of_a_newer_protocol_is_named_and_left_alone(tmp_path: Path) -
     newer = _child(tmp_path, "alice", 5, "hold", "serve", "newer")
     _first_line(newer)
     client = SharedEdgeIndex(tmp_path, wait_seconds=2)
-    protocol = index_serving.PROTOCOL
+    protocol = wire.PROTOCOL
     try:
         with pytest.raises(
             VectorIndexError, match=rf"newer protocol \({protocol + 1}, this one {protocol}\)"
@@ -254,13 +257,11 @@ def test_a_service_of_a_newer_protocol_is_named_and_left_alone(tmp_path: Path) -
 
 def test_a_packed_vector_is_float32_exactly_and_garbage_is_refused() -> None:
     vector = [0.1, -2.5, 3.0e-7, 1.0]
-    assert index_serving.unpack_vector(index_serving.pack_vector(vector)) == [
-        float(np.float32(v)) for v in vector
-    ]
-    assert index_serving.unpack_vector([1.0, 2.0]) == [1.0, 2.0]
+    assert wire.unpack_vector(wire.pack_vector(vector)) == [float(np.float32(v)) for v in vector]
+    assert wire.unpack_vector([1.0, 2.0]) == [1.0, 2.0]
     for bad in ("not base64!", "AAAA", 7):
         with pytest.raises(ValueError):
-            index_serving.unpack_vector(bad)
+            wire.unpack_vector(bad)
 
 
 def test_an_unknown_operation_and_a_malformed_request_come_back_as_errors(

@@ -22,8 +22,8 @@ import pytest
 
 from aria_mem import AriaMem
 from aria_mem.adapters.in_memory.store import InMemoryStore
-from aria_mem.adapters.index_sharing import SharedEdgeIndex
 from aria_mem.adapters.qdrant_server import QdrantServerIndex
+from aria_mem.adapters.service.shared_index import SharedEdgeIndex
 from aria_mem.config import load
 from aria_mem.domain.models import MEMORIES_COLLECTION, Kind
 from aria_mem.services.indexer import Indexer

@@ -31,9 +31,10 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from aria_mem.adapters.index_service import IndexService, lock_held, stop_service
-from aria_mem.adapters.index_sharing import SharedEdgeIndex
 from aria_mem.adapters.postgres import embedded, server_account
+from aria_mem.adapters.service.folder import lock_held, stop_service
+from aria_mem.adapters.service.server import IndexService
+from aria_mem.adapters.service.shared_index import SharedEdgeIndex
 from aria_mem.domain.models import SearchScope
 from aria_mem.errors import VectorIndexError
 from aria_mem.ownership import has_acl
@@ -308,7 +309,7 @@ def test_files_are_private_whatever_the_umask(tmp_path: Path) -> None:
 
 def test_an_index_socket_listens_only_for_its_account(tmp_path: Path) -> None:
     """The peer check itself, without a second account: a socket pair is our own uid."""
-    from aria_mem.adapters.index_sharing import peer_uid
+    from aria_mem.adapters.service.protocol import peer_uid
 
     left, right = socket.socketpair(socket.AF_UNIX)
     try:

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from aria_mem.adapters.index_service import lock_held
 from aria_mem.adapters.postgres import embedded
+from aria_mem.adapters.service.folder import lock_held
 from tests.conftest import ROOT, CliResult
 from tests.test_daemon import DaemonProcess
 

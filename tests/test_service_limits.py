@@ -17,8 +17,9 @@ import pytest
 
 from aria_mem.adapters.embedders.local_model import BUNDLED
 from aria_mem.adapters.embedders.shared import SharedModelEmbedder
-from aria_mem.adapters.index_service import IndexService, ModelShelf, lock_held, log_path_for
-from aria_mem.adapters.index_serving import (
+from aria_mem.adapters.service.client import ServiceClient
+from aria_mem.adapters.service.folder import lock_held, log_path_for
+from aria_mem.adapters.service.protocol import (
     MAX_CLIENTS_PER_PROCESS,
     MAX_EMBED_CHARS,
     MAX_REQUEST_BYTES,
@@ -27,7 +28,8 @@ from aria_mem.adapters.index_serving import (
     socket_address,
     socket_path_for,
 )
-from aria_mem.adapters.index_sharing import ServiceClient, SharedEdgeIndex
+from aria_mem.adapters.service.server import IndexService, ModelShelf
+from aria_mem.adapters.service.shared_index import SharedEdgeIndex
 from aria_mem.domain.models import IndexPoint, SearchScope
 from aria_mem.errors import EmbedderError, VectorIndexError
 from tests.test_shared_model import CountingModel

@@ -13,10 +13,10 @@ import pytest
 
 from aria_mem.adapters.embedders.local_model import BUNDLED, SentenceTransformerEmbedder
 from aria_mem.adapters.embedders.shared import SharedModelEmbedder
-from aria_mem.adapters.index_service import IndexService, ModelShelf
-from aria_mem.adapters.index_serving import MAX_TEXTS_PER_CALL
-from aria_mem.adapters.index_sharing import ServiceClient
 from aria_mem.adapters.postgres import embedded
+from aria_mem.adapters.service.client import ServiceClient
+from aria_mem.adapters.service.protocol import MAX_TEXTS_PER_CALL
+from aria_mem.adapters.service.server import IndexService, ModelShelf
 from aria_mem.errors import EmbedderError, VectorIndexError
 from tests.conftest import CHILD, ROOT, CliResult
 

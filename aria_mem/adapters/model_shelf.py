@@ -1,5 +1,5 @@
 """The in-process embedding models the aria-mem service runs for its clients (see
-``index_service``): which names it accepts, and which models it keeps loaded."""
+``service.server``): which names it accepts, and which models it keeps loaded."""
 
 from __future__ import annotations
 

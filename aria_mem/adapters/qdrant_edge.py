@@ -1,7 +1,7 @@
 """The embedded vector index: one Qdrant Edge shard per collection, in the data directory.
 
 A shard can be open in one process at a time (its write-ahead log is locked); see
-``index_service`` for the one process that holds them for every aria-mem process.
+``service.server`` for the one process that holds them for every aria-mem process.
 
 qdrant-edge-py 0.9.0 matches nothing with ``MatchValue(True)`` on a boolean payload field,
 while integer and keyword matches work. So this adapter stores boolean payload values as the

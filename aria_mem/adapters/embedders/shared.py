@@ -2,7 +2,7 @@
 
 Loading sentence-transformers and its model takes seconds and hundreds of MB, far more than a
 command's own work; so only the service loads it (once, kept loaded) and every other process
-asks it for vectors over the service's private socket. See ``index_service``.
+asks it for vectors over the service's private socket. See ``adapters.service``.
 """
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from pathlib import Path
 
 from aria_mem.adapters.embedders.base import BaseEmbedder
 from aria_mem.adapters.embedders.local_model import BUNDLED
-from aria_mem.adapters.index_serving import (
+from aria_mem.adapters.service.client import ServiceClient
+from aria_mem.adapters.service.protocol import (
     MAX_EMBED_CHARS,
     MAX_TEXT_CHARS,
     MAX_TEXTS_PER_CALL,
     unpack_vector,
 )
-from aria_mem.adapters.index_sharing import ServiceClient
 from aria_mem.errors import EmbedderError, VectorIndexError
 
 

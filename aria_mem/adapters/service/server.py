@@ -3,13 +3,14 @@ and runs the in-process embedding model. Every other aria-mem process is its cli
 
 A Qdrant Edge shard can be open in one process only, and loading the model takes seconds and
 hundreds of MB; so one process does both, for as long as it is wanted. The first command that
-needs it starts it in the background (``index_sharing.start_in_background``: detached, logging to
+needs it starts it in the background (``client.start_in_background``: detached, logging to
 ``service.log`` in the data folder) and it exits after ``idle_exit`` seconds with no client;
 ``aria-mem daemon`` hosts the same service in the foreground (and also reconciles), replacing
-one started on demand. An exclusive lock on ``index.lock`` says which process it is; the shards
-stay open for the service's whole life, so a config change never reopens them.
+one started on demand (``takeover``). An exclusive lock on ``index.lock`` says which process it
+is (``folder``); the shards stay open for the service's whole life, so a config change never
+reopens them.
 
-    python -m aria_mem.adapters.index_service INDEX_DIR [--idle-exit S] [--client-timeout S]
+    python -m aria_mem.adapters.service.server INDEX_DIR [--idle-exit S] [--client-timeout S]
 """
 
 from __future__ import annotations
@@ -24,16 +25,16 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from aria_mem.adapters.index_serving import CLIENT_TIMEOUT, PROTOCOL, Server, socket_path_for
 from aria_mem.adapters.model_shelf import LocalModel as LocalModel
 from aria_mem.adapters.model_shelf import ModelShelf as ModelShelf
-from aria_mem.errors import IndexClosedError, StoreError, VectorIndexError
+from aria_mem.adapters.service.folder import LOCK_NAME
+from aria_mem.adapters.service.protocol import CLIENT_TIMEOUT, PROTOCOL, socket_path_for
+from aria_mem.adapters.service.socket_server import Server
+from aria_mem.errors import IndexClosedError, VectorIndexError
 from aria_mem.private import FILE_MODE, private_dir
-from aria_mem.processes import aria_mem_alive, is_aria_mem
 from aria_mem.version import __version__
 
 if TYPE_CHECKING:
@@ -41,10 +42,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-LOCK_NAME = "index.lock"
-LOG_NAME = "service.log"
-MAX_LOG_BYTES = 5 * 1024 * 1024
-"""A log over this size is started afresh when the service starts."""
 ON_DEMAND = "on demand"
 DAEMON = "daemon"
 
@@ -136,7 +133,7 @@ class IndexService:
             handle.close()
             raise
 
-    # -- what clients are served (index_serving.Host) ------------------------------------
+    # -- what clients are served (protocol.Host) ------------------------------------
 
     @property
     def index(self) -> EdgeIndex:
@@ -214,96 +211,6 @@ class IndexService:
         fcntl.flock(self._lock_file, fcntl.LOCK_UN)
         self._lock_file.close()
         log.info("stopped")
-
-
-def lock_held(root: Path) -> bool:
-    """Does some process run the service of ``root``? (Taking its lock for a moment tells.)"""
-    try:
-        fd = os.open(root / LOCK_NAME, os.O_RDONLY | os.O_NOFOLLOW)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)
-    return False
-
-
-def take_over(
-    root: Path,
-    *,
-    started: str,
-    stopped: Callable[[], bool] = lambda: False,
-    client_timeout: float = CLIENT_TIMEOUT,
-) -> IndexService | None:
-    """The service of ``root`` in this process, in place of one started on demand (asked to
-    stop; its clients reconnect here). While another daemon runs it, wait to take over (a
-    standby, as with the reconciler's lock); None if ``stopped`` says to give up."""
-    from aria_mem.adapters.index_sharing import ServiceClient
-
-    told = False
-    while (
-        service := IndexService.take(root, started=started, client_timeout=client_timeout)
-    ) is None:
-        if stopped():
-            return None
-        probe = ServiceClient(root, wait_seconds=5, start=False)
-        try:
-            info = probe.hello()
-        except VectorIndexError:
-            info = {}
-        finally:
-            probe.close()
-        if info.get("command") != DAEMON:
-            stopped_pid = stop_service(root)
-            if stopped_pid is not None:
-                log.info("stopped the aria-mem service started on demand (pid %d)", stopped_pid)
-            elif lock_held(root):
-                raise VectorIndexError(
-                    f"The index in {root} is held by a process that is not an aria-mem "
-                    f"service — stop it (its pid is in {root / LOCK_NAME})"
-                )
-            continue
-        if not told:
-            log.warning(
-                "another aria-mem daemon (pid %s) runs the service for %s; waiting to take over",
-                info.get("pid"),
-                root,
-            )
-            told = True
-        time.sleep(1.0)
-    return service
-
-
-def stop_service(root: Path, *, wait_seconds: float = 15.0) -> int | None:
-    """Ask the aria-mem service of ``root`` to stop (SIGTERM: it finishes what it is
-    doing; the daemon records that it stopped) and wait until it has let go of the index. Its
-    pid, or None when no aria-mem process runs it."""
-    lock = root / LOCK_NAME
-    if not lock_held(root):
-        return None
-    try:
-        pid = int(lock.read_text().strip())
-    except (OSError, ValueError):
-        return None
-    if pid == os.getpid() or not is_aria_mem(pid):  # unknown: never signalled
-        return None
-    os.kill(pid, signal.SIGTERM)
-    deadline = time.monotonic() + wait_seconds
-    while lock_held(root) and aria_mem_alive(pid):
-        if time.monotonic() > deadline:
-            raise StoreError(
-                f"aria-mem process {pid} still holds the index after {wait_seconds:g}s — "
-                f"stop it with `kill {pid}`"
-            )
-        time.sleep(0.05)
-    return pid
-
-
-def log_path_for(root: Path) -> Path:
-    return root.parent / LOG_NAME
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,10 +1,9 @@
-"""The client of the aria-mem service (``index_service``): the embedded index and the
-in-process model as every aria-mem process but the service reaches them.
+"""The client of the aria-mem service (``server``): requests over its private socket, the
+service started in the background when none answers.
 
-A client never opens the shards or loads the model. When no service answers, it starts one in
-the background and waits for its socket; when the service goes away (stopped, idle, upgraded)
-the next call reconnects, starting a new one if needed. Writes are idempotent (upsert and
-delete by id), so a call retried on a new connection does no harm. In the process that runs
+A client never opens the shards or loads the model. When the service goes away (stopped, idle,
+upgraded) the next call reconnects, starting a new one if needed. Writes are idempotent (upsert
+and delete by id), so a call retried on a new connection does no harm. In the process that runs
 the service (the daemon) the same requests are answered in place, without the socket.
 """
 
@@ -19,33 +18,31 @@ import subprocess
 import sys
 import threading
 import time
-import uuid
-from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from aria_mem.adapters import index_service
-from aria_mem.adapters.index_service import MAX_LOG_BYTES, hosted, lock_held, log_path_for
-from aria_mem.adapters.index_serving import (
+from aria_mem.adapters.service import server
+from aria_mem.adapters.service.folder import (
+    lock_held,
+    log_path_for,
+    open_log,
+    read_log_tail,
+    stop_service,
+)
+from aria_mem.adapters.service.protocol import (
     CLIENT_TIMEOUT,
     MAX_MESSAGE_BYTES,
     MAX_REQUEST_BYTES,
-    PACKED,
     PROTOCOL,
     answer,
-    encode_points,
-    pack_vector,
     peer_uid,
     raise_reply,
     socket_address,
     socket_path_for,
 )
-from aria_mem.domain.models import Hit, IndexPoint, SearchScope
-from aria_mem.domain.records import IndexOwner
+from aria_mem.adapters.service.server import hosted
 from aria_mem.errors import StoreError, VectorIndexError
-from aria_mem.private import FILE_MODE, private_dir
-
-__all__ = ["NOTICES", "ServiceClient", "SharedEdgeIndex", "peer_uid", "socket_path_for"]
+from aria_mem.private import private_dir
 
 log = logging.getLogger(__name__)
 NOTICES = logging.getLogger("aria_mem.notice")
@@ -56,28 +53,19 @@ REPLY_TIMEOUT = 300.0
 busy machine), a batch of vectors after it."""
 
 
-def _open_log(path: Path) -> int:
-    private_dir(path.parent, what="data folder")
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, FILE_MODE)
-    os.fchmod(fd, FILE_MODE)
-    if os.fstat(fd).st_size > MAX_LOG_BYTES:
-        os.ftruncate(fd, 0)
-    return fd
-
-
 def start_in_background(
     root: Path, *, idle_exit: float, client_timeout: float = CLIENT_TIMEOUT
 ) -> subprocess.Popen[bytes]:
     """Start the service of ``root`` detached from this process (its own session, no
     terminal), logging to ``service.log``. If another one wins the race it simply exits."""
     private_dir(root, what="index folder")
-    log_fd = _open_log(log_path_for(root))
+    log_fd = open_log(log_path_for(root))
     try:
         child = subprocess.Popen(
             [
                 sys.executable,
                 "-m",
-                index_service.__name__,
+                server.__name__,
                 str(root),
                 "--idle-exit",
                 f"{idle_exit:g}",
@@ -94,14 +82,6 @@ def start_in_background(
         os.close(log_fd)
     threading.Thread(target=child.wait, name="aria-mem-service-reaper", daemon=True).start()
     return child
-
-
-def read_log_tail(root: Path, lines: int = 3) -> str:
-    try:
-        text = log_path_for(root).read_text(errors="replace")
-    except OSError:
-        return ""
-    return " | ".join(line for line in text.splitlines()[-lines:] if line.strip())
 
 
 class ServiceClient:
@@ -284,8 +264,6 @@ class ServiceClient:
     def _restart_older_service(self) -> None:
         """A service of an older protocol is aria-mem from before an upgrade: it is asked to
         stop, and the next attempt starts this version's."""
-        from aria_mem.adapters.index_service import stop_service
-
         try:
             pid = stop_service(self.root, wait_seconds=self._wait)
         except StoreError as exc:
@@ -304,90 +282,3 @@ class ServiceClient:
         if self._conn is not None:
             self._conn.close()
         self._conn = self._reader = None
-
-
-class SharedEdgeIndex:
-    """The VectorIndex over the Edge shards in ``root``, as the service serves them."""
-
-    def __init__(
-        self,
-        root: Path,
-        *,
-        service: ServiceClient | None = None,
-        idle_exit: float = 1800.0,
-        wait_seconds: float = 60.0,
-    ) -> None:
-        self._root = root
-        self.service = service or ServiceClient(
-            root, idle_exit=idle_exit, wait_seconds=wait_seconds
-        )
-
-    @property
-    def in_service(self) -> bool:
-        """This process runs the service (the daemon)."""
-        return hosted(self._root) is not None
-
-    def _call(self, op: str, **args: Any) -> Any:
-        return self.service.call({"op": op, **args})
-
-    def collection_size(self, collection: str) -> int | None:
-        result = self._call("collection_size", collection=collection)
-        return None if result is None else int(result)
-
-    def ensure_collection(self, collection: str, size: int) -> None:
-        self._call("ensure_collection", collection=collection, size=size)
-
-    def drop_collection(self, collection: str) -> None:
-        self._call("drop_collection", collection=collection)
-
-    def upsert(self, collection: str, points: Sequence[IndexPoint]) -> None:
-        self._call("upsert", collection=collection, points=encode_points(points))
-
-    def delete(self, collection: str, ids: Sequence[uuid.UUID]) -> None:
-        self._call("delete", collection=collection, ids=[str(x) for x in ids])
-
-    def search(
-        self,
-        collection: str,
-        vector: Sequence[float],
-        scope: SearchScope,
-        limit: int,
-        only: Sequence[uuid.UUID] | None = None,
-        *,
-        with_payload: bool = True,
-    ) -> list[Hit]:
-        result = self._call(
-            "search",
-            collection=collection,
-            scope={
-                "user_id": scope.user_id,
-                "companion_id": scope.companion_id,
-                "embedding_model": scope.embedding_model,
-            },
-            limit=limit,
-            only=None if only is None else [str(x) for x in only],
-            with_payload=with_payload,
-            **{PACKED: pack_vector(vector)},
-        )
-        return [Hit(uuid.UUID(h["id"]), float(h["score"]), h["payload"]) for h in result]
-
-    def count(self, collection: str, model: str | None = None) -> int:
-        return int(self._call("count", collection=collection, model=model))
-
-    def ids(self, collection: str, model: str | None = None) -> list[uuid.UUID]:
-        return [uuid.UUID(x) for x in self._call("ids", collection=collection, model=model)]
-
-    def owner(self) -> IndexOwner:
-        info = self.service.hello()
-        return IndexOwner(
-            pid=int(info["pid"]),
-            version=str(info["version"]),
-            protocol=int(info["protocol"]),
-            uptime_s=float(info["uptime_s"]),
-            command=str(info.get("command", "?")),
-            model=info.get("model"),
-            this_process=self.in_service,
-        )
-
-    def close(self) -> None:
-        self.service.close()
