@@ -65,8 +65,6 @@ class SearchResult:
     selection: Selection = field(default_factory=Selection)
     knowledge: tuple[KnowledgeHit, ...] = ()
     sections: PromptSections = field(default_factory=PromptSections)
-    candidates: int = 0
-    """How many memories the two sources brought, after fusion."""
     timings: Timings = field(default_factory=Timings)
     degraded: tuple[str, ...] = ()
     """Why part of the retrieval was skipped; empty when nothing was."""
@@ -85,6 +83,11 @@ class SearchResult:
             mid: Explained(**{f.name: getattr(e, f.name) for f in fields(e)}, repeat=found.get(mid))
             for mid, e in self.fused.items()
         }
+
+    @property
+    def candidates(self) -> int:
+        """How many memories the two sources brought, after fusion."""
+        return len(self.fused)
 
     @property
     def profile(self) -> tuple[Ranked, ...]:

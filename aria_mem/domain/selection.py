@@ -43,9 +43,16 @@ class Ranked:
 class Dropped:
     memory_id: uuid.UUID
     reason: DropReason
-    similarity: float | None = None
     memory: Memory | None = None
     score: Score | None = None
+    unscored: float | None = None
+    """The relevance of a candidate dropped before it was scored (refused by PostgreSQL, or
+    a profile memory the cap cut); a scored one's is in its score."""
+
+    @property
+    def similarity(self) -> float | None:
+        """The relevance the bar and the formula judged (None: not a candidate)."""
+        return self.score.similarity if self.score is not None else self.unscored
 
 
 @dataclass(frozen=True)
@@ -110,27 +117,21 @@ def select(
         Ranked(m, Section.PROFILE, score(m, similarity[m.id]) if m.id in similarity else None)
         for m in kept
     ]
-    dropped = [Dropped(r.memory_id, r.reason, r.similarity, r.memory) for r in rejected]
+    dropped = [Dropped(r.memory_id, r.reason, r.memory, unscored=r.similarity) for r in rejected]
     dropped += [
-        Dropped(m.id, DropReason.PROFILE_CUT_BY_CAP, similarity.get(m.id), m) for m in profile[cap:]
+        Dropped(m.id, DropReason.PROFILE_CUT_BY_CAP, m, unscored=similarity.get(m.id))
+        for m in profile[cap:]
     ]
     scored: list[Ranked] = []
     for memory, sim in contenders:
         if sim < threshold:
             below = score(memory, sim)
-            dropped.append(Dropped(memory.id, DropReason.BELOW_THRESHOLD, sim, memory, below))
+            dropped.append(Dropped(memory.id, DropReason.BELOW_THRESHOLD, memory, below))
         else:
             scored.append(Ranked(memory, Section.RELEVANT, score(memory, sim)))
     scored.sort(key=lambda r: (-r.score.total if r.score else 0.0, r.memory.id))
     room = max(0, cap - len(kept_profile))
     dropped.extend(
-        Dropped(
-            r.memory.id,
-            DropReason.CUT_BY_CAP,
-            r.score.similarity if r.score else None,
-            r.memory,
-            r.score,
-        )
-        for r in scored[room:]
+        Dropped(r.memory.id, DropReason.CUT_BY_CAP, r.memory, r.score) for r in scored[room:]
     )
     return Selection(tuple(kept_profile), tuple(scored[:room]), tuple(dropped), threshold, cap)

@@ -197,7 +197,6 @@ class Retriever:
             selection,
             tuple(knowledge),
             sections,
-            len(evidence),
             degraded=tuple(problems),
             fused=evidence,
             asked=question,
