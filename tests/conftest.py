@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,8 +23,9 @@ from aria_mem.adapters.postgres.store import PostgresStore
 from aria_mem.adapters.service.folder import lock_held, stop_service
 from aria_mem.ports import Store
 from tests.accounts import intruder  # noqa: F401 (a fixture: a second local account)
+from tests.fakes.concepts import concept_embed
 from tests.fakes.lmstudio_server import FakeLMStudio
-from tests.fakes.ollama_server import FakeOllama
+from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
 
 SERVER_DSN = os.environ.get("ARIA_MEM_TEST_DSN", "")
 ROOT = Path(__file__).resolve().parent.parent
@@ -185,6 +187,28 @@ def fake_ollama() -> Iterator[FakeOllama]:
 
 
 @pytest.fixture
+def concept_ollama() -> Iterator[FakeOllama]:
+    """A fake Ollama whose vectors follow meaning (tests/fakes/concepts.py), for the tests that
+    search by it; a test file whose commands need it overrides ``fake_ollama`` with it."""
+    with FakeOllama(FakeOllamaState(dim=16, embed=concept_embed)) as server:
+        yield server
+
+
+@pytest.fixture
+def extra_env() -> dict[str, str]:
+    """Settings a test file adds to ``env``: none, unless the file overrides this."""
+    return {}
+
+
+@pytest.fixture
+def env(embedded_dsn: str, fake_ollama: FakeOllama, extra_env: dict[str, str]) -> dict[str, str]:
+    """The settings a CLI test's commands run with: a fresh migrated database, the fake Ollama
+    (a file that needs another one overrides ``fake_ollama``) and the file's ``extra_env``."""
+    server = {"ARIA_MEM_POSTGRES_DSN": embedded_dsn, "ARIA_MEM_EMBEDDER_HOST": fake_ollama.url}
+    return {**extra_env, **server}
+
+
+@pytest.fixture
 def fake_lmstudio() -> Iterator[FakeLMStudio]:
     import lmstudio
 
@@ -258,3 +282,26 @@ def cli(isolated_env: Path) -> Callable[..., CliResult]:
         return CliResult(done.returncode, done.stdout, done.stderr)
 
     return run
+
+
+# -- the run's summary -------------------------------------------------------------------
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The skipped tests as one line per reason, not one per test: without a PostgreSQL server
+    or a browser a newcomer sees what to install, not a hundred lines. ``-rs`` on the command
+    line still lists each."""
+    if "s" not in terminalreporter.config.option.reportchars:
+        terminalreporter.reportchars = terminalreporter.reportchars.replace("s", "")
+    skipped = terminalreporter.stats.get("skipped", [])
+    reasons = Counter(_skip_reason(report) for report in skipped)
+    if reasons:
+        terminalreporter.write_sep("=", f"{len(skipped)} skipped, for {len(reasons)} reasons")
+        for reason, count in reasons.most_common():
+            terminalreporter.write_line(f"{count:5d}  {reason}")
+
+
+def _skip_reason(report: pytest.TestReport) -> str:
+    detail = report.longrepr
+    reason = str(detail[2]) if isinstance(detail, tuple) else str(detail)
+    return reason.removeprefix("Skipped: ")

@@ -17,16 +17,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, CliResult, closed_port
-from tests.fakes.ollama_server import FakeOllama
 
 Cli = Callable[..., CliResult]
 MINE = "The user keeps bees."
 BOBS = "Bob's bank PIN is 4921."
-
-
-@pytest.fixture
-def env(embedded_dsn: str, fake_ollama: FakeOllama) -> dict[str, str]:
-    return {"ARIA_MEM_POSTGRES_DSN": embedded_dsn, "ARIA_MEM_EMBEDDER_HOST": fake_ollama.url}
 
 
 def _one_error_line(result: CliResult, case: str) -> str:

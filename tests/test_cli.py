@@ -16,11 +16,6 @@ from tests.fakes.ollama_server import FakeOllama
 Cli = Callable[..., CliResult]
 
 
-@pytest.fixture
-def env(embedded_dsn: str, fake_ollama: FakeOllama) -> dict[str, str]:
-    return {"ARIA_MEM_POSTGRES_DSN": embedded_dsn, "ARIA_MEM_EMBEDDER_HOST": fake_ollama.url}
-
-
 def _count(dsn: str) -> int:
     with psycopg.connect(dsn) as conn:
         row = conn.execute("SELECT count(*) FROM memories").fetchone()

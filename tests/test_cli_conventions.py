@@ -21,11 +21,6 @@ from tests.fakes.ollama_server import FakeOllama
 Cli = Callable[..., CliResult]
 
 
-@pytest.fixture
-def env(embedded_dsn: str, fake_ollama: FakeOllama) -> dict[str, str]:
-    return {"ARIA_MEM_POSTGRES_DSN": embedded_dsn, "ARIA_MEM_EMBEDDER_HOST": fake_ollama.url}
-
-
 def _texts(dsn: str) -> list[str]:
     with psycopg.connect(dsn) as conn:
         return [r[0] for r in conn.execute("SELECT text FROM memories ORDER BY created_at")]

@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 
 from tests.conftest import CliResult
-from tests.fakes.concepts import concept_embed
-from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
+from tests.fakes.ollama_server import FakeOllama
 
 Cli = Callable[..., CliResult]
 
 
 @pytest.fixture
-def env(embedded_dsn: str) -> Iterator[dict[str, str]]:
-    with FakeOllama(FakeOllamaState(dim=16, embed=concept_embed)) as fake:
-        yield {"ARIA_MEM_POSTGRES_DSN": embedded_dsn, "ARIA_MEM_EMBEDDER_HOST": fake.url}
+def fake_ollama(concept_ollama: FakeOllama) -> FakeOllama:
+    """The searches here need vectors that follow meaning."""
+    return concept_ollama
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import psycopg
@@ -64,17 +64,6 @@ class DaemonProcess:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
         return self.proc.wait(timeout=30)
-
-
-@pytest.fixture
-def ollama() -> Iterator[FakeOllama]:
-    with FakeOllama() as server:
-        yield server
-
-
-@pytest.fixture
-def env(embedded_dsn: str, ollama: FakeOllama) -> dict[str, str]:
-    return {"ARIA_MEM_POSTGRES_DSN": embedded_dsn, "ARIA_MEM_EMBEDDER_HOST": ollama.url}
 
 
 def _pending_write(dsn: str, text: str) -> None:
@@ -167,9 +156,9 @@ def test_dimension_mismatch_at_start_is_recorded_and_nothing_is_written(
 
 
 def test_daemon_survives_a_postgres_restart(
-    cli: Cli, ollama: FakeOllama, isolated_env: Path
+    cli: Cli, fake_ollama: FakeOllama, isolated_env: Path
 ) -> None:
-    env = {"ARIA_MEM_EMBEDDER_HOST": ollama.url}
+    env = {"ARIA_MEM_EMBEDDER_HOST": fake_ollama.url}
     pgdata = isolated_env / "data" / "postgres"
     assert cli("remember", "The user swims.", env=env).code == 0  # starts embedded PostgreSQL
     dsn = embedded.ensure_running(pgdata)
@@ -429,9 +418,9 @@ def test_status_names_why_pending_memories_wait(cli: Cli, env: dict[str, str]) -
 
 
 def test_stop_ends_the_service_and_the_embedded_postgres(
-    cli: Cli, isolated_env: Path, ollama: FakeOllama
+    cli: Cli, isolated_env: Path, fake_ollama: FakeOllama
 ) -> None:
-    home_env = {"ARIA_MEM_EMBEDDER_HOST": ollama.url}
+    home_env = {"ARIA_MEM_EMBEDDER_HOST": fake_ollama.url}
     pgdata = isolated_env / "data" / "postgres"
     assert cli("remember", "The user swims.", env=home_env).code == 0
     daemon = DaemonProcess(home_env)

@@ -22,16 +22,10 @@ from aria_mem.errors import UsageError
 from aria_mem.private import open_private_output
 from tests.accounts import Intruder
 from tests.conftest import CliResult
-from tests.fakes.ollama_server import FakeOllama
 
 Cli = Callable[..., CliResult]
 SECRET = "The user's bank PIN is 4921."
 EXPORTS = (["export", "-o"], ["conversations", "export", "-o"])
-
-
-@pytest.fixture
-def env(embedded_dsn: str, fake_ollama: FakeOllama) -> dict[str, str]:
-    return {"ARIA_MEM_POSTGRES_DSN": embedded_dsn, "ARIA_MEM_EMBEDDER_HOST": fake_ollama.url}
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import psycopg
-import pytest
 
 from aria_mem.services.indexer import DEFAULT_BATCH
 from tests.conftest import CliResult
@@ -21,11 +20,6 @@ Cli = Callable[..., CliResult]
 
 MEMORIES = 1_200
 """Between four and five indexing batches."""
-
-
-@pytest.fixture
-def env(embedded_dsn: str, fake_ollama: FakeOllama) -> dict[str, str]:
-    return {"ARIA_MEM_POSTGRES_DSN": embedded_dsn, "ARIA_MEM_EMBEDDER_HOST": fake_ollama.url}
 
 
 def _write_memories(path: Path, count: int, start: int = 0) -> Path:

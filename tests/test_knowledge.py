@@ -14,8 +14,7 @@ import pytest
 
 from aria_mem.domain.chunking import chunk, html_to_text
 from tests.conftest import CliResult
-from tests.fakes.concepts import concept_embed
-from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
+from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.pdf import make_pdf
 
 Cli = Callable[..., CliResult]
@@ -71,9 +70,9 @@ def test_chunks_respect_the_size_and_keep_every_word() -> None:
 
 
 @pytest.fixture
-def env(embedded_dsn: str) -> Iterator[dict[str, str]]:
-    with FakeOllama(FakeOllamaState(dim=16, embed=concept_embed)) as fake:
-        yield {"ARIA_MEM_POSTGRES_DSN": embedded_dsn, "ARIA_MEM_EMBEDDER_HOST": fake.url}
+def fake_ollama(concept_ollama: FakeOllama) -> FakeOllama:
+    """The searches here need vectors that follow meaning."""
+    return concept_ollama
 
 
 @pytest.fixture

@@ -33,8 +33,7 @@ from aria_mem import AriaMem
 from aria_mem.config import load, with_overrides
 from aria_mem.mcp_server import build_server
 from tests.conftest import ROOT, CliResult, closed_port
-from tests.fakes.concepts import concept_embed
-from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
+from tests.fakes.ollama_server import FakeOllama
 
 TOOLS = {
     "remember",
@@ -50,20 +49,16 @@ TOOLS = {
 
 
 @pytest.fixture
-def server() -> Iterator[FakeOllama]:
-    with FakeOllama(FakeOllamaState(dim=16, embed=concept_embed)) as fake:
-        yield fake
+def fake_ollama(concept_ollama: FakeOllama) -> FakeOllama:
+    """The searches here need vectors that follow meaning."""
+    return concept_ollama
 
 
 @pytest.fixture
-def env(embedded_dsn: str, server: FakeOllama, isolated_env: Path) -> dict[str, str]:
-    return {
-        **os.environ,
-        "ARIA_MEM_HOME": str(isolated_env),
-        "ARIA_MEM_POSTGRES_DSN": embedded_dsn,
-        "ARIA_MEM_EMBEDDER_HOST": server.url,
-        "ARIA_MEM_RETRIEVAL_MIN_SIMILARITY": "0.3",
-    }
+def extra_env(isolated_env: Path) -> dict[str, str]:
+    """The servers here are started as processes of their own, with the whole environment."""
+    home = {"ARIA_MEM_HOME": str(isolated_env)}
+    return {**os.environ, **home, "ARIA_MEM_RETRIEVAL_MIN_SIMILARITY": "0.3"}
 
 
 @pytest.fixture

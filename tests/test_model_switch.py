@@ -132,11 +132,13 @@ def same_size() -> Iterator[FakeOllama]:
 
 
 @pytest.fixture
-def env(embedded_dsn: str, two_models: tuple[FakeOllama, FakeOllamaState]) -> dict[str, str]:
-    server, _ = two_models
+def fake_ollama(two_models: tuple[FakeOllama, FakeOllamaState]) -> FakeOllama:
+    return two_models[0]
+
+
+@pytest.fixture
+def extra_env() -> dict[str, str]:
     return {
-        "ARIA_MEM_POSTGRES_DSN": embedded_dsn,
-        "ARIA_MEM_EMBEDDER_HOST": server.url,
         "ARIA_MEM_EMBEDDER_BATCH_SIZE": "10",
         "ARIA_MEM_IDENTITY_USER": "me",
         "ARIA_MEM_IDENTITY_COMPANION": "aria",

@@ -40,16 +40,9 @@ from aria_mem.services.indexer import Indexer
 from aria_mem.services.retriever import Retriever
 from aria_mem.services.writer import MemoryWriter
 from tests.conftest import closed_port
-from tests.fakes.concepts import concept_embed
 from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
 
 MODEL = "ollama/mxbai-embed-large"
-
-
-@pytest.fixture
-def concept_ollama() -> Iterator[FakeOllama]:
-    with FakeOllama(FakeOllamaState(dim=16, embed=concept_embed)) as server:
-        yield server
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ and --json show it."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, date, datetime
 
 import pytest
@@ -20,11 +20,10 @@ from aria_mem.domain.records import MemoryChanges
 from aria_mem.ports import Store
 from aria_mem.services.retriever import Retriever
 from tests.conftest import CliResult
-from tests.fakes.concepts import concept_embed
-from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
-from tests.test_retriever import concept_ollama, embedder, index, remember, retriever
+from tests.fakes.ollama_server import FakeOllama
+from tests.test_retriever import embedder, index, remember, retriever
 
-__all__ = ["concept_ollama", "embedder", "index", "retriever"]  # fixtures shared
+__all__ = ["embedder", "index", "retriever"]  # fixtures shared
 
 Cli = Callable[..., CliResult]
 OCTOBER = datetime(2023, 10, 2, 12, 0, tzinfo=UTC)
@@ -84,9 +83,9 @@ def test_a_message_naming_a_period_lifts_the_memories_dated_in_it(
 
 
 @pytest.fixture
-def env(embedded_dsn: str) -> Iterator[dict[str, str]]:
-    with FakeOllama(FakeOllamaState(dim=16, embed=concept_embed)) as fake:
-        yield {"ARIA_MEM_POSTGRES_DSN": embedded_dsn, "ARIA_MEM_EMBEDDER_HOST": fake.url}
+def fake_ollama(concept_ollama: FakeOllama) -> FakeOllama:
+    """The searches here need vectors that follow meaning."""
+    return concept_ollama
 
 
 def test_search_json_and_explain_show_the_time_signal(cli: Cli, env: dict[str, str]) -> None:

@@ -7,17 +7,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import psycopg
-import pytest
 
 from tests.conftest import CliResult, PgServer
 from tests.fakes.ollama_server import FakeOllama
 
 Cli = Callable[..., CliResult]
-
-
-@pytest.fixture
-def env(embedded_dsn: str, fake_ollama: FakeOllama) -> dict[str, str]:
-    return {"ARIA_MEM_POSTGRES_DSN": embedded_dsn, "ARIA_MEM_EMBEDDER_HOST": fake_ollama.url}
 
 
 def _seed(cli: Cli, env: dict[str, str]) -> None:
