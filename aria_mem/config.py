@@ -15,6 +15,8 @@ import math
 import os
 import re
 import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
@@ -26,8 +28,8 @@ from aria_mem import providers
 from aria_mem.errors import ConfigError
 from aria_mem.ownership import check_file, check_folder, check_opened
 from aria_mem.private import NotARegularFileError, open_regular, private_dir, write_private
+from aria_mem.sections import BOUNDS, SPELLINGS, choice
 from aria_mem.sections import DEFAULT_MODELS as DEFAULT_MODELS
-from aria_mem.sections import SPELLINGS, choice
 from aria_mem.sections import ChatSettings as ChatSettings
 from aria_mem.sections import DaemonSettings as DaemonSettings
 from aria_mem.sections import EmbedderSettings as EmbedderSettings
@@ -109,28 +111,6 @@ def default_data_dir() -> Path:
     return home / "data" if home is not None else Path(platformdirs.user_data_dir(APP_NAME))
 
 
-_BOUNDS: dict[tuple[str, str], tuple[float, float]] = {
-    ("postgres", "connect_timeout"): (0.1, 600),
-    ("index", "timeout"): (0.1, 600),
-    ("embedder", "timeout"): (0.1, 3600),
-    ("embedder", "batch_size"): (1, 4096),
-    ("retrieval", "min_similarity"): (0, 1),
-    ("retrieval", "timeout"): (0.05, 60),
-    ("chat", "timeout"): (1, 3600),
-    ("chat", "context_window"): (256, 10_000_000),
-    ("chat", "reply_reserve"): (1, 10_000_000),
-    ("chat", "history_turns"): (0, 10_000),
-    ("daemon", "reconcile_interval"): (0.1, 86_400),
-    ("daemon", "service_idle_exit"): (0, 31_536_000),
-    ("daemon", "service_client_timeout"): (0, 86_400),
-    ("hygiene", "merge_similarity"): (0, 1),
-    ("hygiene", "conflict_similarity"): (0, 1),
-    ("hygiene", "retire_after_days"): (1, 36_500),
-    **{("ranking", f.name): (0, 1) for f in fields(RankingSettings) if "days" not in f.name},
-    ("ranking", "recency_half_life_days"): (1, 36_500),
-}
-"""Every number has a sane range: a timeout of inf or a context window of 1e23 is a typo."""
-
 _OTHER_VARIABLES = {
     "ARIA_MEM_HOME": "moves config and data into one folder",
     "ARIA_MEM_CONFIG": "the config file",
@@ -178,7 +158,7 @@ def _check(settings: Settings, sources: dict[tuple[str, str], str]) -> None:
         source = sources.get((section, key), "default")
         raise ConfigError(f"[{section}] {key} (from {source}) {message}")
 
-    for (section, key), (low, high) in _BOUNDS.items():
+    for (section, key), (low, high) in BOUNDS.items():
         value = getattr(getattr(settings, section), key)
         if not low <= value <= high:
             fail(section, key, f"must be between {low:g} and {high:g}, got {value!r}")
@@ -252,7 +232,10 @@ def _config_text(path: Path) -> str:
             "(config.example.toml shows one)"
         ) from exc
     with handle:
-        check_opened(os.fstat(handle.fileno()), path.absolute(), "config file", _elsewhere(path))
+        with _or_another_file(path):
+            check_opened(
+                os.fstat(handle.fileno()), path.absolute(), "config file", _elsewhere(path)
+            )
         data = handle.read(MAX_CONFIG_BYTES + 1)
     if len(data) > MAX_CONFIG_BYTES:
         raise ConfigError(
@@ -279,7 +262,8 @@ def load(config_path: Path | None = None, *, environ: dict[str, str] | None = No
     elif config_path is not None:
         raise ConfigError(
             f"The config file {path} does not exist — create it from "
-            "config.example.toml or drop --config"
+            "config.example.toml, or name another config file or none",
+            option="config_path",
         )
 
     values: dict[str, dict[str, Any]] = {name: {} for name in _SECTIONS}
@@ -381,7 +365,8 @@ def refuse_untrusted(config_path: Path) -> None:
         check_folder(home, "aria-mem home", _OWN_HOME)
     if config_path.parent in _own_folders() and config_path.parent != home:
         check_folder(config_path.parent, "config folder", _elsewhere(config_path))
-    check_file(config_path, "config file", _elsewhere(config_path))
+    with _or_another_file(config_path):
+        check_file(config_path, "config file", _elsewhere(config_path))
     data = default_data_dir()
     check_folder(data, "data folder", _OWN_HOME if home is not None else _OWN_DATA)
 
@@ -392,4 +377,16 @@ _OWN_DATA = "use a data folder of your own: set ARIA_MEM_HOME to a folder you ow
 def _elsewhere(config_path: Path) -> str:
     if config_path.parent in _own_folders():
         return "remove it and run `aria-mem init` to write a config of your own"
-    return "give a config file of your own (--config or $ARIA_MEM_CONFIG)"
+    return "set $ARIA_MEM_CONFIG to a config file of your own, or name one"
+
+
+@contextmanager
+def _or_another_file(config_path: Path) -> Iterator[None]:
+    """A refused config file named outside aria-mem's folders is got past by naming another:
+    the error says so (``option``) for a front end to add its spelling of it."""
+    try:
+        yield
+    except ConfigError as exc:
+        if config_path.parent not in _own_folders():
+            exc.option = exc.option or "config_path"
+        raise

@@ -23,9 +23,17 @@ from __future__ import annotations
 
 
 class AriaMemError(Exception):
-    """Base of every error aria-mem raises on purpose."""
+    """Base of every error aria-mem raises on purpose. ``option``: the argument that gets past
+    it, by its Python API name (``config_path``, ``skip_invalid``, ``address``); the message
+    says the way out in plain words and a front end adds its own spelling (the CLI its flag)."""
 
     exit_code = 1
+    option = ""
+
+    def __init__(self, *args: object, option: str = "") -> None:
+        super().__init__(*args)
+        if option:
+            self.option = option
 
 
 class UsageError(AriaMemError):

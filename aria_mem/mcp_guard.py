@@ -311,7 +311,8 @@ def parse_address(
     if not allow_remote and not _is_loopback(host):
         raise UsageError(
             f"{flag} {address} would listen beyond this machine; aria-mem listens on "
-            "loopback only (127.0.0.1, ::1, localhost) unless you add --allow-remote"
+            "loopback only (127.0.0.1, ::1, localhost) unless remote clients are allowed",
+            option="allow_remote",
         )
     return host, int(port_text)
 

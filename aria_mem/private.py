@@ -58,8 +58,9 @@ def private_dir(path: Path, *, what: str = "folder") -> Path:
             os.chmod(path, mode & ~closed)
     except OSError as exc:
         raise ConfigError(
-            f"Cannot create the {what} {path}: {exc.strerror or exc} — set ARIA_MEM_HOME "
-            "(or --config) to a folder you can write"
+            f"Cannot create the {what} {path}: {exc.strerror or exc} — set ARIA_MEM_HOME to a "
+            "folder you can write, or name a config file in one",
+            option="config_path",
         ) from exc
     return path
 

@@ -3,7 +3,7 @@ them)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from enum import StrEnum
 
 from aria_mem import providers
@@ -145,3 +145,26 @@ class HygieneSettings:
     retire: Retire = Retire.PROPOSE
     """What the daemon does with stale memories: propose (the review queue), apply, off."""
     retire_after_days: float = 180.0
+
+
+BOUNDS: dict[tuple[str, str], tuple[float, float]] = {
+    ("postgres", "connect_timeout"): (0.1, 600),
+    ("index", "timeout"): (0.1, 600),
+    ("embedder", "timeout"): (0.1, 3600),
+    ("embedder", "batch_size"): (1, 4096),
+    ("retrieval", "min_similarity"): (0, 1),
+    ("retrieval", "timeout"): (0.05, 60),
+    ("chat", "timeout"): (1, 3600),
+    ("chat", "context_window"): (256, 10_000_000),
+    ("chat", "reply_reserve"): (1, 10_000_000),
+    ("chat", "history_turns"): (0, 10_000),
+    ("daemon", "reconcile_interval"): (0.1, 86_400),
+    ("daemon", "service_idle_exit"): (0, 31_536_000),
+    ("daemon", "service_client_timeout"): (0, 86_400),
+    ("hygiene", "merge_similarity"): (0, 1),
+    ("hygiene", "conflict_similarity"): (0, 1),
+    ("hygiene", "retire_after_days"): (1, 36_500),
+    **{("ranking", f.name): (0, 1) for f in fields(RankingSettings) if "days" not in f.name},
+    ("ranking", "recency_half_life_days"): (1, 36_500),
+}
+"""Every number has a sane range: a timeout of inf or a context window of 1e23 is a typo."""

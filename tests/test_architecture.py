@@ -3,6 +3,8 @@ and no module grows past the size a maintainer can read in one sitting."""
 
 from __future__ import annotations
 
+import ast
+import re
 import shutil
 import subprocess
 import sys
@@ -143,6 +145,58 @@ def test_every_module_lies_in_a_layer_of_the_contracts() -> None:
         if not any(module == name or module.startswith(name + ".") for name in named)
     }
     assert loose == set(), f"give these a layer in pyproject.toml: {sorted(loose)}"
+
+
+_FLAG = re.compile(r"(?<![\w-])--[a-z][a-z-]+")
+_COMMAND = re.compile(r"`aria-mem [^`]*`")
+
+
+def _raised_texts(tree: ast.AST) -> list[tuple[int, str]]:
+    """The text of every string in a ``raise``: an f-string's parts joined, ``{}`` for what
+    it formats, so a command quoted across its parts is still seen whole."""
+    texts: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Raise) or node.exc is None:
+            continue
+        inner: set[int] = set()
+        for sub in ast.walk(node.exc):
+            if isinstance(sub, ast.JoinedStr):
+                inner.update(id(part) for part in sub.values)
+                parts = [p.value if isinstance(p, ast.Constant) else "{}" for p in sub.values]
+                texts.append((node.lineno, "".join(str(part) for part in parts)))
+            elif (
+                isinstance(sub, ast.Constant)
+                and isinstance(sub.value, str)
+                and id(sub) not in inner
+            ):
+                texts.append((node.lineno, sub.value))
+    return texts
+
+
+def test_no_error_raised_outside_the_cli_names_a_cli_flag() -> None:
+    """Outside the CLI an error says its way out in plain words and names the argument in
+    ``option``; the CLI adds its flag (``cli.app.FLAGS``). A whole command to run
+    (`aria-mem tidy --list`) is advice, not a flag of the command that failed."""
+    found = [
+        f"{path.relative_to(ROOT)}:{line}: {text}"
+        for path in sorted((ROOT / "aria_mem").rglob("*.py"))
+        if "cli" not in path.relative_to(ROOT / "aria_mem").parts
+        for line, text in _raised_texts(ast.parse(path.read_text()))
+        if _FLAG.search(_COMMAND.sub("", text))
+    ]
+    assert found == []
+
+
+def test_the_cli_adds_its_flag_to_an_error_that_names_its_option() -> None:
+    from aria_mem.cli.app import with_flag
+    from aria_mem.errors import UsageError, ValidationError
+
+    refused = ValidationError(
+        "nothing was imported — or import the valid lines only", option="skip_invalid"
+    )
+    assert with_flag(refused).endswith("the valid lines only (--skip-invalid)")
+    assert refused.option == "skip_invalid" and "--" not in str(refused)
+    assert with_flag(UsageError("plain")) == "plain"
 
 
 def test_the_facade_shows_no_adapter_and_composes_its_groups() -> None:

@@ -200,6 +200,21 @@ def _refuse_undecodable_arguments() -> None:
             ) from None
 
 
+FLAGS = {
+    "config_path": "--config",
+    "skip_invalid": "--skip-invalid",
+    "address": "--address",
+    "allow_remote": "--allow-remote",
+}
+"""The command line's spelling of the arguments an error names as its way out."""
+
+
+def with_flag(exc: AriaMemError) -> str:
+    """The error's message, ended by the flag that gets past it where it names one."""
+    flag = FLAGS.get(exc.option)
+    return f"{exc} ({flag})" if flag else str(exc)
+
+
 def main() -> None:
     restrict_umask()
     try:
@@ -208,7 +223,7 @@ def main() -> None:
     except AriaMemError as exc:
         err_console.quiet = False
         err_console.print(
-            f"[red]error:[/red] {markup_safe(str(exc), keep_lines=True)}",
+            f"[red]error:[/red] {markup_safe(with_flag(exc), keep_lines=True)}",
             highlight=False,
             soft_wrap=True,
         )

@@ -52,8 +52,9 @@ def bind(host: str, port: int) -> socket.socket:
     except OSError as exc:
         sock.close()
         raise UsageError(
-            f"Cannot listen on {host}:{port}: {exc.strerror or exc} — give another "
-            "--address, e.g. 127.0.0.1:0 for any free port"
+            f"Cannot listen on {host}:{port}: {exc.strerror or exc} — 127.0.0.1:0 takes any "
+            "free port; give another address",
+            option="address",
         ) from exc
     sock.set_inheritable(False)
     return sock

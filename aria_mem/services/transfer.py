@@ -66,23 +66,24 @@ class ParsedFile:
 
 
 MAX_PROBLEMS_READ = 1000
-"""Without --skip-invalid, reading stops at this many bad lines (nothing is imported)."""
+"""Without skip_invalid, reading stops at this many bad lines (nothing is imported)."""
 
 
 def _refuse(path: str, problems: Sequence[str]) -> ValidationError:
     """One bad line is said on one line; several are listed, one per line."""
     if len(problems) == 1:
         return ValidationError(
-            f"{path} {problems[0]}; nothing was imported — fix the line, or pass "
-            "--skip-invalid to import the valid lines only"
+            f"{path} {problems[0]}; nothing was imported — fix the line, or import the valid "
+            "lines only",
+            option="skip_invalid",
         )
     shown = "\n  ".join(problems[:MAX_PROBLEMS_SHOWN])
     extra = len(problems) - MAX_PROBLEMS_SHOWN
     more = f"\n  … and {extra} more" if extra > 0 else ""
     return ValidationError(
         f"{path} has {len(problems)} invalid line(s); nothing was imported:\n  {shown}{more}"
-        "\nFix them, or import the valid lines only (skip invalid lines: --skip-invalid, or "
-        "skip_invalid=True in the API)"
+        "\nFix them, or import the valid lines only",
+        option="skip_invalid",
     )
 
 
@@ -202,8 +203,8 @@ def import_lines(
         except ValidationError as exc:
             if not skip_invalid:
                 raise ValidationError(
-                    f"{exc}; nothing was imported — fix the line, or skip invalid lines"
-                    " (--skip-invalid, or skip_invalid=True in the API)"
+                    f"{exc}; nothing was imported — fix the line, or import the valid lines only",
+                    option="skip_invalid",
                 ) from exc
             if len(part) == 1:
                 rejected.append(f"line {part[0].number}: {exc}")
