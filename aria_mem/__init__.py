@@ -1,8 +1,10 @@
 """aria-mem: the memory layer of a local AI companion.
 
 Use it from Python through ``AriaMem`` (README, "Use from Python"); the `aria-mem` command,
-its chat and its daemon are built on the same object. The API's names are loaded on first use,
-so ``import aria_mem`` stays cheap for a command that needs little.
+its chat and its daemon are built on the same object. Every type a public call or result uses
+is importable from here, and nothing else: docs/python-api.md lists the names. A program's
+tests open one in memory with ``aria_mem.testing.in_memory()``. The API's names are loaded on
+first use, so ``import aria_mem`` stays cheap for a command that needs little.
 """
 
 from __future__ import annotations

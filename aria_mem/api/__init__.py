@@ -47,11 +47,13 @@ if TYPE_CHECKING:  # each name as it is re-exported, for type checkers
     from aria_mem.domain.budget import Turn as Turn
     from aria_mem.domain.extraction import ExtractedFact as ExtractedFact
     from aria_mem.domain.fate import Fate as Fate
+    from aria_mem.domain.fusion import CandidateSource as CandidateSource
     from aria_mem.domain.fusion import Evidence as Evidence
     from aria_mem.domain.hygiene import Consolidation as Consolidation
     from aria_mem.domain.hygiene import EventKind as EventKind
     from aria_mem.domain.hygiene import MemoryEvent as MemoryEvent
     from aria_mem.domain.hygiene import Outcome as Outcome
+    from aria_mem.domain.hygiene import Retire as Retire
     from aria_mem.domain.hygiene import ReviewItem as ReviewItem
     from aria_mem.domain.hygiene import ReviewKind as ReviewKind
     from aria_mem.domain.models import DropReason as DropReason
@@ -144,12 +146,13 @@ _WHERE_BY_MODULE: dict[str, tuple[str, ...]] = {
     "aria_mem.domain.budget": ("FittedPrompt", "PromptParts", "Trimmed", "Turn"),
     "aria_mem.domain.extraction": ("ExtractedFact",),
     "aria_mem.domain.fate": ("Fate",),
-    "aria_mem.domain.fusion": ("Evidence",),
+    "aria_mem.domain.fusion": ("CandidateSource", "Evidence"),
     "aria_mem.domain.hygiene": (
         "Consolidation",
         "EventKind",
         "MemoryEvent",
         "Outcome",
+        "Retire",
         "ReviewItem",
         "ReviewKind",
     ),
