@@ -54,6 +54,16 @@ class Persona:
     """Words the generated background facts of this person draw on (names, places, dishes)."""
 
 
+@dataclass(frozen=True)
+class Templates:
+    """What a generated part draws on (background.jsonl, small_talk.jsonl)."""
+
+    templates: tuple[tuple[str, str], ...]
+    """(memory type, text with {pool} fields), in the order the generator picks from."""
+    pools: dict[str, tuple[str, ...]]
+    """Each field's words, in the order the generator fills them."""
+
+
 # observations.jsonl: the retrieval-quality set never tuned on.
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from scripts import datasets
+from scripts.jsonl import DataError
 
 
 def test_the_shipped_sets_load_whole() -> None:
@@ -66,5 +67,5 @@ def test_a_well_formed_file_gives_the_records(tmp_path: Path) -> None:
 def test_a_broken_line_is_named_with_its_problem(
     tmp_path: Path, broken: dict[str, object] | str, problem: str
 ) -> None:
-    with pytest.raises(datasets.DataError, match="^" + problem.replace("[", r"\[")):
+    with pytest.raises(DataError, match="^" + problem.replace("[", r"\[")):
         datasets.personas(_write(tmp_path, PERSONA, broken, FACT, QUESTION))

@@ -13,45 +13,11 @@ from __future__ import annotations
 import random
 from datetime import date, timedelta
 
-_TEMPLATES: tuple[tuple[str, str], ...] = (
-    ("EpisodicEvent", "{name} said the weather was {weather} on the way to work on {day}."),
-    ("EpisodicEvent", "{name} mentioned having {dish} for dinner with {other} on {day}."),
-    ("EpisodicEvent", "{name} told us they spent the weekend tidying the {room}."),
-    ("EpisodicEvent", "{name} complained that the bus to {place} was late again."),
-    ("EpisodicEvent", "{name} said they had a slow morning and slept in on {day}."),
-    ("EpisodicEvent", "{name} mentioned picking up {thing} from the shop near {place}."),
-    ("EpisodicEvent", "{name} and {other} talked for a while about {topic}."),
-    ("EpisodicEvent", "{name} said a friend from work sent them an article about {topic}."),
-    ("EpisodicEvent", "{name} mentioned their {relative} phoned on {day} just to chat."),
-    ("EpisodicEvent", "{name} said the queue at {place} took most of the afternoon."),
-    ("EpisodicEvent", "{name} watched a film about {topic} with {other} at the weekend."),
-    ("EpisodicEvent", "{name} was tired after a long week at work and went to bed early."),
-    ("EpisodicEvent", "{name} said they forgot {thing} at {place} and had to go back."),
-    (
-        "EpisodicEvent",
-        "{name} mentioned thinking about a short trip somewhere warm, nothing booked.",
-    ),
-    ("EpisodicEvent", "{name} cooked {dish} on {day}; {other} said it was too salty."),
-    ("EpisodicEvent", "{name} said the heating in the {room} kept switching off."),
-    ("EpisodicEvent", "{name} went for a walk near {place} when the rain stopped."),
-    ("EpisodicEvent", "{name} said their phone screen cracked again on {day}."),
-    ("EmotionalState", "{name} seemed {mood} during the chat on {day}."),
-    ("EmotionalState", "{name} sounded {mood} when talking about the week."),
-    ("Preference", "{name} said {dish} from the place near {place} is fine but nothing special."),
-    ("EpisodicEvent", "{name} helped {other} carry {thing} up the stairs."),
-)
+from scripts.datasets import templates
 
-_FILL: dict[str, tuple[str, ...]] = {
-    "weather": ("grey", "freezing", "muggy", "windy", "drizzly", "bright but cold"),
-    "day": ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
-    "dish": ("pasta", "soup", "a curry", "toast", "noodles", "a takeaway pizza", "stew"),
-    "room": ("kitchen", "hallway", "spare room", "bathroom", "living room"),
-    "place": ("the station", "the high street", "the market", "the retail park", "the library"),
-    "thing": ("an umbrella", "a phone charger", "the recycling bags", "a new kettle", "batteries"),
-    "topic": ("electric cars", "house prices", "a football match", "a cooking show", "the news"),
-    "relative": ("aunt", "cousin", "uncle", "grandmother", "neighbour"),
-    "mood": ("a bit flat", "cheerful", "distracted", "restless", "relaxed", "tired"),
-}
+_SET = templates("small_talk", filled=("name", "other"))
+"""Templates and word pools in data/small_talk.jsonl; the scene's people fill the rest."""
+_TEMPLATES, _FILL = _SET.templates, _SET.pools
 
 
 def small_talk(
