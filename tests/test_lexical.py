@@ -248,7 +248,7 @@ def test_a_word_match_the_nearest_vectors_missed_is_found_with_its_real_cosine(
         others = [result.evidence[r.memory.id] for r in result.chosen[1:]]
         assert [e.relevance for e in others] == [e.similarity for e in others]
         assert len(result.evidence) == 3  # still at most max_candidates
-        assert result.timings.lookup is not None and result.timings.lexical is not None
+        assert result.timings.lookup is not None and result.timings.profile is not None
         assert not result.is_degraded
     finally:
         dense.close()

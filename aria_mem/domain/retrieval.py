@@ -19,10 +19,12 @@ from aria_mem.domain.time_signal import Asked
 
 @dataclass(frozen=True)
 class Timings:
-    """Milliseconds per stage (None: the stage did not run), and the whole retrieval."""
+    """Milliseconds per stage (None: the stage did not run), and the whole retrieval.
+    ``profile`` is the one round trip that reads the profile and the word matches (steps 5-6);
+    ``lookup`` the cosine of the word matches the nearest vectors missed; ``validate`` the
+    confirmation (step 8); ``rank`` steps 9-10."""
 
     profile: float | None = None
-    lexical: float | None = None
     embed: float | None = None
     search: float | None = None
     lookup: float | None = None

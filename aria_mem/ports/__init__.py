@@ -92,8 +92,34 @@ class MemoryRepository(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Opening:
+    """Steps 5 and 6 of the trip read together: the relationship stage, the usable profile
+    candidates and the word matches."""
+
+    stage: Stage
+    profile: list[Memory]
+    words: list[LexicalHit]
+    words_skipped: str | None = None
+    """Why the word matches are missing though the profile came (e.g. their query took
+    longer than the timeout); None when they came or were not asked for."""
+
+
 class RetrievalReads(Protocol):
     """What the trip of one message reads, each bounded by a timeout."""
+
+    def opening(
+        self,
+        user_id: str,
+        companion_id: str,
+        text: str,
+        limit: int,
+        timeout: float | None = None,
+    ) -> Opening:
+        """``retrieval_context`` and, unless ``limit`` is 0 or ``text`` blank,
+        ``lexical_candidates``, in one round trip. Raises only when the profile cannot be
+        read; a failed word search is reported in ``words_skipped``."""
+        ...
 
     def retrieval_context(
         self, user_id: str, companion_id: str, timeout: float | None = None

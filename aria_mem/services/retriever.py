@@ -146,10 +146,15 @@ class Retriever:
         # Steps 3-4 (Embedding, Nearest vectors) run in a worker, bounded by the deadline,
         # while PostgreSQL answers steps 5-6 here.
         semantic = self._pool.submit(self._nearest, query, scope, watch) if query else None
+        words = self._candidates is CandidateSource.FUSED and bool(query)
         try:
-            with watch.stage("profile"):  # step 5: Profile
-                stage, profile_pool = self._reads.retrieval_context(
-                    user_id, companion_id, timeout=self._timeout
+            with watch.stage("profile"):  # steps 5-6: Profile and Word search, one round trip
+                opened = self._reads.opening(
+                    user_id,
+                    companion_id,
+                    query,
+                    self._fusion.lexical_candidates if words else 0,
+                    timeout=self._timeout,
                 )
         except ServiceError as exc:
             skipped = tuple(self._wait(semantic, deadline).problems)
@@ -157,7 +162,10 @@ class Retriever:
                 user_id, companion_id, query, scope.embedding_model, exc, skipped
             )
             return self._finish(result, watch)
-        matches, problems = self._words(scope, query, watch)  # step 6: Word search
+        stage, profile_pool, matches = opened.stage, opened.profile, opened.words
+        problems = (
+            [f"lexical search skipped: {opened.words_skipped}"] if opened.words_skipped else []
+        )
         nearest = self._wait(semantic, deadline)
         problems += nearest.problems
         # Step 7: Fusion (the word matches the nearest vectors missed get their cosine first).
@@ -237,24 +245,6 @@ class Retriever:
             return _Nearest(problems=[problem])
         except ServiceError as exc:
             return _Nearest(problems=[f"semantic retrieval skipped: {exc}"])
-
-    def _words(
-        self, scope: SearchScope, query: str, watch: Stopwatch
-    ) -> tuple[list[LexicalHit], list[str]]:
-        """Step 6: the memories that share the query's distinctive words (with their rows)."""
-        if self._candidates is not CandidateSource.FUSED or not query:
-            return [], []
-        try:
-            with watch.stage("lexical"):
-                return self._reads.lexical_candidates(
-                    scope.user_id,
-                    scope.companion_id,
-                    query,
-                    self._fusion.lexical_candidates,
-                    timeout=self._timeout,
-                ), []
-        except ServiceError as exc:
-            return [], [f"lexical search skipped: {exc}"]
 
     def _look_up(
         self,

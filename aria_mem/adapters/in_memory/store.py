@@ -33,6 +33,7 @@ from aria_mem.domain.records import (
     QueuedDeletion,
 )
 from aria_mem.domain.words import common_from, plain_words
+from aria_mem.ports import Opening
 
 _MAX_ERROR = 1000
 
@@ -40,6 +41,19 @@ _MAX_ERROR = 1000
 class MemReads:
     def __init__(self, state: State) -> None:
         self._s = state
+
+    def opening(
+        self,
+        user_id: str,
+        companion_id: str,
+        text: str,
+        limit: int,
+        timeout: float | None = None,
+    ) -> Opening:
+        stage, profile = self.retrieval_context(user_id, companion_id, timeout)
+        return Opening(
+            stage, profile, self.lexical_candidates(user_id, companion_id, text, limit, timeout)
+        )
 
     def retrieval_context(
         self, user_id: str, companion_id: str, timeout: float | None = None

@@ -5,13 +5,24 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from typing import Any
+
+import psycopg
+from psycopg.rows import tuple_row
 
 from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database
-from aria_mem.adapters.postgres.text_search import TextSearch, lexical_hits
+from aria_mem.adapters.postgres.text_search import (
+    LEXICAL_SQL,
+    TextSearch,
+    lexical_hits,
+    lexical_params,
+    lexical_rows,
+)
 from aria_mem.domain.fusion import LexicalHit
 from aria_mem.domain.models import KnowledgeItem, Memory, Stage
 from aria_mem.domain.profile import MAX_PROFILE_FACTS, MIN_PROFILE_IMPORTANCE
+from aria_mem.ports import Opening
 
 _TOUCHED = "greatest(m.updated_at, m.last_used_at, m.last_confirmed_at)"
 
@@ -41,24 +52,46 @@ class PgRetrievalReads:
         self._db = db
         self._text_search = text_search or TextSearch()
 
+    def opening(
+        self,
+        user_id: str,
+        companion_id: str,
+        text: str,
+        limit: int,
+        timeout: float | None = None,
+    ) -> Opening:
+        """The stage, the profile candidates and the word matches: two statements in one
+        pipeline, so one round trip, and a word search that fails or times out costs only
+        the words (each statement is bounded by the timeout)."""
+        if not text.strip() or limit <= 0:
+            return Opening(*self.retrieval_context(user_id, companion_id, timeout), [])
+        with self._db.bounded(timeout) as conn:
+            language = self._text_search.language(conn)
+            context = conn.cursor(row_factory=tuple_row)
+            words = conn.cursor(row_factory=tuple_row)
+            failed: psycopg.Error | None = None
+            with conn.pipeline() as pipeline:
+                context.execute(_CONTEXT_SQL, _context_params(user_id, companion_id), prepare=True)
+                params = lexical_params(language, user_id, companion_id, text, limit)
+                words.execute(LEXICAL_SQL, params, prepare=True)
+                try:
+                    pipeline.sync()
+                except psycopg.Error as exc:
+                    failed = exc
+                try:
+                    stage, profile = _context(context.fetchall())
+                except psycopg.Error:
+                    raise failed or psycopg.OperationalError("no profile") from None
+                if failed is not None:
+                    return Opening(stage, profile, [], _why(failed, timeout))
+                return Opening(stage, profile, lexical_rows(words.fetchall()))
+
     def retrieval_context(
         self, user_id: str, companion_id: str, timeout: float | None = None
     ) -> tuple[Stage, list[Memory]]:
         """The relationship stage and the profile candidates, in one round trip."""
         with self._db.bounded(timeout) as conn:
-            found = rows.tuples(
-                conn,
-                _CONTEXT_SQL,
-                {
-                    "u": user_id,
-                    "c": companion_id,
-                    "min": MIN_PROFILE_IMPORTANCE,
-                    "n": MAX_PROFILE_FACTS,
-                },
-            )
-        stage = found[0][0] if found else None  # pair_stage, then the memory's columns
-        profile = [rows.memory_at(r, 1) for r in found if r[1] is not None]
-        return (Stage(stage) if stage else Stage.EARLY), profile
+            return _context(rows.tuples(conn, _CONTEXT_SQL, _context_params(user_id, companion_id)))
 
     def lexical_candidates(
         self,
@@ -112,6 +145,25 @@ class PgRetrievalReads:
                     " WHERE id = ANY(%s)",
                     (list(memory_ids),),
                 )
+
+
+def _context_params(user_id: str, companion_id: str) -> dict[str, Any]:
+    return {"u": user_id, "c": companion_id, "min": MIN_PROFILE_IMPORTANCE, "n": MAX_PROFILE_FACTS}
+
+
+def _context(found: list[tuple[Any, ...]]) -> tuple[Stage, list[Memory]]:
+    """``_CONTEXT_SQL``'s rows: the pair's stage, then a profile memory's columns (none on
+    the one row of a pair with no profile)."""
+    stage = found[0][0] if found else None
+    profile = [rows.memory_at(r, 1) for r in found if r[1] is not None]
+    return (Stage(stage) if stage else Stage.EARLY), profile
+
+
+def _why(error: psycopg.Error, timeout: float | None) -> str:
+    """What a failed word search says, as ``Database.bounded`` would have said it."""
+    if isinstance(error, psycopg.errors.QueryCanceled) and timeout is not None:
+        return f"PostgreSQL took longer than {timeout:g}s"
+    return f"PostgreSQL failed: {error}".strip()
 
 
 class PgRelationships:

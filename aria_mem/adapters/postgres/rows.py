@@ -86,8 +86,10 @@ which raises naming it)."""
 def tuples(
     conn: psycopg.Connection[Row], query: str, params: Sequence[Any] | Mapping[str, Any]
 ) -> list[tuple[Any, ...]]:
-    """A read's rows as tuples, for ``memory_at``: the reads of a retrieval take them so."""
-    return conn.cursor(row_factory=tuple_row).execute(query, params).fetchall()
+    """A read's rows as tuples, for ``memory_at``: the reads of a retrieval take them so.
+    Prepared on the connection from its first use (psycopg would wait for the fifth): the
+    same few statements serve every turn."""
+    return conn.cursor(row_factory=tuple_row).execute(query, params, prepare=True).fetchall()
 
 
 def memory(row: Row) -> Memory:

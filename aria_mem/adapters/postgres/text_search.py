@@ -157,6 +157,27 @@ def available(conn: psycopg.Connection[Any]) -> list[str]:
     return [str(r["cfgname"]) for r in found]
 
 
+def lexical_params(
+    language: str, user_id: str, companion_id: str, text: str, limit: int
+) -> dict[str, Any]:
+    """``LEXICAL_SQL``'s parameters."""
+    return {
+        "min": COMMON_MINIMUM,
+        "share": COMMON_SHARE,
+        "norm": _RANK_NORMALISATION,
+        "lang": language,
+        "text": text,
+        "u": user_id,
+        "c": companion_id,
+        "n": limit,
+    }
+
+
+def lexical_rows(found: list[tuple[Any, ...]]) -> list[LexicalHit]:
+    """``LEXICAL_SQL``'s rows: each memory's columns, then its score."""
+    return [LexicalHit(r[0], float(r[-1]), rows.memory_at(r)) for r in found]
+
+
 def lexical_hits(
     conn: psycopg.Connection[Any],
     language: str,
@@ -165,18 +186,5 @@ def lexical_hits(
     text: str,
     limit: int,
 ) -> list[LexicalHit]:
-    found = rows.tuples(
-        conn,
-        LEXICAL_SQL,
-        {
-            "min": COMMON_MINIMUM,
-            "share": COMMON_SHARE,
-            "norm": _RANK_NORMALISATION,
-            "lang": language,
-            "text": text,
-            "u": user_id,
-            "c": companion_id,
-            "n": limit,
-        },
-    )
-    return [LexicalHit(r[0], float(r[-1]), rows.memory_at(r)) for r in found]  # then score
+    params = lexical_params(language, user_id, companion_id, text, limit)
+    return lexical_rows(rows.tuples(conn, LEXICAL_SQL, params))
