@@ -167,14 +167,7 @@ class Adapters:
         return self._get("service", self._service)
 
     def _service(self) -> ServiceClient:
-        from aria_mem.adapters.service.client import ServiceClient
-
-        private_dir(self.settings.data_dir, what="data folder")
-        return ServiceClient(
-            self.settings.index_dir,
-            idle_exit=self.settings.daemon.service_idle_exit,
-            client_timeout=self.settings.daemon.service_client_timeout,
-        )
+        return service_client(self.settings)
 
     @property
     def embedder(self) -> Embedder:
@@ -247,6 +240,20 @@ class Adapters:
             for name in ("index", "service", "store"):
                 if name in self._built:
                     self._built.pop(name).close()
+
+
+def service_client(settings: Settings) -> ServiceClient:
+    """A connection to the aria-mem service of ``settings``, which starts one (answering whole
+    operations) when none answers."""
+    from aria_mem.adapters.service.client import WITH_OPERATIONS, ServiceClient
+
+    private_dir(settings.data_dir, what="data folder")
+    return ServiceClient(
+        settings.index_dir,
+        idle_exit=settings.daemon.service_idle_exit,
+        client_timeout=settings.daemon.service_client_timeout,
+        entry=WITH_OPERATIONS,
+    )
 
 
 def host_service(

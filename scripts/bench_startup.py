@@ -1,6 +1,7 @@
 """Benchmark: what a user waits for when a command starts, each run a new process.
 
     python -m scripts.bench_startup [--runs 5]
+    python -m scripts.bench_startup --paired [--runs 7]
 
 On the embedded default (embedded PostgreSQL, Qdrant Edge) in a throw-away ARIA_MEM_HOME with
 10 memories, the median over ``--runs`` new processes of:
@@ -16,6 +17,10 @@ On the embedded default (embedded PostgreSQL, Qdrant Edge) in a throw-away ARIA_
 For each: wall time, CPU time (user + system) and peak memory of the command's process, and
 whether it imports torch (from one more run under ``-X importtime``, not timed). The embedded
 PostgreSQL is started before timing, as it is after a machine's first command.
+
+``--paired``: a warm ``search`` against ``--help``, run in turns (help, search, help, ...) so
+that both see the same machine load; per pair the ratio search/help, and the medians of both
+and of the ratios (issue 38: a warm search at most 1.25x ``--help``).
 """
 
 from __future__ import annotations
@@ -120,11 +125,38 @@ def measure_cold(label: str, args: list[str], env: dict[str, str], runs: int) ->
     return row
 
 
+def paired(env: dict[str, str], runs: int) -> None:
+    """A warm search and ``--help`` in turns; the median of each and of their ratio."""
+    search = ["search", QUESTION]
+    run_once(search, env)  # the service up, its model loaded, the file cache warm
+    run_once(["--help"], env)
+    pairs = []
+    for _ in range(runs):
+        help_run = run_once(["--help"], env)
+        search_run = run_once(search, env)
+        pairs.append((help_run.wall, search_run.wall))
+        print(
+            f"help {help_run.wall:.3f} s  search {search_run.wall:.3f} s  "
+            f"ratio {search_run.wall / help_run.wall:.2f}",
+            flush=True,
+        )
+    help_median = statistics.median(h for h, _ in pairs)
+    search_median = statistics.median(s for _, s in pairs)
+    ratio = statistics.median(s / h for h, s in pairs)
+    print(
+        f"\nmedian of {runs} pairs: --help {help_median:.3f} s, warm search "
+        f"{search_median:.3f} s, ratio {ratio:.2f}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--paired", action="store_true", help="only a warm search against --help, in turns"
+    )
     args = parser.parse_args()
     rows: list[str] = []
     with tempfile.TemporaryDirectory(prefix="aria-startup-") as tmp:
@@ -139,6 +171,9 @@ def main() -> None:
         try:
             for fact in FACTS:
                 run_once(["remember", fact], local)
+            if args.paired:
+                paired(local, args.runs)
+                return
             rows.append(
                 measure(
                     "`aria-mem search`, in-process model, service warm",

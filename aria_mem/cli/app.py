@@ -78,10 +78,19 @@ def _root(
     ] = False,
     verbose: Annotated[int, typer.Option("--verbose", "-v", count=True, help=VERBOSE_HELP)] = 0,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help=QUIET_HELP)] = False,
+    no_service: Annotated[
+        bool,
+        typer.Option(
+            "--no-service",
+            help="Run the command in this process, not as a request to the aria-mem service "
+            "(which still holds the embedded index and the in-process model).",
+        ),
+    ] = False,
 ) -> None:
     logs.configure_command_logging(_log_level(verbose))
     ctx.obj = State(config_path)
     ctx.obj.verbose = verbose
+    ctx.obj.no_service = no_service
     ctx.call_on_close(ctx.obj.close)
     if quiet:
         err_console.quiet = True

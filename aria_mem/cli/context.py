@@ -24,6 +24,8 @@ class State:
     def __init__(self, config_path: Path | None) -> None:
         self.config_path = config_path
         self.verbose = 0
+        self.no_service = False
+        """``--no-service``: every operation in this process, none sent to the service."""
         self._memory: AriaMem | None = None
 
     @property
@@ -56,6 +58,26 @@ def state(ctx: typer.Context) -> State:
 
 def memory(ctx: typer.Context) -> AriaMem:
     return state(ctx).memory
+
+
+def operation(ctx: typer.Context, name: str, args: dict[str, Any]) -> Any:
+    """Operation ``name`` (``aria_mem.operations``) as JSON: answered by the aria-mem service
+    when one can answer it (this process then imports no database driver, index client or
+    model), else run in this process on the command's ``AriaMem``, with the same answer."""
+    current = state(ctx)
+    if not current.no_service and current._memory is None:
+        from aria_mem.api import remote
+
+        try:
+            return remote.call(current.config_path, name, args)
+        except remote.NotServed:
+            pass
+    from aria_mem import operations
+
+    mem = current.memory
+    if name == "search":
+        mem.warm_up()
+    return operations.answer(mem, name, args)
 
 
 JSON_DECIMALS = 6

@@ -2,113 +2,17 @@
 
 from __future__ import annotations
 
-import uuid
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from aria_mem.cli import render, search_view
-from aria_mem.cli.context import emit_json, memory
+from aria_mem.cli.context import emit_json, memory, operation
 from aria_mem.cli.memories import CompanionOpt, JsonOpt, UserOpt
 from aria_mem.cli.render import markup_safe
 
 if TYPE_CHECKING:
-    from aria_mem.api import Dropped, Ranked, SearchResult
-
-
-def _evidence_json(result: SearchResult, memory_id: uuid.UUID) -> dict[str, Any] | None:
-    e = result.evidence.get(memory_id)
-    if e is None:
-        return None
-    return {
-        "cosine": e.similarity,
-        "dense_rank": e.dense_rank,
-        "lexical_rank": e.lexical_rank,
-        "lexical_score": e.lexical_score,
-        "relevance": e.relevance,
-        "fused_rank": e.fused_rank,
-        "repeats": None
-        if e.repeat is None
-        else {
-            "of": str(e.repeat.of),
-            "overlap": e.repeat.overlap,
-            "discount": e.repeat.discount,
-        },
-    }
-
-
-def _ranked_json(position: int, r: Ranked, result: SearchResult) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "rank": position,
-        "section": r.section.value,
-        "id": str(r.memory.id),
-        "type": r.memory.type.value,
-        "text": r.memory.text,
-        "confidence": r.memory.confidence,
-        "event": None
-        if r.memory.event_from is None or r.memory.event_until is None
-        else {"from": r.memory.event_from.isoformat(), "until": r.memory.event_until.isoformat()},
-        "found": _evidence_json(result, r.memory.id),
-    }
-    if r.score is not None:
-        data.update(
-            similarity=r.score.similarity,
-            importance=r.score.importance,
-            emotion=r.score.emotion,
-            recency=r.score.recency,
-            usage=r.score.usage,
-            time=r.score.time,
-            repeat=r.score.repeat,
-            contributions=r.score.contributions,
-            score=r.score.total,
-        )
-    return data
-
-
-def _dropped_json(d: Dropped, result: SearchResult) -> dict[str, Any]:
-    return {
-        "id": str(d.memory_id),
-        "reason": d.reason.value,
-        "similarity": d.similarity,
-        "found": _evidence_json(result, d.memory_id),
-        "text": d.memory.text if d.memory else None,
-        "score": d.score.total if d.score else None,
-    }
-
-
-def result_json(result: SearchResult) -> dict[str, Any]:
-    return {
-        "query": result.query,
-        "user": result.user_id,
-        "companion": result.companion_id,
-        "model": result.model,
-        "stage": result.stage.value,
-        "threshold": result.selection.threshold,
-        "cap": result.selection.cap,
-        "candidates": result.candidates,
-        "time": None
-        if result.asked is None
-        else {
-            "from": result.asked.span.start.isoformat() if result.asked.span else None,
-            "until": result.asked.span.end.isoformat() if result.asked.span else None,
-            "asks_when": result.asked.when,
-        },
-        "memories": [_ranked_json(i, r, result) for i, r in enumerate(result.chosen, start=1)],
-        "dropped": [_dropped_json(d, result) for d in result.selection.dropped],
-        "knowledge": [
-            {
-                "id": str(hit.item.id),
-                "source": hit.item.source,
-                "title": hit.item.title,
-                "text": hit.item.text,
-                "similarity": hit.similarity,
-            }
-            for hit in result.knowledge
-        ],
-        "degraded": list(result.degraded),
-        "timings_ms": dict(result.timings.items()),
-        "prompt": result.prompt,
-    }
+    from aria_mem.api import AriaMem
 
 
 def search(
@@ -151,28 +55,37 @@ def search(
     Example: aria-mem search "I need to find a gift" --previous "My sister is getting
     married in June" --explain
     """
-    mem = memory(ctx)
-    mem.warm_up()
-    result = mem.search(message, previous=previous, user=user, companion=companion)
-    fate = mem.why(result, why) if why is not None else None
+    args = {"message": message, "previous": previous, "user": user, "companion": companion}
+    args["why"] = why
+    if explain and not as_json:  # the table needs the search itself: in-process
+        _explain(memory(ctx), args, prompt=prompt)
+        return
+    data = operation(ctx, "search", args)
     if as_json:
-        data = result_json(result)
-        if fate is not None:
-            data["why"] = {
-                "id": str(fate.memory_id),
-                "outcome": fate.outcome,
-                "detail": fate.detail,
-            }
         emit_json(data)
         return
-    if explain:
-        search_view.explain(result)
-    else:
-        search_view.ranked_list(result)
-    if fate is not None:
-        search_view.fate(fate)
+    search_view.ranked_list(data)
+    if "why" in data:
+        search_view.fate(data["why"])
     if prompt:
-        search_view.prompt(result)
+        search_view.prompt(data["prompt"])
+    for reason in data["degraded"]:
+        render.err_console.print(f"[yellow]degraded:[/yellow] {markup_safe(reason)}")
+
+
+def _explain(mem: AriaMem, args: dict[str, Any], *, prompt: bool) -> None:
+    mem.warm_up()
+    result = mem.search(
+        args["message"], previous=args["previous"], user=args["user"], companion=args["companion"]
+    )
+    search_view.explain(result)
+    if args["why"] is not None:
+        fate = mem.why(result, args["why"])
+        search_view.fate(
+            {"id": str(fate.memory_id), "outcome": fate.outcome, "detail": fate.detail}
+        )
+    if prompt:
+        search_view.prompt(result.prompt)
     for reason in result.degraded:
         render.err_console.print(f"[yellow]degraded:[/yellow] {markup_safe(reason)}")
 

@@ -1,10 +1,11 @@
-"""Rich rendering of one search for people: the ranked list, `--explain` (every source's say
-and every signal of the formula), `--why` and `--prompt`."""
+"""Rich rendering of one search for people: the ranked list, `--why` and `--prompt` from the
+search's JSON (as the aria-mem service answers it), and `--explain` (every source's say and
+every signal of the formula) from the search itself."""
 
 from __future__ import annotations
 
 import uuid
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich import box
 from rich.table import Table
@@ -13,24 +14,25 @@ from rich.text import Text
 from aria_mem.cli.render import console, markup_safe, safe
 
 if TYPE_CHECKING:
-    from aria_mem.api import Fate, SearchResult
+    from aria_mem.api import SearchResult
 
 
 def _f(value: float | None, digits: int = 2) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
-def ranked_list(result: SearchResult) -> None:
-    if not result.chosen:
+def ranked_list(search: dict[str, Any]) -> None:
+    """The memories a search chose, from its JSON (``operations.search_json``)."""
+    if not search["memories"]:
         console.print("No memories would be brought up for this message.")
         return
-    for position, ranked in enumerate(result.chosen, start=1):
-        score = f"{ranked.score.total:.3f}" if ranked.score else "profile"
+    for position, ranked in enumerate(search["memories"], start=1):
+        score = f"{ranked['score']:.3f}" if "score" in ranked else "profile"
         console.print(
             Text.assemble(
                 f"{position:>2}. ",
-                (f"[{ranked.section.value}] ", "dim"),
-                f"{safe(ranked.memory.text)}  ",
+                (f"[{ranked['section']}] ", "dim"),
+                f"{safe(ranked['text'])}  ",
                 (f"({score})", "cyan"),
             )
         )
@@ -140,20 +142,22 @@ def explain(result: SearchResult) -> None:
     console.print(Text(f"timings: {timings}", style="dim"))
 
 
-def fate(item: Fate) -> None:
+def fate(item: dict[str, Any]) -> None:
+    """`--why`: the fate of one memory, from the search's JSON (its ``why``)."""
     console.print(
         Text.assemble(
             ("why ", "bold"),
-            (str(item.memory_id)[:8], "cyan"),
-            safe(f": {item.outcome}" + (f" — {item.detail}" if item.detail else "")),
+            (str(item["id"])[:8], "cyan"),
+            safe(f": {item['outcome']}" + (f" — {item['detail']}" if item["detail"] else "")),
         )
     )
 
 
-def prompt(result: SearchResult) -> None:
+def prompt(text: str) -> None:
+    """`--prompt`: the sections that would go to the model."""
     console.print()
     console.print(
-        Text(safe(result.prompt, keep_lines=True) or "(no memory sections)"),
+        Text(safe(text, keep_lines=True) or "(no memory sections)"),
         highlight=False,
         soft_wrap=True,
     )

@@ -70,8 +70,8 @@ def daemon(
 
     Example: aria-mem daemon --interval 30 --mcp-http 127.0.0.1:8765
     """
-    from aria_mem import config
-    from aria_mem.api import RunningService, run_service
+    from aria_mem import config, operations
+    from aria_mem.api import RunningService, remote, run_service
     from aria_mem.daemon import Daemon
 
     configure_daemon_logging(min(logging.getLogger().level or logging.INFO, logging.INFO))
@@ -97,6 +97,7 @@ def daemon(
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
+    remote.answer_operations(operations.handle)  # commands' whole operations, as on demand
     service = run_service(settings, stopped=runner.stopping)
     if service is None:
         raise typer.Exit(0)
@@ -107,6 +108,7 @@ def daemon(
         code = runner.run(once=once)
     finally:
         service.close()
+        operations.close_all()
     raise typer.Exit(1 if mcp_stopped.is_set() else code)
 
 

@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from aria_mem.adapters.service import server
 from aria_mem.adapters.service.folder import (
+    hosted,
     lock_held,
     log_path_for,
     open_log,
@@ -40,11 +40,16 @@ from aria_mem.adapters.service.protocol import (
     socket_address,
     socket_path_for,
 )
-from aria_mem.adapters.service.server import hosted
 from aria_mem.errors import StoreError, VectorIndexError
 from aria_mem.private import private_dir
 
 log = logging.getLogger(__name__)
+
+SERVER = "aria_mem.adapters.service.server"
+"""The module that runs the service (``python -m``), answering this layer's operations."""
+WITH_OPERATIONS = "aria_mem.operations"
+"""The module that runs the service answering whole operations too (the entry points' layer
+registers their handler); what aria-mem's own clients start."""
 NOTICES = logging.getLogger("aria_mem.notice")
 """One-line notices a person should see (the CLI prints this logger's INFO records)."""
 
@@ -54,10 +59,16 @@ busy machine), a batch of vectors after it."""
 
 
 def start_in_background(
-    root: Path, *, idle_exit: float, client_timeout: float = CLIENT_TIMEOUT
+    root: Path,
+    *,
+    idle_exit: float,
+    client_timeout: float = CLIENT_TIMEOUT,
+    entry: str = SERVER,
 ) -> subprocess.Popen[bytes]:
     """Start the service of ``root`` detached from this process (its own session, no
-    terminal), logging to ``service.log``. If another one wins the race it simply exits."""
+    terminal), logging to ``service.log``. If another one wins the race it simply exits.
+    ``entry``: the module run as the service (``python -m``), one that answers whole
+    operations or only this layer's."""
     private_dir(root, what="index folder")
     log_fd = open_log(log_path_for(root))
     try:
@@ -65,7 +76,7 @@ def start_in_background(
             [
                 sys.executable,
                 "-m",
-                server.__name__,
+                entry,
                 str(root),
                 "--idle-exit",
                 f"{idle_exit:g}",
@@ -96,6 +107,7 @@ class ServiceClient:
         in_place: bool = True,
         start: bool = True,
         client_timeout: float = CLIENT_TIMEOUT,
+        entry: str = SERVER,
     ) -> None:
         """``idle_exit``: the idle time after which a service this client starts exits
         (0: never); ``client_timeout``: the silence after which it closes a connection
@@ -103,7 +115,11 @@ class ServiceClient:
         answer (or to be less busy).
         ``in_place``: answer in this process when it runs the service (False: always over
         the socket, as another process would). ``start``: start a service when none answers
-        (False: a probe, which only asks)."""
+        (False: a probe, which only asks). ``entry``: the module a service this client starts
+        runs (see ``start_in_background``)."""
+        self._entry = entry
+        self.info: dict[str, Any] = {}
+        """The service's ``hello`` on the current connection."""
         self.root = root
         self._in_place = in_place
         self._start = start
@@ -119,8 +135,11 @@ class ServiceClient:
         self.started_service = False
         """This client started the service (for its notice and for tests)."""
 
-    def call(self, request: dict[str, Any]) -> Any:
-        """The service's answer to one request; its error raised as the type it was."""
+    def call(self, request: dict[str, Any], *, resend: bool = True) -> Any:
+        """The service's answer to one request; its error raised as the type it was.
+        ``resend``: send the request again on a new connection when the service went away
+        before answering (False for a request that is not idempotent: then the loss is an
+        error that says the service stopped mid-request)."""
         here = hosted(self.root) if self._in_place else None
         if here is not None:
             return answer(here, request)
@@ -160,6 +179,12 @@ class ServiceClient:
                     raise
                 if not isinstance(reply, dict):
                     self._drop_connection()
+                    if not resend:
+                        raise VectorIndexError(
+                            f"The aria-mem service (pid {self.info.get('pid', '?')}) stopped "
+                            f"before it answered — see {log_path_for(self.root)}; the next "
+                            "command starts it again"
+                        )
                     continue
                 if "error" in reply:
                     raise_reply(reply)
@@ -189,7 +214,10 @@ class ServiceClient:
             if child is None or (child.poll() == 0 and not lock_held(self.root)):
                 if not lock_held(self.root):
                     child = start_in_background(
-                        self.root, idle_exit=self._idle_exit, client_timeout=self._client_timeout
+                        self.root,
+                        idle_exit=self._idle_exit,
+                        client_timeout=self._client_timeout,
+                        entry=self._entry,
                     )
             elif child.poll() not in (None, 0):
                 raise VectorIndexError(
@@ -250,6 +278,7 @@ class ServiceClient:
         protocol = info.get("protocol") if isinstance(info, dict) else None
         if isinstance(info, dict) and protocol == PROTOCOL:
             sock.settimeout(REPLY_TIMEOUT)
+            self.info = info
             return int(info.get("pid", 0))
         self._drop_connection()
         if isinstance(info, dict) and isinstance(protocol, int) and protocol > PROTOCOL:

@@ -1,24 +1,51 @@
 """The service's folder rules: the index folder (0700) holds the shards, the socket and
 ``index.lock``, whose exclusive lock says which process serves the folder (its pid inside, for
 ``stop_service``); the service's log sits in the data folder above it and starts afresh past
-``MAX_LOG_BYTES``."""
+``MAX_LOG_BYTES``. It also knows which folder's service this process runs, if any (the
+daemon's), so that its own clients are answered in place."""
 
 from __future__ import annotations
 
 import fcntl
 import os
 import signal
+import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aria_mem.errors import StoreError
 from aria_mem.private import FILE_MODE, private_dir
 from aria_mem.processes import aria_mem_alive, is_aria_mem
 
+if TYPE_CHECKING:
+    from aria_mem.adapters.service.protocol import Host
+
 LOCK_NAME = "index.lock"
 LOG_NAME = "service.log"
 MAX_LOG_BYTES = 5 * 1024 * 1024
 """A log over this size is started afresh when the service starts."""
+
+_hosted: dict[Path, Host] = {}
+_hosted_lock = threading.Lock()
+
+
+def hosted(root: Path) -> Host | None:
+    """The service of ``root`` when this process runs it (the daemon), else None: its
+    clients in this process are answered in place, without the socket."""
+    with _hosted_lock:
+        return _hosted.get(root.resolve())
+
+
+def host(root: Path, service: Host) -> None:
+    with _hosted_lock:
+        _hosted[root.resolve()] = service
+
+
+def unhost(*, root: Path, service: Host) -> None:
+    with _hosted_lock:
+        if _hosted.get(root.resolve()) is service:
+            del _hosted[root.resolve()]
 
 
 def lock_held(root: Path) -> bool:

@@ -28,6 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from aria_mem import errors
 from aria_mem.domain.models import IndexPoint, SearchScope
 from aria_mem.errors import (
     AriaMemError,
@@ -40,12 +41,14 @@ from aria_mem.errors import (
 if TYPE_CHECKING:
     from aria_mem.adapters.qdrant_edge import EdgeIndex
 
-PROTOCOL = 4
+PROTOCOL = 5
 """The socket's protocol, exchanged by ``hello`` on every connection. 1 had no hello and sent
 vectors as JSON numbers; 2 packed them and let any aria-mem process own the index; 3 is the
 one service (clients never own; ``embed`` names any in-process model); 4 counts and lists ids
-of one model's vectors (a service of 3 would ignore the model and list all). A client and a
-service of different protocols do not talk: an older service is restarted, a newer one named."""
+of one model's vectors (a service of 3 would ignore the model and list all); 5 answers whole
+operations (``operation``: a command's search, remember, list, show, status) and sends their
+errors as the type raised. A client and a service of different protocols do not talk: an older
+service is restarted, a newer one named."""
 PACKED = "vector_f32"
 """The request key of a vector sent packed."""
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
@@ -89,6 +92,11 @@ class Host(Protocol):
     def embed(self, model: str, texts: list[str]) -> list[list[float]]: ...
 
     def hello(self) -> dict[str, Any]: ...
+
+    def operation(self, request: dict[str, Any]) -> Any:
+        """A whole operation (``{"op": "operation", "name": ..., "args": ...}``), answered by
+        the handler the process that runs the service registered."""
+        ...
 
 
 # -- how values cross ---------------------------------------------------------------------
@@ -174,6 +182,7 @@ OPERATIONS: dict[str, Callable[[Host, dict[str, Any]], Any]] = {
     "search": _search,
     "count": lambda host, r: host.index.count(r["collection"], r.get("model")),
     "ids": lambda host, r: [str(i) for i in host.index.ids(r["collection"], r.get("model"))],
+    "operation": lambda host, r: host.operation(r),
 }
 """Every operation the service answers: a request ``{"op": name, ...}`` in, its ``ok`` value
 out (JSON). A client in the service's own process runs the same entries without the socket."""
@@ -190,8 +199,18 @@ def answer(host: Host, request: dict[str, Any]) -> Any:
 # -- how errors cross ---------------------------------------------------------------------
 
 
-def error_reply(exc: Exception) -> dict[str, Any]:
-    """An error as a reply: its kind (which the client raises again) and its message."""
+def error_reply(exc: Exception, *, whole: bool = False) -> dict[str, Any]:
+    """An error as a reply: its kind (which the client raises again) and its message. An
+    aria-mem error of a ``whole`` operation crosses as its own type, exit code and option, so
+    that a command answered by the service fails as it would in-process."""
+    if whole and isinstance(exc, AriaMemError) and not isinstance(exc, DimensionMismatchError):
+        return {
+            "error": str(exc),
+            "kind": "operation",
+            "type": type(exc).__name__,
+            "exit_code": exc.exit_code,
+            "option": exc.option,
+        }
     if isinstance(exc, DimensionMismatchError):
         args = [exc.collection, exc.collection_size, exc.model, exc.model_size]
         return {"error": str(exc), "kind": "dimension", "args": args}
@@ -214,7 +233,26 @@ def raise_reply(reply: dict[str, Any]) -> None:
         raise EmbedderError(message)
     if kind == "disk_full":
         raise IndexDiskFullError(message)
+    if kind == "operation":
+        raise _operation_error(reply, message)
     raise VectorIndexError(message)
+
+
+def _operation_error(reply: dict[str, Any], message: str) -> AriaMemError:
+    """The error a whole operation raised in the service, as its type from ``aria_mem.errors``
+    (a name that is not one there: the base, with the exit code it had)."""
+    kind = getattr(errors, str(reply.get("type")), None)
+    option = str(reply.get("option") or "")
+    if not (isinstance(kind, type) and issubclass(kind, AriaMemError)):
+        kind = AriaMemError
+    try:
+        exc = kind(message, option=option)
+    except TypeError:  # a constructor of its own fields
+        exc = AriaMemError(message, option=option)
+    code = reply.get("exit_code")
+    if isinstance(code, int) and code != exc.exit_code:
+        exc.exit_code = code
+    return exc
 
 
 # -- the socket ---------------------------------------------------------------------------

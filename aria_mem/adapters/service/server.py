@@ -25,11 +25,13 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from aria_mem.adapters.model_shelf import LocalModel as LocalModel
 from aria_mem.adapters.model_shelf import ModelShelf as ModelShelf
+from aria_mem.adapters.service import folder
 from aria_mem.adapters.service.folder import LOCK_NAME
 from aria_mem.adapters.service.protocol import CLIENT_TIMEOUT, PROTOCOL, socket_path_for
 from aria_mem.adapters.service.socket_server import Server
@@ -45,15 +47,18 @@ log = logging.getLogger(__name__)
 ON_DEMAND = "on demand"
 DAEMON = "daemon"
 
+Operations = Callable[[Path, dict[str, Any]], Any]
+"""A handler of whole operations: the service's index folder and the request in, the JSON
+answer out. The process that runs the service registers it (``answer_operations``): the
+operations run on the public API, which this layer may not import."""
+_operations: Operations | None = None
 
-_hosted: dict[Path, IndexService] = {}
-_hosted_lock = threading.Lock()
 
-
-def hosted(root: Path) -> IndexService | None:
-    """The service of ``root`` when this process runs it (the daemon), else None."""
-    with _hosted_lock:
-        return _hosted.get(root.resolve())
+def answer_operations(handler: Operations | None) -> None:
+    """Let the service of this process answer whole operations with ``handler`` (None: no
+    more)."""
+    global _operations
+    _operations = handler
 
 
 class IndexService:
@@ -88,8 +93,7 @@ class IndexService:
             daemon=True,
         )
         self._thread.start()
-        with _hosted_lock:
-            _hosted[root.resolve()] = self
+        folder.host(root, self)
         log.info(
             "aria-mem service %s (pid %d, %s) serves %s", __version__, os.getpid(), started, root
         )
@@ -151,9 +155,18 @@ class IndexService:
     def embed(self, model: str, texts: list[str]) -> list[list[float]]:
         return self.shelf.encode(model, texts) if texts else []
 
+    def operation(self, request: dict[str, Any]) -> Any:
+        handler = _operations
+        if handler is None:
+            raise VectorIndexError(
+                f"The aria-mem service for {self.root} answers no whole operations"
+            )
+        return handler(self.root, request)
+
     def hello(self) -> dict[str, Any]:
         models = self.shelf.names()
         return {
+            "operations": _operations is not None,
             "protocol": self.protocol,
             "version": __version__,
             "pid": os.getpid(),
@@ -192,9 +205,7 @@ class IndexService:
     def close(self) -> None:
         """Stop answering, hang up on clients (they reconnect to the next service), close
         the shards and let go of the lock."""
-        with _hosted_lock:
-            if _hosted.get(self.root.resolve()) is self:
-                del _hosted[self.root.resolve()]
+        folder.unhost(root=self.root, service=self)
         self._server.shutdown()
         with contextlib.suppress(OSError):  # only our own: a removed folder may hold the next's
             if os.stat(self._socket_path).st_ino == self._socket_inode:
@@ -213,7 +224,9 @@ class IndexService:
         log.info("stopped")
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, operations: Operations | None = None) -> int:
+    """Run the service started on demand until it is told to stop or is idle; ``operations``
+    answers whole operations (``python -m aria_mem.operations`` passes its handler)."""
     parser = argparse.ArgumentParser(prog="aria-mem service", description=__doc__)
     parser.add_argument("root", type=Path)
     parser.add_argument("--idle-exit", type=float, default=1800.0)
@@ -228,6 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    answer_operations(operations)
     try:
         service = IndexService.take(
             args.root, started=ON_DEMAND, client_timeout=args.client_timeout

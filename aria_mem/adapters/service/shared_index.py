@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from aria_mem.adapters.service.client import ServiceClient
+from aria_mem.adapters.service.folder import hosted
 from aria_mem.adapters.service.protocol import PACKED, encode_points, pack_vector
-from aria_mem.adapters.service.server import hosted
 from aria_mem.domain.models import Hit, IndexPoint, SearchScope
 from aria_mem.domain.records import IndexOwner
 

@@ -61,6 +61,7 @@ class _Handler(socketserver.StreamRequestHandler):
 
     def _answer(self, line: bytes) -> bool:
         """Answer one request line; False when the connection is to end."""
+        request: Any = None
         try:
             request = json.loads(line)
             if not isinstance(request, dict):
@@ -69,9 +70,10 @@ class _Handler(socketserver.StreamRequestHandler):
         except IndexClosedError:
             return False  # the service is stopping: the client reconnects to the next one
         except (AriaMemError, KeyError, ValueError, TypeError, RecursionError) as exc:
-            result = error_reply(exc)
+            whole = isinstance(request, dict) and request.get("op") == "operation"
+            result = error_reply(exc, whole=whole)
         except Exception as exc:  # a disk that refuses a write, a model that breaks
-            log.exception("the %r request failed", request.get("op"))
+            log.exception("the %r request failed", request.get("op") if request else None)
             result = {"error": f"{type(exc).__name__}: {exc}", "kind": "index"}
         return self._send(result)
 

@@ -1,0 +1,232 @@
+"""Whole operations, as the aria-mem service answers them for a command: the command sends one
+request (``api.remote.call``) and renders the JSON answer, so it imports neither PostgreSQL's
+driver nor the index client nor the model; the service runs the operation on the public API,
+with an ``AriaMem`` of the command's own settings kept open (its PostgreSQL pool beside the
+index and the model the service holds).
+
+Every operation scopes its user and companion per request, exactly as in-process: the answer
+is what the command would compute itself, and ``answer`` is also what a command runs in-process
+when no service can answer it (an index server of one's own, ``--no-service``).
+
+    python -m aria_mem.operations INDEX_DIR [--idle-exit S] [--client-timeout S]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from aria_mem.api import remote
+from aria_mem.errors import UsageError
+
+if TYPE_CHECKING:
+    from aria_mem.api import AriaMem, Dropped, Ranked, SearchResult
+
+OPEN_MEMORIES = 4
+"""Settings whose ``AriaMem`` the service keeps open at once (one per config and variables a
+command ran with; the least recently used is closed past this)."""
+
+_open: OrderedDict[str, AriaMem] = OrderedDict()
+_open_lock = threading.Lock()
+
+
+# -- search ---------------------------------------------------------------------------------
+
+
+def _evidence_json(result: SearchResult, memory_id: uuid.UUID) -> dict[str, Any] | None:
+    e = result.evidence.get(memory_id)
+    if e is None:
+        return None
+    return {
+        "cosine": e.similarity,
+        "dense_rank": e.dense_rank,
+        "lexical_rank": e.lexical_rank,
+        "lexical_score": e.lexical_score,
+        "relevance": e.relevance,
+        "fused_rank": e.fused_rank,
+        "repeats": None
+        if e.repeat is None
+        else {
+            "of": str(e.repeat.of),
+            "overlap": e.repeat.overlap,
+            "discount": e.repeat.discount,
+        },
+    }
+
+
+def _ranked_json(position: int, r: Ranked, result: SearchResult) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "rank": position,
+        "section": r.section.value,
+        "id": str(r.memory.id),
+        "type": r.memory.type.value,
+        "text": r.memory.text,
+        "confidence": r.memory.confidence,
+        "event": None
+        if r.memory.event_from is None or r.memory.event_until is None
+        else {"from": r.memory.event_from.isoformat(), "until": r.memory.event_until.isoformat()},
+        "found": _evidence_json(result, r.memory.id),
+    }
+    if r.score is not None:
+        data.update(
+            similarity=r.score.similarity,
+            importance=r.score.importance,
+            emotion=r.score.emotion,
+            recency=r.score.recency,
+            usage=r.score.usage,
+            time=r.score.time,
+            repeat=r.score.repeat,
+            contributions=r.score.contributions,
+            score=r.score.total,
+        )
+    return data
+
+
+def _dropped_json(d: Dropped, result: SearchResult) -> dict[str, Any]:
+    return {
+        "id": str(d.memory_id),
+        "reason": d.reason.value,
+        "similarity": d.similarity,
+        "found": _evidence_json(result, d.memory_id),
+        "text": d.memory.text if d.memory else None,
+        "score": d.score.total if d.score else None,
+    }
+
+
+def search_json(result: SearchResult) -> dict[str, Any]:
+    """A search as `aria-mem search --json` prints it."""
+    return {
+        "query": result.query,
+        "user": result.user_id,
+        "companion": result.companion_id,
+        "model": result.model,
+        "stage": result.stage.value,
+        "threshold": result.selection.threshold,
+        "cap": result.selection.cap,
+        "candidates": result.candidates,
+        "time": None
+        if result.asked is None
+        else {
+            "from": result.asked.span.start.isoformat() if result.asked.span else None,
+            "until": result.asked.span.end.isoformat() if result.asked.span else None,
+            "asks_when": result.asked.when,
+        },
+        "memories": [_ranked_json(i, r, result) for i, r in enumerate(result.chosen, start=1)],
+        "dropped": [_dropped_json(d, result) for d in result.selection.dropped],
+        "knowledge": [
+            {
+                "id": str(hit.item.id),
+                "source": hit.item.source,
+                "title": hit.item.title,
+                "text": hit.item.text,
+                "similarity": hit.similarity,
+            }
+            for hit in result.knowledge
+        ],
+        "degraded": list(result.degraded),
+        "timings_ms": dict(result.timings.items()),
+        "prompt": result.prompt,
+    }
+
+
+def search(mem: AriaMem, args: dict[str, Any]) -> dict[str, Any]:
+    """`aria-mem search`: the search as JSON, with ``why`` (the fate of one memory) when
+    asked."""
+    result = mem.search(
+        str(args["message"]),
+        previous=_text_or_none(args.get("previous")),
+        user=_text_or_none(args.get("user")),
+        companion=_text_or_none(args.get("companion")),
+    )
+    data = search_json(result)
+    why = _text_or_none(args.get("why"))
+    if why is not None:
+        fate = mem.why(result, why)
+        data["why"] = {"id": str(fate.memory_id), "outcome": fate.outcome, "detail": fate.detail}
+    return data
+
+
+# -- the table --------------------------------------------------------------------------------
+
+OPERATIONS: dict[str, Callable[[AriaMem, dict[str, Any]], Any]] = {
+    "search": search,
+}
+"""Every whole operation, by the name a request gives: the command's ``AriaMem`` and its
+arguments in, JSON out."""
+
+
+def answer(mem: AriaMem, name: str, args: dict[str, Any]) -> Any:
+    """Operation ``name`` on ``mem``, as JSON values (what crosses the socket; in-process the
+    same, so both ways render alike)."""
+    operation = OPERATIONS.get(name)
+    if operation is None:
+        raise UsageError(f"aria-mem knows no operation {name!r}")
+    return json.loads(json.dumps(operation(mem, args), default=str))
+
+
+def _text_or_none(value: object) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise UsageError(f"expected text, got {type(value).__name__}")
+    return value
+
+
+# -- the service's side -----------------------------------------------------------------------
+
+
+def handle(root: Path, request: dict[str, Any]) -> Any:
+    """A request the service received: the operation run on the ``AriaMem`` of the settings
+    the command runs with."""
+    args = request.get("args")
+    if not isinstance(args, dict):
+        raise UsageError("an operation's args are a JSON object")
+    return answer(_memory(root, request), str(request.get("name")), args)
+
+
+def _memory(root: Path, request: dict[str, Any]) -> AriaMem:
+    from aria_mem.api import AriaMem
+
+    settings = remote.settings_of(root, request)
+    try:
+        stat = os.stat(settings.config_path)
+        version: tuple[int, ...] = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
+    except OSError:
+        version = ()
+    key = json.dumps([str(settings.config_path), version, request["env"], request["data_dir"]])
+    with _open_lock:
+        mem = _open.get(key)
+        if mem is not None:
+            _open.move_to_end(key)
+            return mem
+        mem = AriaMem(settings)
+        _open[key] = mem
+        while len(_open) > OPEN_MEMORIES:
+            _open.popitem(last=False)[1].close()
+        return mem
+
+
+def close_all() -> None:
+    with _open_lock:
+        while _open:
+            _open.popitem()[1].close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        return remote.serve(argv, handle)
+    finally:
+        close_all()
+
+
+if __name__ == "__main__":
+    sys.stdout.flush()
+    # os._exit: torch's and Edge's native threads never see interpreter teardown
+    os._exit(main())

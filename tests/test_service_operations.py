@@ -1,0 +1,130 @@
+"""Whole operations answered by the aria-mem service (issue 38): a command sends one request
+and renders the answer; it answers as the same command in-process would, imports no database
+driver, index client or model, and says in one line when the service dies mid-request."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from aria_mem.adapters.service.folder import LOCK_NAME
+from tests.conftest import ROOT, CliResult
+from tests.fakes.concepts import concept_embed
+from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
+
+Cli = Callable[..., CliResult]
+QUESTION = "My sister is getting married, any gift ideas?"
+HELD = "HOLD THIS ONE"
+"""A query the fake model holds until the test lets go (``Gate``)."""
+
+
+class Gate:
+    """Holds the fake model's answer for a text that contains ``HELD`` until ``release``."""
+
+    def __init__(self) -> None:
+        self.entered = threading.Event()
+        self.released = threading.Event()
+
+    def embed(self, text: str, dim: int) -> list[float]:
+        if HELD in text:
+            self.entered.set()
+            self.released.wait(60)
+        return concept_embed(text, dim)
+
+
+@pytest.fixture
+def gate() -> Gate:
+    return Gate()
+
+
+@pytest.fixture
+def env(embedded_dsn: str, gate: Gate) -> Iterator[dict[str, str]]:
+    with FakeOllama(FakeOllamaState(dim=16, embed=gate.embed)) as server:
+        yield {"ARIA_MEM_POSTGRES_DSN": embedded_dsn, "ARIA_MEM_EMBEDDER_HOST": server.url}
+        gate.released.set()
+
+
+def _remember(cli: Cli, env: dict[str, str]) -> None:
+    for text in ("The user's sister loves pottery.", "The user has a dog called Biscuit."):
+        assert cli("remember", text, env=env).code == 0
+
+
+def _without_timings(out: str) -> dict[str, object]:
+    data: dict[str, object] = json.loads(out)
+    data.pop("timings_ms")
+    return data
+
+
+def test_search_through_the_service_answers_as_in_process(cli: Cli, env: dict[str, str]) -> None:
+    _remember(cli, env)
+    served = cli("search", QUESTION, "--json", env=env)
+    alone = cli("--no-service", "search", QUESTION, "--json", env=env)
+    assert served.code == alone.code == 0, served.stderr + alone.stderr
+    assert _without_timings(served.stdout) == _without_timings(alone.stdout)
+    assert json.loads(served.stdout)["memories"], "the search found nothing to compare"
+    view = cli("search", QUESTION, "--why", "zzzz", env=env)
+    assert view.code == 1 and "'zzzz' is not a memory id" in view.stderr  # the error's type
+    served = cli("search", QUESTION, "--prompt", env=env)
+    alone = cli("--no-service", "search", QUESTION, "--prompt", env=env)
+    assert served.stdout == alone.stdout and "sister loves pottery" in served.stdout
+
+
+def test_search_imports_no_database_driver_index_client_or_model(
+    cli: Cli, env: dict[str, str], isolated_env: Path
+) -> None:
+    _remember(cli, env)
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "aria_mem", "search", QUESTION],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env, "NO_COLOR": "1"},
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "sister loves pottery" in done.stdout
+    imported = {
+        line.rsplit("|", 1)[-1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:")
+    }
+    for heavy in ("psycopg", "psycopg_pool", "qdrant_edge", "sentence_transformers", "httpx"):
+        assert heavy not in imported
+
+
+def test_a_service_that_dies_mid_request_is_one_line_and_the_next_command_works(
+    cli: Cli, env: dict[str, str], gate: Gate, isolated_env: Path
+) -> None:
+    _remember(cli, env)  # the service runs
+    command = subprocess.Popen(
+        [sys.executable, "-m", "aria_mem", "search", HELD],
+        env={**os.environ, **env, "NO_COLOR": "1", "COLUMNS": "200"},
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert gate.entered.wait(60), "the search never reached the model"
+        lock = isolated_env / "data" / "index" / LOCK_NAME
+        os.kill(int(lock.read_text()), signal.SIGKILL)
+        out, err = command.communicate(timeout=60)
+    finally:
+        gate.released.set()
+        if command.poll() is None:
+            command.kill()
+    assert command.returncode == 1
+    assert len(err.strip().splitlines()) == 1, err
+    assert err.startswith("error: The aria-mem service") and "stopped before it answered" in err
+    assert "Traceback" not in err and out == ""
+    again = cli("search", QUESTION, env=env)
+    assert again.code == 0, again.stderr
+    assert "sister loves pottery" in again.stdout
