@@ -16,10 +16,8 @@ from starlette.routing import Route
 
 from aria_mem.api import Memory, MemoryOrder, MemoryStatus, MemoryType
 from aria_mem.domain.mentions import MAX_MENTIONS
-from aria_mem.web.toolkit import Page, back, checked_form, field, memory_id
+from aria_mem.web.toolkit import PAGE_SIZE, Page, back, checked_form, field, memory_id, page_number
 
-PAGE_SIZE = 50
-MAX_PAGE = 10_000
 _CHOICES = ("", "yes", "no")
 
 
@@ -128,14 +126,6 @@ def _filters(request: Request) -> dict[str, str]:
         if wanted[name] not in _CHOICES:
             raise HTTPException(400, f"{name} is yes, no or empty.")
     return wanted
-
-
-def page_number(raw: str) -> int:
-    """The ``page`` of an address, from 1: one rule for the memories' and the review queue's
-    pages, so both refuse the same odd ones."""
-    if not (raw.isascii() and raw.isdecimal()) or not 1 <= int(raw) <= MAX_PAGE:
-        raise HTTPException(400, f"The page is a number from 1 to {MAX_PAGE}.")
-    return int(raw)
 
 
 def _query(filters: dict[str, str], number: int) -> str:

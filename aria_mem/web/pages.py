@@ -13,8 +13,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from aria_mem.api import Memory, ReviewItem
-from aria_mem.web.memories import PAGE_SIZE, page_number
-from aria_mem.web.toolkit import Page, back, checked_form, field
+from aria_mem.web.toolkit import PAGE_SIZE, Page, back, checked_form, field, page_number
 
 MAX_MESSAGE_CHARS = 2000
 

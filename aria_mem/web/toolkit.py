@@ -27,6 +27,8 @@ _HERE = Path(__file__).parent
 STATIC_DIR = _HERE / "static"
 MAX_BODY_BYTES = 64 * 1024
 """A form holds at most a memory's text and a few fields."""
+PAGE_SIZE = 50
+MAX_PAGE = 10_000
 
 NOTICES = {
     "saved": "Saved.",
@@ -136,6 +138,14 @@ def back(request: Request, path: str, notice: str = "") -> RedirectResponse:
     """Post/redirect/get, with a notice (one of NOTICES) for the next page."""
     target = prefix_of(request) + path + ("?" + urlencode({"notice": notice}) if notice else "")
     return RedirectResponse(target, status_code=303)
+
+
+def page_number(raw: str) -> int:
+    """The ``page`` of an address, from 1: one rule for the memories' and the review queue's
+    pages, so both refuse the same odd ones."""
+    if not (raw.isascii() and raw.isdecimal()) or not 1 <= int(raw) <= MAX_PAGE:
+        raise HTTPException(400, f"The page is a number from 1 to {MAX_PAGE}.")
+    return int(raw)
 
 
 def memory_id(request: Request) -> str:
