@@ -20,6 +20,9 @@ import threading
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import fields
+from datetime import date, datetime
+from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +31,7 @@ from aria_mem.errors import UsageError
 
 if TYPE_CHECKING:
     from aria_mem.api import AriaMem, Dropped, Ranked, SearchResult
+    from aria_mem.domain.models import Memory
 
 OPEN_MEMORIES = 4
 """Settings whose ``AriaMem`` the service keeps open at once (one per config and variables a
@@ -153,10 +157,95 @@ def search(mem: AriaMem, args: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+# -- memories ---------------------------------------------------------------------------------
+
+
+def memory_wire(memory: Memory) -> dict[str, Any]:
+    """Every field of a memory as JSON (``memory_from_wire`` reads it back whole), so a
+    command renders it exactly as it would the memory itself."""
+    out: dict[str, Any] = {}
+    for f in fields(memory):
+        value = getattr(memory, f.name)
+        if isinstance(value, Enum):
+            value = value.value
+        elif isinstance(value, date | uuid.UUID):  # datetime is a date
+            value = value.isoformat() if isinstance(value, date) else str(value)
+        out[f.name] = value
+    return out
+
+
+def memory_from_wire(data: dict[str, Any]) -> Memory:
+    from aria_mem.domain.models import IndexState, Memory, MemoryStatus, MemoryType, Stage
+
+    def when(name: str) -> datetime | None:
+        raw = data.get(name)
+        return None if raw is None else datetime.fromisoformat(raw)
+
+    def day(name: str) -> date | None:
+        raw = data.get(name)
+        return None if raw is None else date.fromisoformat(raw)
+
+    created, updated = when("created_at"), when("updated_at")
+    assert created is not None and updated is not None
+    return Memory(
+        **{
+            **data,
+            "id": uuid.UUID(data["id"]),
+            "type": MemoryType(data["type"]),
+            "status": MemoryStatus(data["status"]),
+            "held_until_stage": None
+            if data.get("held_until_stage") is None
+            else Stage(data["held_until_stage"]),
+            "index_state": IndexState(data["index_state"]),
+            "superseded_by": None
+            if data.get("superseded_by") is None
+            else uuid.UUID(data["superseded_by"]),
+            "expires_at": when("expires_at"),
+            "created_at": created,
+            "updated_at": updated,
+            "last_used_at": when("last_used_at"),
+            "last_confirmed_at": when("last_confirmed_at"),
+            "event_from": day("event_from"),
+            "event_until": day("event_until"),
+        }
+    )
+
+
+def list_memories(mem: AriaMem, args: dict[str, Any]) -> list[dict[str, Any]]:
+    """`aria-mem list`: the memories, each whole (``memory_wire``)."""
+    from aria_mem.domain.models import MemoryStatus
+
+    status = _text_or_none(args.get("status"))
+    limit = args.get("limit")
+    memories = mem.list(
+        user=_text_or_none(args.get("user")),
+        companion=_text_or_none(args.get("companion")),
+        everyone=args.get("everyone") is True,
+        status=None if status is None else MemoryStatus(status),
+        limit=limit if isinstance(limit, int) else None,
+        memory_type=_text_or_none(args.get("type")),
+        contains=_text_or_none(args.get("grep")),
+        newest_first=args.get("newest") is True,
+    )
+    return [memory_wire(m) for m in memories]
+
+
+def show(mem: AriaMem, args: dict[str, Any]) -> dict[str, Any]:
+    """`aria-mem show`: one memory of the user and companion, whole."""
+    found = mem.get(
+        str(args["memory"]),
+        user=_text_or_none(args.get("user")),
+        companion=_text_or_none(args.get("companion")),
+    )
+    return memory_wire(found)
+
+
 # -- the table --------------------------------------------------------------------------------
 
 OPERATIONS: dict[str, Callable[[AriaMem, dict[str, Any]], Any]] = {
     "search": search,
+    "list": list_memories,
+    "show": show,
 }
 """Every whole operation, by the name a request gives: the command's ``AriaMem`` and its
 arguments in, JSON out."""
@@ -221,7 +310,7 @@ def close_all() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     try:
-        return remote.serve(argv, handle)
+        return remote.serve(argv, handle, OPERATIONS)
     finally:
         close_all()
 

@@ -77,6 +77,23 @@ def test_search_through_the_service_answers_as_in_process(cli: Cli, env: dict[st
     assert served.stdout == alone.stdout and "sister loves pottery" in served.stdout
 
 
+def test_list_and_show_through_the_service_print_as_in_process(
+    cli: Cli, env: dict[str, str]
+) -> None:
+    _remember(cli, env)
+    for args in (["list"], ["list", "--json"], ["list", "--newest", "--limit", "1"]):
+        served, alone = cli(*args, env=env), cli("--no-service", *args, env=env)
+        assert served.code == alone.code == 0, served.stderr + alone.stderr
+        assert served.stdout == alone.stdout and "called Biscuit" in served.stdout
+    first = json.loads(cli("list", "--json", env=env).stdout)[0]["id"][:8]
+    for args in (["show", first], ["show", first, "--json"]):
+        served, alone = cli(*args, env=env), cli("--no-service", *args, env=env)
+        assert served.code == alone.code == 0, served.stderr + alone.stderr
+        assert served.stdout == alone.stdout and "sister loves pottery" in served.stdout
+    missing = cli("show", "zzzz", env=env)
+    assert missing.code == 1 and "'zzzz' is not a memory id" in missing.stderr
+
+
 def test_search_imports_no_database_driver_index_client_or_model(
     cli: Cli, env: dict[str, str], isolated_env: Path
 ) -> None:

@@ -12,7 +12,7 @@ that answers no whole operations), ``call`` says so and the command works in-pro
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -42,9 +42,9 @@ def request_for(settings: config.Settings, name: str, args: dict[str, Any]) -> d
 
 def call(config_path: Path | None, name: str, args: dict[str, Any]) -> Any:
     """The service's answer to operation ``name``; ``NotServed`` when the settings name an
-    index server (no service holds the index; ``:memory:`` included) or the service answers
-    no whole operations. The service stopping mid-request is an error (the operation is not
-    sent twice)."""
+    index server (no service holds the index; ``:memory:`` included) or the service does not
+    know that operation (one started by another version, or without the handler). The
+    service stopping mid-request is an error (the operation is not sent twice)."""
     settings = config.load(config_path)
     if not settings.embedded_index:
         raise NotServed(settings.index.url)
@@ -59,7 +59,8 @@ def call(config_path: Path | None, name: str, args: dict[str, Any]) -> Any:
     )
     try:
         client.hello()
-        if not client.info.get("operations"):
+        known = client.info.get("operations")
+        if not isinstance(known, list) or name not in known:
             raise NotServed(str(settings.index_dir))
         return client.call(request_for(settings, name, args), resend=False)
     finally:
@@ -104,16 +105,17 @@ def _no_config(root: Path) -> Path:
     return empty
 
 
-def answer_operations(handler: Handler | None) -> None:
-    """Let the service this process runs (the daemon's) answer whole operations."""
+def answer_operations(handler: Handler | None, names: Iterable[str] = ()) -> None:
+    """Let the service this process runs (the daemon's) answer the whole operations
+    ``names``."""
     from aria_mem.adapters.service.server import answer_operations as register
 
-    register(handler)
+    register(handler, names)
 
 
-def serve(argv: list[str] | None, handler: Handler) -> int:
-    """Run the service started on demand (``python -m aria_mem.operations``), answering whole
-    operations with ``handler``; its exit status."""
+def serve(argv: list[str] | None, handler: Handler, names: Iterable[str]) -> int:
+    """Run the service started on demand (``python -m aria_mem.operations``), answering the
+    whole operations ``names`` with ``handler``; its exit status."""
     from aria_mem.adapters.service.server import main
 
-    return main(argv, operations=handler)
+    return main(argv, operations=handler, names=names)

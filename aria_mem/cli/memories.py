@@ -10,7 +10,7 @@ import typer
 
 from aria_mem.api import MemoryStatus, MemoryType
 from aria_mem.cli import render, tsv
-from aria_mem.cli.context import emit_json, memory, parse_when, read_stdin_text
+from aria_mem.cli.context import emit_json, memory, operation, parse_when, read_stdin_text
 from aria_mem.cli.render import markup_safe
 from aria_mem.domain.memory_line import memory_to_record
 
@@ -177,16 +177,12 @@ def list_(
             wanted = MemoryStatus(status)
         except ValueError:
             raise typer.BadParameter("use active, archived or any", param_hint="--status") from None
-    memories = memory(ctx).list(
-        user=user,
-        companion=companion,
-        everyone=all_,
-        status=wanted,
-        limit=limit,
-        memory_type=type_,
-        contains=grep,
-        newest_first=newest,
-    )
+    args = {"user": user, "companion": companion, "everyone": all_, "limit": limit}
+    args |= {"status": None if wanted is None else wanted.value, "type": type_, "grep": grep}
+    args["newest"] = newest
+    from aria_mem.operations import memory_from_wire
+
+    memories = [memory_from_wire(m) for m in operation(ctx, "list", args)]
     if as_json:
         emit_json([memory_to_record(m) | {"index_state": m.index_state.value} for m in memories])
     elif not sys.stdout.isatty():
@@ -210,7 +206,10 @@ def show(
 
     Example: aria-mem show 3f2a91c0 --user sam
     """
-    found = memory(ctx).get(memory_id, user=user, companion=companion)
+    args = {"memory": memory_id, "user": user, "companion": companion}
+    from aria_mem.operations import memory_from_wire
+
+    found = memory_from_wire(operation(ctx, "show", args))
     if as_json:
         emit_json(
             memory_to_record(found)

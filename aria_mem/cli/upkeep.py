@@ -97,7 +97,7 @@ def daemon(
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    remote.answer_operations(operations.handle)  # commands' whole operations, as on demand
+    remote.answer_operations(operations.handle, operations.OPERATIONS)  # as one on demand
     service = run_service(settings, stopped=runner.stopping)
     if service is None:
         raise typer.Exit(0)

@@ -25,7 +25,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -52,13 +52,16 @@ Operations = Callable[[Path, dict[str, Any]], Any]
 answer out. The process that runs the service registers it (``answer_operations``): the
 operations run on the public API, which this layer may not import."""
 _operations: Operations | None = None
+_operation_names: list[str] = []
 
 
-def answer_operations(handler: Operations | None) -> None:
+def answer_operations(handler: Operations | None, names: Iterable[str] = ()) -> None:
     """Let the service of this process answer whole operations with ``handler`` (None: no
-    more)."""
-    global _operations
+    more); ``names``: the operations it knows, which ``hello`` lists (a client asks only
+    for one its service knows, else works in-process)."""
+    global _operations, _operation_names
     _operations = handler
+    _operation_names = sorted(names) if handler is not None else []
 
 
 class IndexService:
@@ -166,7 +169,7 @@ class IndexService:
     def hello(self) -> dict[str, Any]:
         models = self.shelf.names()
         return {
-            "operations": _operations is not None,
+            "operations": _operation_names,
             "protocol": self.protocol,
             "version": __version__,
             "pid": os.getpid(),
@@ -224,7 +227,12 @@ class IndexService:
         log.info("stopped")
 
 
-def main(argv: list[str] | None = None, *, operations: Operations | None = None) -> int:
+def main(
+    argv: list[str] | None = None,
+    *,
+    operations: Operations | None = None,
+    names: Iterable[str] = (),
+) -> int:
     """Run the service started on demand until it is told to stop or is idle; ``operations``
     answers whole operations (``python -m aria_mem.operations`` passes its handler)."""
     parser = argparse.ArgumentParser(prog="aria-mem service", description=__doc__)
@@ -241,7 +249,7 @@ def main(argv: list[str] | None = None, *, operations: Operations | None = None)
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    answer_operations(operations)
+    answer_operations(operations, names)
     try:
         service = IndexService.take(
             args.root, started=ON_DEMAND, client_timeout=args.client_timeout
