@@ -121,9 +121,10 @@ class Script:
         for number, text in lines:
             verdict = self.pairs.get((new, text)) if number else None
             if verdict is not None:
-                return json.dumps(
-                    {"verdict": verdict, "memory": int(number), "confidence": 0.9, "reason": ""}
-                )
+                answer = {"verdict": verdict, "memory": int(number), "confidence": 0.9}
+                if verdict == "duplicate":  # from the two lines shown, as a model could
+                    answer["merged"] = f"{text.rstrip('.')}; {new[0].lower()}{new[1:]}"
+                return json.dumps({**answer, "reason": ""})
         return json.dumps({"verdict": "unrelated", "memory": 0, "confidence": 0.9, "reason": ""})
 
     def learn(self, timeline: Timeline) -> None:

@@ -526,3 +526,73 @@ def test_tidy_runs_a_pass_lists_it_and_undoes_it(
     again = cli("tidy", "--undo", action["id"], env=env)
     assert again.code != 0 and "undone already" in again.stderr
     assert len(again.stderr.strip().splitlines()) == 1
+
+
+GDANSK = "The user phones her dad in Gdańsk every Sunday."
+POLAND = "The user never misses the Sunday call with her dad back in Poland."
+
+
+@pytest.mark.parametrize(
+    ("wording", "joined"),
+    [
+        ("The user never misses the Sunday call with her dad in Gdańsk, Poland.", True),
+        ("The user phones her dad every Sunday.", False),  # drops Gdańsk and Poland
+        ("The user phones her dad in Gdańsk, Poland, every Sunday at 9am.", False),  # adds 9am
+    ],
+)
+def test_a_judged_duplicate_where_each_says_more_is_joined_only_in_a_wording_saying_both(
+    any_store: Store,
+    parts: tuple[MemoryWriter, Curator],
+    server: FakeOllama,
+    judge: Judge,
+    wording: str,
+    joined: bool,
+) -> None:
+    older = parts[0].remember(_new(GDANSK, MemoryType.ROUTINE))
+    newer = parts[0].remember(_new(POLAND, MemoryType.ROUTINE))
+    judge.answers[(POLAND, GDANSK)] = {"verdict": "duplicate", "confidence": 0.9, "merged": wording}
+    report = _pass(any_store, parts, server).run()
+    if not joined:
+        assert report.merged == 0 and report.queued == 1
+        assert _active(any_store) == sorted([GDANSK, POLAND])
+        [item] = any_store.hygiene.reviews("u1", "aria")
+        assert item.kind is ReviewKind.MERGE
+        return
+    assert (report.merged, report.queued) == (1, 0)
+    assert _active(any_store) == [wording]
+    kept = any_store.memories.get(older.memory.id)
+    assert kept.text == wording and kept.status is MemoryStatus.ACTIVE
+    assert any_store.memories.get(newer.memory.id).superseded_by == older.memory.id
+    events = history(any_store.memories, any_store.hygiene, kept).events
+    said = {(e.kind, e.text) for e in events}
+    assert (EventKind.EDITED, GDANSK) in said and (EventKind.MERGED, POLAND) in said
+    [action] = any_store.hygiene.consolidations("u1", "aria", 10)
+    assert action.reason.endswith("both said in one wording")
+
+
+def test_the_judge_is_shown_more_than_the_three_nearest(
+    any_store: Store, parts: tuple[MemoryWriter, Curator], server: FakeOllama, judge: Judge
+) -> None:
+    known = [f"The user's note number {n}." for n in range(1, 8)]
+    for text in known:
+        parts[0].remember(_new(text))
+    parts[0].remember(_new("The user's latest note."))
+    _pass(any_store, parts, server).run()
+    last = next(asked for asked in judge.asked if "- [Preference] The user's latest" in asked)
+    shown = [line for line in last.splitlines() if re.match(r"\d+\. ", line)]
+    assert len(shown) == 7  # every older memory, up to domain.hygiene.JUDGED
+
+
+def test_without_a_judge_a_near_memory_under_the_conflict_bar_is_asked_about(
+    any_store: Store, parts: tuple[MemoryWriter, Curator]
+) -> None:
+    tea, sister = "The user drinks tea.", "The user's sister drinks tea."  # cosine 0.71
+    parts[0].remember(_new(tea, MemoryType.ROUTINE))
+    parts[0].remember(_new(sister, MemoryType.RELATIONSHIP_FACT))
+    bars = HygieneRule(merge_similarity=0.9, conflict_similarity=0.75, ask_similarity=0.5)
+    asking = Consolidator(any_store.memories, any_store.hygiene, parts[1], parts[0], None, bars)
+    report = asking.run()
+    assert report.queued == 1 and report.merged == report.superseded == 0
+    [item] = any_store.hygiene.reviews("u1", "aria")
+    assert item.kind is ReviewKind.CONFLICT and item.reason.startswith("near in meaning (0.71)")
+    assert _active(any_store) == sorted([tea, sister])

@@ -25,6 +25,9 @@ from aria_mem.domain.hygiene import (
     RetirementRule,
     ReviewKind,
     different_content,
+    rule_for,
+    says_both,
+    to_judge,
 )
 from aria_mem.domain.memory_line import memory_from_record, memory_to_record
 from aria_mem.domain.models import (
@@ -366,3 +369,20 @@ def test_export_and_import_carry_the_supersession(any_store: Store, writer: Memo
 def test_the_words_keep_different_facts_apart(first: str, second: str, apart: bool) -> None:
     assert (different_content(first, second) is not None) is apart
     assert (different_content(second, first) is not None) is apart
+
+
+def test_the_judge_is_shown_what_shares_a_name_first_and_a_joined_wording_must_say_both() -> None:
+    known = [f"The user likes note {n}." for n in range(10)] + ["Inês called the user."]
+    shown = to_judge("The user is seeing Inês.", known, limit=4)
+    assert shown == [0, 1, 2, 10]  # Inês shares a name: shown though the furthest
+    assert to_judge("Nothing shared.", known[:3]) == [0, 1, 2]
+    first, second = "The user's dad lives in Gdańsk.", "The user's dad lives in Poland."
+    assert says_both("The user's dad lives in Gdańsk, Poland.", first, second)
+    assert not says_both("The user's dad lives in Poland.", first, second)
+    assert not says_both("The user's dad lives in Gdańsk, Poland, since 2001.", first, second)
+
+
+def test_the_ask_bar_is_the_models_or_the_conflict_bar() -> None:
+    assert rule_for("all-MiniLM-L6-v2").ask_similarity == 0.4
+    assert rule_for("mxbai-embed-large").ask_similarity == 0.75
+    assert rule_for("mxbai-embed-large", 0.9, 0.6).ask_similarity == 0.6

@@ -189,7 +189,9 @@ class Context:
         )
         curator = Curator(self.store.memories, self.store.hygiene, self.index, self.embedder, rule)
         judge = self.chat_model if hygiene.judge else None
-        return Consolidator(self.store.memories, self.store.hygiene, curator, self.writer, judge)
+        return Consolidator(
+            self.store.memories, self.store.hygiene, curator, self.writer, judge, rule
+        )
 
     @property
     def retriever(self) -> Retriever:

@@ -115,9 +115,16 @@ class HygieneRule:
     conflict_similarity: float = 0.75
     """At or above (and below a merge): the same subject; a fact of the same kind that says
     something else is a likely conflict."""
+    ask_similarity: float = 0.75
+    """Without a judgement, the nearest older memory at or above this (and nothing nearer to
+    ask about) is put to a person: it may be the same fact or its earlier value."""
 
 
-SUGGESTED_RULES = {"all-MiniLM-L6-v2": HygieneRule(merge_similarity=0.7, conflict_similarity=0.55)}
+SUGGESTED_RULES = {
+    "all-MiniLM-L6-v2": HygieneRule(
+        merge_similarity=0.7, conflict_similarity=0.55, ask_similarity=0.4
+    )
+}
 """Bars measured for a model on the hygiene data set's pairs (scripts/bench_hygiene.py):
 paraphrased repeats against look-alikes, changed facts and unrelated facts of one person.
 Models not listed get ``HygieneRule()``'s cautious bars (nearly identical wordings only)."""
@@ -129,10 +136,9 @@ def rule_for(
     """The bars for ``model``: its suggested ones, or the cautious defaults; a bar given
     (not 0) replaces the suggested one."""
     rule = SUGGESTED_RULES.get(model, HygieneRule())
-    return HygieneRule(
-        merge_similarity or rule.merge_similarity,
-        conflict_similarity or rule.conflict_similarity,
-    )
+    merge = merge_similarity or rule.merge_similarity
+    conflict = conflict_similarity or rule.conflict_similarity
+    return HygieneRule(merge, conflict, min(rule.ask_similarity, conflict))
 
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
@@ -212,6 +218,33 @@ def is_likely_conflict(
     why = different_content(new_text, old.text) or "it says something else about it"
     kind = "same kind of fact" if old.type is new_type else "a fact"
     return f"{kind}, near in meaning ({similarity:.2f}), but {why}"
+
+
+JUDGED = 8
+"""How many older memories a chat model is shown for one new memory."""
+
+
+def to_judge(new_text: str, known: list[str], limit: int = JUDGED) -> list[int]:
+    """Which of ``known`` (nearest first) a chat model is shown beside a new memory: those
+    sharing a name, kin word or number with it first (a changed fact about the same person
+    or thing may read unlike its earlier value), then the nearest, at most ``limit``; in
+    ``known``'s order."""
+    mine = {p for p in particulars(new_text) if p.kind in ("name", "kin", "number")}
+    sharing = [i for i, text in enumerate(known) if mine & particulars(text)]
+    chosen = set(sharing[:limit])
+    for i in range(len(known)):
+        if len(chosen) >= limit:
+            break
+        chosen.add(i)
+    return sorted(chosen)
+
+
+def says_both(merged: str, first: str, second: str) -> bool:
+    """Whether one wording states every particular of two others (and none of its own): it may
+    stand for both without dropping a fact."""
+    if only_in(first, merged) or only_in(second, merged):
+        return False
+    return not set(only_in(merged, first)) & set(only_in(merged, second))
 
 
 def more_informative(first: str, second: str) -> str:

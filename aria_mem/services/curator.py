@@ -68,16 +68,16 @@ class Curator:
         self._embedder = embedder
         self._rule = rule
 
-    def look(self, new: NewMemory | Memory, *, older_only: bool = False) -> Look:
-        """The pair's nearest active memories to the new text (by the stored vectors);
-        ``older_only``: only those written before it (a pass judges a memory against what
-        was known when it was said)."""
+    def look(
+        self, new: NewMemory | Memory, *, older_only: bool = False, count: int = NEIGHBOURS
+    ) -> Look:
+        """The pair's nearest active memories to the new text (by the stored vectors), of the
+        ``count`` nearest; ``older_only``: only those written before it (a pass judges a
+        memory against what was known when it was said)."""
         try:
             vector = self._embedder.embed([new.text])[0]
             scope = SearchScope(new.user_id, new.companion_id, self._embedder.model_name)
-            hits = self._index.search(
-                MEMORIES_COLLECTION, vector, scope, NEIGHBOURS, with_payload=False
-            )
+            hits = self._index.search(MEMORIES_COLLECTION, vector, scope, count, with_payload=False)
         except ServiceError as exc:
             return Look(problem=f"not compared with known memories: {exc}")
         said = normalize_text(new.text)
