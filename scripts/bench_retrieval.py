@@ -21,13 +21,13 @@ its own), this process's peak memory (Qdrant Edge runs inside it), the index's f
 PostgreSQL database.
 
 What a Qdrant cluster would change (not measured here: no cluster can run on this machine):
-the index search moves from Edge in process to a request over the network (a round trip,
-about 0.5-1 ms on a LAN, in place of 0.1-0.3 ms), the index's memory and disk leave this
-machine and are split over the cluster's nodes, and with the user field as the tenant key
-(``is_tenant``; ``aria_mem/adapters/qdrant_server.py``) a search reads one user's part of a
-shard, so its cost follows that user's memories, not the collection's. The PostgreSQL reads
-(profile, words, validation) are per user too and stay as they are. docs/service.md says
-how to run on one.
+the index search moves from Edge in process (0.1-0.4 ms here, up to a million memories) to a
+request over the network (a round trip more; not measured here), the index's memory and
+disk leave this machine and are split over the cluster's nodes, and with the user field as
+the tenant key (``is_tenant``; ``aria_mem/adapters/qdrant_server.py``) a search reads one
+user's part of a shard, so its cost follows that user's memories, not the collection's. The
+PostgreSQL reads (profile, words, validation) are per user too and stay as they are.
+docs/service.md says how to run on one.
 
 --data DIR: instead, the real sets of ``scripts/bench_real.py`` (REALTALK, the LoCoMo
 development half; read from DIR, never copied) through the public API with the real model,
