@@ -70,10 +70,12 @@ class PgServer:
     kind: str
     admin_dsn: str
 
-    def create_database(self) -> str:
+    def create_database(self, template: str = "") -> str:
+        """A new empty database, or a copy of the database ``template`` names."""
         name = f"aria_test_{uuid.uuid4().hex[:12]}"
+        copy = f' TEMPLATE "{template}"' if template else ""
         with psycopg.connect(self.admin_dsn, autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')
+            conn.execute(f'CREATE DATABASE "{name}"{copy}')
         return _with_database(self.admin_dsn, name)
 
     def drop_database(self, dsn: str) -> None:
@@ -166,13 +168,22 @@ def any_store(request: pytest.FixtureRequest) -> Iterator[Store]:
     store.close()
 
 
-@pytest.fixture
-def embedded_dsn(embedded_pg: PgServer) -> Iterator[str]:
-    """A fresh migrated database on the embedded server (for CLI tests)."""
+@pytest.fixture(scope="session")
+def _migrated_embedded(embedded_pg: PgServer) -> Iterator[str]:
+    """The name of a database migrated once per run (per worker), which embedded_dsn copies:
+    a copy took 0.14 s against 0.75 s to create and migrate one (loaded 2-core machine)."""
     dsn = embedded_pg.create_database()
     store = PostgresStore(dsn)
     store.migrate()
     store.close()
+    yield str(psycopg.conninfo.conninfo_to_dict(dsn)["dbname"])
+    embedded_pg.drop_database(dsn)
+
+
+@pytest.fixture
+def embedded_dsn(embedded_pg: PgServer, _migrated_embedded: str) -> Iterator[str]:
+    """A fresh migrated database on the embedded server (for CLI tests)."""
+    dsn = embedded_pg.create_database(template=_migrated_embedded)
     yield dsn
     embedded_pg.drop_database(dsn)
 
@@ -296,7 +307,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     skipped = terminalreporter.stats.get("skipped", [])
     reasons = Counter(_skip_reason(report) for report in skipped)
     if reasons:
-        terminalreporter.write_sep("=", f"{len(skipped)} skipped, for {len(reasons)} reasons")
+        why = "one reason" if len(reasons) == 1 else f"{len(reasons)} reasons"
+        terminalreporter.write_sep("=", f"{len(skipped)} skipped, for {why}")
         for reason, count in reasons.most_common():
             terminalreporter.write_line(f"{count:5d}  {reason}")
 
