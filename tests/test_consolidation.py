@@ -477,7 +477,8 @@ def test_property_a_confident_duplicate_never_merges_a_differing_particular(
     store = InMemoryStore()
     first = f"The user's sister has {count} cats and visits on {day}."
     second = f"The user's sister has {other} cats and visits on {later}."
-    judge.says(second, first, "duplicate", 1.0)
+    both = f"{first} {second}"  # a wording that states both: still never a merge
+    judge.answers[(second, first)] = {"verdict": "duplicate", "confidence": 1.0, "merged": both}
     index = EdgeIndex(tmp_path / f"p-{uuid.uuid4()}")
     with FakeOllama(FakeOllamaState(dim=16, embed=meaning, structured=judge)) as server:
         embedder = OllamaEmbedder(MODEL, host=server.url, timeout=5)

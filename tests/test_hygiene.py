@@ -380,6 +380,8 @@ def test_the_judge_is_shown_what_shares_a_name_first_and_a_joined_wording_must_s
     assert says_both("The user's dad lives in Gdańsk, Poland.", first, second)
     assert not says_both("The user's dad lives in Poland.", first, second)
     assert not says_both("The user's dad lives in Gdańsk, Poland, since 2001.", first, second)
+    two, three = "The user has two cats.", "The user has three cats."
+    assert not says_both("The user has two cats; the user has three cats.", two, three)
 
 
 def test_the_ask_bar_is_the_models_or_the_conflict_bar() -> None:

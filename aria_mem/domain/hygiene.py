@@ -239,9 +239,19 @@ def to_judge(new_text: str, known: list[str], limit: int = JUDGED) -> list[int]:
     return sorted(chosen)
 
 
+CLASHING = frozenset({"number", "amount", "date", "time", "negation"})
+"""Particulars two wordings of one fact cannot each give differently: "two cats" and "three
+cats" (or "no cats"), "on Monday" and "on Friday" are a change or a contradiction whatever a
+judge says ("on Saturdays" and "at weekends" is asked too)."""
+
+
 def says_both(merged: str, first: str, second: str) -> bool:
-    """Whether one wording states every particular of two others (and none of its own): it may
-    stand for both without dropping a fact."""
+    """Whether one wording may stand for two a judge calls the same fact: it states every
+    particular of both and none of its own, and they do not each state a different number,
+    amount, day, time or negation."""
+    kinds_first = {p.kind for p in only_in(first, second)}
+    if kinds_first & CLASHING and {p.kind for p in only_in(second, first)} & CLASHING:
+        return False
     if only_in(first, merged) or only_in(second, merged):
         return False
     return not set(only_in(merged, first)) & set(only_in(merged, second))
