@@ -30,7 +30,7 @@ from aria_mem.api import remote
 from aria_mem.errors import UsageError
 
 if TYPE_CHECKING:
-    from aria_mem.api import AriaMem, Dropped, Ranked, SearchResult
+    from aria_mem.api import AriaMem, Dropped, Ranked, SearchResult, WriteResult
     from aria_mem.domain.models import Memory
 
 OPEN_MEMORIES = 4
@@ -240,10 +240,60 @@ def show(mem: AriaMem, args: dict[str, Any]) -> dict[str, Any]:
     return memory_wire(found)
 
 
+def write_wire(result: WriteResult) -> dict[str, Any]:
+    """A write's result, its memories whole (``write_from_wire`` reads it back)."""
+    return {
+        "memory": memory_wire(result.memory),
+        "created": result.created,
+        "indexed": result.indexed,
+        "problem": result.problem,
+        "merged": result.merged,
+        "superseded": None if result.superseded is None else memory_wire(result.superseded),
+        "review": result.review,
+        "note": result.note,
+    }
+
+
+def write_from_wire(data: dict[str, Any]) -> WriteResult:
+    from aria_mem.api import WriteResult
+
+    superseded = data["superseded"]
+    return WriteResult(
+        **{
+            **data,
+            "memory": memory_from_wire(data["memory"]),
+            "superseded": None if superseded is None else memory_from_wire(superseded),
+        }
+    )
+
+
+def remember(mem: AriaMem, args: dict[str, Any]) -> dict[str, Any]:
+    """`aria-mem remember`: the fact as the command was given it (stdin read, the expiry
+    parsed, by the command)."""
+    expires = _text_or_none(args.get("expires"))
+    result = mem.remember(
+        str(args["text"]),
+        memory_type=str(args["type"]),
+        importance=float(args["importance"]),
+        emotional_significance=float(args["emotion"]),
+        confidence=float(args["confidence"]),
+        reason=str(args.get("reason") or ""),
+        pinned=args.get("pinned") is True,
+        expires=None if expires is None else datetime.fromisoformat(expires),
+        hold_until=_text_or_none(args.get("hold_until")),
+        merge=args.get("merge") is not False,
+        replaces=_text_or_none(args.get("replaces")),
+        user=_text_or_none(args.get("user")),
+        companion=_text_or_none(args.get("companion")),
+    )
+    return write_wire(result)
+
+
 # -- the table --------------------------------------------------------------------------------
 
 OPERATIONS: dict[str, Callable[[AriaMem, dict[str, Any]], Any]] = {
     "search": search,
+    "remember": remember,
     "list": list_memories,
     "show": show,
 }

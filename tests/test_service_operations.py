@@ -94,6 +94,23 @@ def test_list_and_show_through_the_service_print_as_in_process(
     assert missing.code == 1 and "'zzzz' is not a memory id" in missing.stderr
 
 
+def test_remember_through_the_service_writes_as_in_process(cli: Cli, env: dict[str, str]) -> None:
+    made = cli("remember", "The user plays the cello.", "--json", env=env)
+    assert made.code == 0, made.stderr
+    created = json.loads(made.stdout)
+    assert created["action"] == "created" and created["indexed"] is True
+    again = cli("--no-service", "remember", "The user plays the cello.", "--json", env=env)
+    confirmed = json.loads(again.stdout)
+    assert confirmed["action"] == "confirmed"
+    assert confirmed["memory"]["id"] == created["memory"]["id"]
+    line = cli("remember", "The user plays the cello.", env=env)
+    assert line.stdout.startswith("Already known — confirmed " + created["memory"]["id"][:8])
+    piped = cli("remember", "-", "--expires", "30d", "--json", env=env, input="The user likes tea.")
+    assert json.loads(piped.stdout)["memory"]["expires_at"] is not None
+    wrong = cli("remember", "x", "--importance", "7", env=env)
+    assert wrong.code == 2 and "importance must be between 0 and 1" in wrong.stderr
+
+
 def test_search_imports_no_database_driver_index_client_or_model(
     cli: Cli, env: dict[str, str], isolated_env: Path
 ) -> None:

@@ -40,15 +40,21 @@ def request_for(settings: config.Settings, name: str, args: dict[str, Any]) -> d
     }
 
 
-def call(config_path: Path | None, name: str, args: dict[str, Any]) -> Any:
+def call(config_path: Path | None, name: str, args: dict[str, Any], *, start: bool = True) -> Any:
     """The service's answer to operation ``name``; ``NotServed`` when the settings name an
     index server (no service holds the index; ``:memory:`` included) or the service does not
     know that operation (one started by another version, or without the handler). The
-    service stopping mid-request is an error (the operation is not sent twice)."""
+    service stopping mid-request is an error (the operation is not sent twice). ``start``:
+    start the service when none runs (False for an operation that needs only PostgreSQL:
+    then ``NotServed``, and it runs in-process without waiting for a service to start)."""
     settings = config.load(config_path)
     if not settings.embedded_index:
         raise NotServed(settings.index.url)
     from aria_mem.adapters.service.client import WITH_OPERATIONS, ServiceClient
+    from aria_mem.adapters.service.folder import lock_held
+
+    if not start and not lock_held(settings.index_dir):
+        raise NotServed(str(settings.index_dir))
 
     private_dir(settings.data_dir, what="data folder")
     client = ServiceClient(  # as wiring's, without importing what builds the other adapters

@@ -60,16 +60,18 @@ def memory(ctx: typer.Context) -> AriaMem:
     return state(ctx).memory
 
 
-def operation(ctx: typer.Context, name: str, args: dict[str, Any]) -> Any:
+def operation(ctx: typer.Context, name: str, args: dict[str, Any], *, start: bool = True) -> Any:
     """Operation ``name`` (``aria_mem.operations``) as JSON: answered by the aria-mem service
     when one can answer it (this process then imports no database driver, index client or
-    model), else run in this process on the command's ``AriaMem``, with the same answer."""
+    model), else run in this process on the command's ``AriaMem``, with the same answer.
+    ``start``: start the service if none runs (False: a read of PostgreSQL alone asks a
+    running service, and never waits for one to start)."""
     current = state(ctx)
     if not current.no_service and current._memory is None:
         from aria_mem.api import remote
 
         try:
-            return remote.call(current.config_path, name, args)
+            return remote.call(current.config_path, name, args, start=start)
         except remote.NotServed:
             pass
     from aria_mem import operations

@@ -107,21 +107,25 @@ def remember(
 
     Example: aria-mem remember "The user moved to Lisbon." --replaces 3f2a9c1e
     """
-    result = memory(ctx).remember(
-        read_stdin_text() if text == "-" else text,
-        memory_type=type_,
-        importance=importance,
-        emotional_significance=emotion,
-        confidence=confidence,
-        reason=reason,
-        pinned=pin,
-        expires=parse_when(expires),
-        hold_until=hold_until,
-        merge=not no_merge,
-        replaces=replaces,
-        user=user,
-        companion=companion,
-    )
+    from aria_mem.operations import write_from_wire
+
+    when = parse_when(expires)
+    args = {
+        "text": read_stdin_text() if text == "-" else text,
+        "type": type_,
+        "importance": importance,
+        "emotion": emotion,
+        "confidence": confidence,
+        "reason": reason,
+        "pinned": pin,
+        "expires": None if when is None else when.isoformat(),
+        "hold_until": hold_until,
+        "merge": not no_merge,
+        "replaces": replaces,
+        "user": user,
+        "companion": companion,
+    }
+    result = write_from_wire(operation(ctx, "remember", args))
     action = "merged" if result.merged else "created" if result.created else "confirmed"
     if as_json:
         emit_json(result_json(result, action))
@@ -182,7 +186,7 @@ def list_(
     args["newest"] = newest
     from aria_mem.operations import memory_from_wire
 
-    memories = [memory_from_wire(m) for m in operation(ctx, "list", args)]
+    memories = [memory_from_wire(m) for m in operation(ctx, "list", args, start=False)]
     if as_json:
         emit_json([memory_to_record(m) | {"index_state": m.index_state.value} for m in memories])
     elif not sys.stdout.isatty():
@@ -209,7 +213,7 @@ def show(
     args = {"memory": memory_id, "user": user, "companion": companion}
     from aria_mem.operations import memory_from_wire
 
-    found = memory_from_wire(operation(ctx, "show", args))
+    found = memory_from_wire(operation(ctx, "show", args, start=False))
     if as_json:
         emit_json(
             memory_to_record(found)
