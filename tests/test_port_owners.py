@@ -392,6 +392,17 @@ def test_the_daemon_will_not_serve_mcp_on_a_port_another_account_holds(
     assert "Traceback" not in done.stderr
 
 
+def test_a_bad_mcp_address_for_the_daemon_names_the_daemon_s_own_flag(
+    cli: Cli, embedded_dsn: str, fake_ollama: FakeOllama
+) -> None:
+    env = {"ARIA_MEM_POSTGRES_DSN": embedded_dsn, "ARIA_MEM_EMBEDDER_HOST": fake_ollama.url}
+    done = cli("daemon", "--once", "--mcp-http", "nowhere", env=env)
+    assert done.code == 2, done.stderr
+    said = " ".join(done.stderr.split())
+    assert "--mcp-http takes HOST:PORT" in said and "'nowhere'" in said, said
+    assert "--http takes" not in said and "Traceback" not in done.stderr
+
+
 DAEMON_WITHOUT_PROC_NET = """
     import logging, sys, urllib.error, urllib.request
     from pathlib import Path
