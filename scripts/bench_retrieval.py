@@ -260,6 +260,7 @@ def real_data(folder: Path, sets: list[str], home: Path | None) -> None:
                     mem.relationship.set_stage(Stage.ESTABLISHED, user=user, companion="aria")
                 pipeline: list[float] = []
                 client: list[float] = []
+                stages: dict[str, list[float]] = {}
                 for i, q in enumerate([*data.questions[:20], *data.questions]):
                     t0 = time.perf_counter()
                     result = mem.search(
@@ -270,16 +271,21 @@ def real_data(folder: Path, sets: list[str], home: Path | None) -> None:
                     if i >= 20:
                         pipeline.append(timings["total"] - timings.get("embed", 0.0))
                         client.append(wall - timings.get("embed", 0.0))
+                        for stage, value in timings.items():
+                            stages.setdefault(stage, []).append(value)
                 mem.admin.stop()
+            parts = " ".join(
+                f"{k} {statistics.median(v):.2f}" for k, v in stages.items() if k != "total"
+            )
             for what, values in (("pipeline", pipeline), ("client", client)):
                 p50, p95 = percentiles(values)
                 rows.append(
                     f"| {name} | {len(data.memories):,} | {len(values):,} | {what} | "
-                    f"{p50:.2f} | {p95:.2f} |"
+                    f"{p50:.2f} | {p95:.2f} | {parts if what == 'pipeline' else ''} |"
                 )
                 print(rows[-1], flush=True)
-    print("\n| set | memories | questions | overhead | p50 ms | p95 ms |")
-    print("|---|---:|---:|---|---:|---:|")
+    print("\n| set | memories | questions | overhead | p50 ms | p95 ms | stage medians (ms) |")
+    print("|---|---:|---:|---|---:|---:|---|")
     print("\n".join(rows))
 
 
