@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -65,9 +66,11 @@ def operation(ctx: typer.Context, name: str, args: dict[str, Any], *, start: boo
     when one can answer it (this process then imports no database driver, index client or
     model), else run in this process on the command's ``AriaMem``, with the same answer.
     ``start``: start the service if none runs (False: a read of PostgreSQL alone asks a
-    running service, and never waits for one to start)."""
+    running service, and never waits for one to start). With -v it runs here, where its log
+    lines are shown."""
     current = state(ctx)
-    if not current.no_service and current._memory is None:
+    logged = logging.getLogger().isEnabledFor(logging.INFO)  # -v: its log lines are shown here
+    if not current.no_service and not logged and current._memory is None:
         from aria_mem.api import remote
 
         try:
