@@ -10,6 +10,7 @@ from aria_mem import providers
 from aria_mem.domain.fusion import CandidateSource
 from aria_mem.domain.hygiene import Retire
 from aria_mem.domain.ranking import DEFAULT_MIN_SIMILARITY, DEFAULT_WEIGHTS, RankingWeights
+from aria_mem.errors import ConfigError
 
 DEFAULT_MODELS = {name: p.default_model for name, p in providers.EMBEDDING.items()}
 
@@ -31,6 +32,24 @@ def choice(kind: str, raw: object) -> object:
         return raw if isinstance(raw, bool) else SWITCH.get(raw) if isinstance(raw, str) else None
     choices = CHOICES[kind]
     return choices(raw) if isinstance(raw, str) and raw in set(choices) else None
+
+
+class _ReadsChoices:
+    """A section whose switches and choices are read into their types when it is made, so a
+    section built in code with the file's spellings (``merge="off"``, ``retire="apply"``)
+    means what the file would: "off" kept as a string is truthy and would leave merging on."""
+
+    def __post_init__(self) -> None:
+        for f in fields(self):  # type: ignore[arg-type]
+            if f.type not in SPELLINGS:
+                continue
+            raw = getattr(self, f.name)
+            if (value := choice(str(f.type), raw)) is None:
+                accepted = ", ".join(SPELLINGS[str(f.type)])
+                raise ConfigError(
+                    f"{type(self).__name__}.{f.name} must be one of {accepted}, got {raw!r}"
+                )
+            object.__setattr__(self, f.name, value)
 
 
 @dataclass(frozen=True)
@@ -69,7 +88,7 @@ class EmbedderSettings:
 
 
 @dataclass(frozen=True)
-class RetrievalSettings:
+class RetrievalSettings(_ReadsChoices):
     min_similarity: float = DEFAULT_MIN_SIMILARITY
     timeout: float = 2.0
     candidates: CandidateSource = CandidateSource.FUSED
@@ -107,7 +126,7 @@ class RankingSettings:
 
 
 @dataclass(frozen=True)
-class ChatSettings:
+class ChatSettings(_ReadsChoices):
     provider: str = "ollama"
     model: str = "llama3.2"
     host: str = ""
@@ -134,7 +153,7 @@ class DaemonSettings:
 
 
 @dataclass(frozen=True)
-class HygieneSettings:
+class HygieneSettings(_ReadsChoices):
     merge: bool = True
     """on (True): a new memory that repeats a known one is merged into it; off: stored as given."""
     merge_similarity: float = 0.0

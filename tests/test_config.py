@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -10,6 +12,7 @@ from aria_mem import config
 from aria_mem.domain.fusion import CandidateSource
 from aria_mem.domain.hygiene import Retire
 from aria_mem.errors import ConfigError
+from aria_mem.sections import ChatSettings, HygieneSettings, RetrievalSettings
 
 
 def test_defaults_use_the_embedded_services_and_the_home_override(isolated_env: Path) -> None:
@@ -125,3 +128,43 @@ def test_example_config_documents_every_key_and_loads() -> None:
         for field in cls.__dataclass_fields__:
             assert f"\n{field} =" in text or f"\n# {field} =" in text, f"{section}.{field}"
     config.load(example)
+
+
+@pytest.mark.parametrize(
+    ("given", "meant"),
+    [("off", False), ("false", False), (False, False), ("on", True), ("true", True), (True, True)],
+)
+def test_a_section_built_in_code_reads_a_switch_as_the_file_would(
+    given: object, meant: bool
+) -> None:
+    """Until a01312c the switches were strings, and ``merge="off"`` kept as a string is truthy:
+    merging, judging, ranking repeats lower and extracting would all have stayed on."""
+    hygiene = HygieneSettings(merge=given, judge=given)  # type: ignore[arg-type]
+    assert hygiene.merge is meant and hygiene.judge is meant
+    assert RetrievalSettings(repeats=given).repeats is meant  # type: ignore[arg-type]
+    assert ChatSettings(extract_memories=given).extract_memories is meant  # type: ignore[arg-type]
+
+
+def test_a_section_built_in_code_reads_a_choice_by_its_value_or_its_enum() -> None:
+    assert RetrievalSettings(candidates="dense").candidates is CandidateSource.DENSE  # type: ignore[arg-type]
+    assert RetrievalSettings(candidates="fused").candidates is CandidateSource.FUSED  # type: ignore[arg-type]
+    assert HygieneSettings(retire="off").retire is Retire.OFF  # type: ignore[arg-type]
+    assert HygieneSettings(retire=Retire.APPLY).retire is Retire.APPLY
+    assert replace(HygieneSettings(), retire="apply").retire is Retire.APPLY  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("section", "key", "value", "message"),
+    [
+        (HygieneSettings, "merge", "yes", r"HygieneSettings\.merge must be one of on, off"),
+        (HygieneSettings, "retire", True, r"HygieneSettings\.retire .*propose, apply, off"),
+        (RetrievalSettings, "candidates", "words", r"RetrievalSettings\.candidates .*fused"),
+        (ChatSettings, "extract_memories", 1, r"ChatSettings\.extract_memories"),
+    ],
+)
+def test_a_section_built_in_code_with_a_wrong_choice_names_the_field(
+    section: Any, key: str, value: object, message: str
+) -> None:
+    with pytest.raises(ConfigError, match=message):
+        section(**{key: value})
+

@@ -146,7 +146,7 @@ class Retriever:
         # Steps 3-4 (Embedding, Nearest vectors) run in a worker, bounded by the deadline,
         # while PostgreSQL answers steps 5-6 here.
         semantic = self._pool.submit(self._nearest, query, scope, watch) if query else None
-        words = self._candidates is CandidateSource.FUSED and bool(query)
+        words = self._candidates == CandidateSource.FUSED and bool(query)
         try:
             with watch.stage("profile"):  # steps 5-6: Profile and Word search, one round trip
                 opened = self._reads.opening(

@@ -80,7 +80,7 @@ class Upkeep:
     def retire_stale(self, now: datetime) -> tuple[int, int]:
         """Stale memories (``domain.hygiene.stale``) archived or proposed for review: how
         many of each. Never a delete; a proposal a person rejected is not made again."""
-        if self._retire is Retire.OFF:
+        if self._retire == Retire.OFF:
             return 0, 0
         hygiene = self._store.hygiene
         retired = proposed = 0
@@ -89,7 +89,7 @@ class Upkeep:
             why = stale(memory, now, self._retirement)
             if why is None:
                 continue
-            if self._retire is Retire.APPLY:
+            if self._retire == Retire.APPLY:
                 hygiene.retire(memory.id, why)
                 retired += 1
                 continue
