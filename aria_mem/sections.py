@@ -14,8 +14,9 @@ from aria_mem.errors import ConfigError
 
 DEFAULT_MODELS = {name: p.default_model for name, p in providers.EMBEDDING.items()}
 
-SWITCH = {"on": True, "off": False}
-"""How the file and the environment spell a switch; a section holds it as a bool."""
+SWITCH = {"on": True, "off": False, "true": True, "false": False}
+"""How the environment spells a switch (the file may also write TOML's true and false, which
+arrive as bools); a section holds it as a bool."""
 
 CHOICES: dict[str, type[StrEnum]] = {"CandidateSource": CandidateSource, "Retire": Retire}
 """The keys that name one of a few choices, by their field's type, which they are read into."""

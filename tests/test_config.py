@@ -168,3 +168,15 @@ def test_a_section_built_in_code_with_a_wrong_choice_names_the_field(
     with pytest.raises(ConfigError, match=message):
         section(**{key: value})
 
+
+def test_a_switch_is_spelled_the_same_in_the_file_and_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text("[hygiene]\nmerge = false\n")
+    assert config.load(path).hygiene.merge is False
+    monkeypatch.setenv("ARIA_MEM_HYGIENE_MERGE", "false")
+    assert config.load().hygiene.merge is False
+    monkeypatch.setenv("ARIA_MEM_HYGIENE_JUDGE", "maybe")
+    with pytest.raises(ConfigError, match=r"JUDGE\) must be one of on, off, true, false"):
+        config.load()
