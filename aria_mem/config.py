@@ -336,7 +336,7 @@ def save_keys(path: Path, updates: dict[str, dict[str, Any]]) -> None:
     for section, body in updates.items():
         data.setdefault(section, {}).update(body)
     if not path.parent.exists() or path.parent in _own_folders():
-        private_dir(path.parent, what="config folder")
+        private_dir(path.parent, what="config folder", option="config_path")
     try:
         write_private(path, tomli_w.dumps(data))
     except OSError as exc:

@@ -30,11 +30,14 @@ are private too."""
 _OWN_FOLDER = "use a folder of your own: set ARIA_MEM_HOME to a folder you own"
 
 
-def private_dir(path: Path, *, what: str = "folder") -> Path:
+def private_dir(path: Path, *, what: str = "folder", option: str = "") -> Path:
     """Create ``path`` (and missing parents) and make it 0700. Parents that already exist keep
     their mode; parents we create get 0700 as well. A folder another account owns, or one
     under a folder it can write (aria_mem.ownership), is refused, before and again after the
-    folders are made: in a shared folder another account could make a name first."""
+    folders are made: in a shared folder another account could make a name first.
+    ``option``: the argument that names this folder (``config_path`` for a config file's);
+    the data, index and chat history folders come from ARIA_MEM_HOME or the platform's
+    folders, so their failure names only ARIA_MEM_HOME."""
     check_folder(path, what, _OWN_FOLDER, modes=False)
     missing = []
     probe = path
@@ -57,10 +60,11 @@ def private_dir(path: Path, *, what: str = "folder") -> Path:
         if mode & closed:
             os.chmod(path, mode & ~closed)
     except OSError as exc:
+        other = ", or name a config file in one" if option == "config_path" else ""
         raise ConfigError(
             f"Cannot create the {what} {path}: {exc.strerror or exc} — set ARIA_MEM_HOME to a "
-            "folder you can write, or name a config file in one",
-            option="config_path",
+            f"folder you can write{other}",
+            option=option,
         ) from exc
     return path
 

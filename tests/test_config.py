@@ -12,6 +12,7 @@ from aria_mem import config
 from aria_mem.domain.fusion import CandidateSource
 from aria_mem.domain.hygiene import Retire
 from aria_mem.errors import ConfigError
+from aria_mem.private import private_dir
 from aria_mem.sections import ChatSettings, HygieneSettings, RetrievalSettings
 
 
@@ -180,3 +181,20 @@ def test_a_switch_is_spelled_the_same_in_the_file_and_the_environment(
     monkeypatch.setenv("ARIA_MEM_HYGIENE_JUDGE", "maybe")
     with pytest.raises(ConfigError, match=r"JUDGE\) must be one of on, off, true, false"):
         config.load()
+
+
+def test_only_the_config_folder_s_failure_names_the_config_file_as_a_way_out(
+    tmp_path: Path,
+) -> None:
+    """The data, index and chat history folders come from ARIA_MEM_HOME (or the platform's
+    folders), not from --config: their failure must not send the person to that flag."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    with pytest.raises(ConfigError) as data:
+        private_dir(blocker / "data", what="data folder")
+    assert data.value.option == ""
+    assert "ARIA_MEM_HOME" in str(data.value) and "config file" not in str(data.value)
+    with pytest.raises(ConfigError) as own:
+        config.save_keys(blocker / "conf" / "config.toml", {"identity": {"user": "sam"}})
+    assert own.value.option == "config_path"
+    assert "name a config file" in str(own.value)
