@@ -199,6 +199,24 @@ def test_the_cli_adds_its_flag_to_an_error_that_names_its_option() -> None:
     assert with_flag(UsageError("plain")) == "plain"
 
 
+def test_an_import_refusal_names_skip_invalid_to_the_api_and_the_flag_to_the_cli() -> None:
+    """The API user learns the argument's name from the message; the CLI shows its flag in
+    its place, once."""
+    import io
+
+    from aria_mem.cli.app import with_flag
+    from aria_mem.errors import ValidationError
+    from aria_mem.services.transfer import read_stream
+
+    for body in (b"not json\n", b"not json\n{}\n"):
+        with pytest.raises(ValidationError) as refused:
+            read_stream(io.BytesIO(body), "memories.jsonl", skip_invalid=False)
+        assert str(refused.value).endswith("import the valid lines only (skip_invalid)")
+        shown = with_flag(refused.value)
+        assert shown.endswith("import the valid lines only (--skip-invalid)")
+        assert "skip_invalid" not in shown
+
+
 def test_the_facade_shows_no_adapter_and_composes_its_groups() -> None:
     """What a user of the API sees: everyday calls and four groups; the adapters and
     services it is built on stay private, and nothing is inherited: ``AriaMem`` and each

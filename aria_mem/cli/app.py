@@ -219,9 +219,12 @@ FLAGS = {
 
 
 def with_flag(exc: AriaMemError) -> str:
-    """The error's message, ended by the flag that gets past it where it names one."""
-    flag = FLAGS.get(exc.option)
-    return f"{exc} ({flag})" if flag else str(exc)
+    """The error's message, ended by the flag that gets past it where it names one (a message
+    that ends with the argument's API name in brackets has it replaced by the flag)."""
+    text, flag = str(exc), FLAGS.get(exc.option)
+    if not flag:
+        return text
+    return text.removesuffix(f" ({exc.option})") + f" ({flag})"
 
 
 def main() -> None:

@@ -74,7 +74,7 @@ def _refuse(path: str, problems: Sequence[str]) -> ValidationError:
     if len(problems) == 1:
         return ValidationError(
             f"{path} {problems[0]}; nothing was imported — fix the line, or import the valid "
-            "lines only",
+            "lines only (skip_invalid)",
             option="skip_invalid",
         )
     shown = "\n  ".join(problems[:MAX_PROBLEMS_SHOWN])
@@ -82,7 +82,7 @@ def _refuse(path: str, problems: Sequence[str]) -> ValidationError:
     more = f"\n  … and {extra} more" if extra > 0 else ""
     return ValidationError(
         f"{path} has {len(problems)} invalid line(s); nothing was imported:\n  {shown}{more}"
-        "\nFix them, or import the valid lines only",
+        "\nFix them, or import the valid lines only (skip_invalid)",
         option="skip_invalid",
     )
 
