@@ -299,18 +299,21 @@ def client_entry(host: str, port: int, token: str) -> dict[str, object]:
 
 
 def parse_address(
-    address: str, *, allow_remote: bool, flag: str = "--http", free_port: bool = False
+    address: str, *, allow_remote: bool, option: str = "address", free_port: bool = False
 ) -> tuple[str, int]:
-    """HOST:PORT for a server on a TCP port (``flag`` names the option it came from);
-    anything but loopback needs ``allow_remote``. ``free_port``: port 0 (any free one) too."""
+    """HOST:PORT for a server on a TCP port (``option``: the argument it came from, which a
+    bad address's error names for the front end to spell); anything but loopback needs
+    ``allow_remote``. ``free_port``: port 0 (any free one) too."""
     host, sep, port_text = address.rpartition(":")
     host = host.strip("[]")
     lowest = 0 if free_port else 1
     if not sep or not host or not port_text.isdigit() or not lowest <= int(port_text) < 65536:
-        raise UsageError(f"{flag} takes HOST:PORT, e.g. 127.0.0.1:8765; got {address!r}")
+        raise UsageError(
+            f"the address must be HOST:PORT, e.g. 127.0.0.1:8765; got {address!r}", option=option
+        )
     if not allow_remote and not _is_loopback(host):
         raise UsageError(
-            f"{flag} {address} would listen beyond this machine; aria-mem listens on "
+            f"the address {address} would listen beyond this machine; aria-mem listens on "
             "loopback only (127.0.0.1, ::1, localhost) unless remote clients are allowed",
             option="allow_remote",
         )

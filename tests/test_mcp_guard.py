@@ -155,3 +155,22 @@ def test_the_gate_lets_the_lifespan_through() -> None:
 
     anyio.run(main)
     assert sent == [{"type": "lifespan.startup.complete"}]
+
+
+@pytest.mark.parametrize(("option", "flag"), [("http", "--http"), ("mcp_http", "--mcp-http")])
+def test_a_bad_address_names_its_argument_and_each_command_shows_its_own_flag(
+    option: str, flag: str
+) -> None:
+    from aria_mem.cli.app import with_flag
+    from aria_mem.errors import UsageError
+    from aria_mem.mcp_guard import parse_address
+
+    with pytest.raises(UsageError) as bad:
+        parse_address("nowhere", allow_remote=False, option=option)
+    assert bad.value.option == option and "--" not in str(bad.value)
+    assert with_flag(bad.value).endswith(f"got 'nowhere' ({flag})")
+    with pytest.raises(UsageError) as remote:
+        parse_address("0.0.0.0:8765", allow_remote=False, option=option)
+    assert "--" not in str(remote.value)
+    assert with_flag(remote.value).endswith("(--allow-remote)")
+    assert parse_address("[::1]:0", allow_remote=False, free_port=True) == ("::1", 0)

@@ -399,8 +399,8 @@ def test_a_bad_mcp_address_for_the_daemon_names_the_daemon_s_own_flag(
     done = cli("daemon", "--once", "--mcp-http", "nowhere", env=env)
     assert done.code == 2, done.stderr
     said = " ".join(done.stderr.split())
-    assert "--mcp-http takes HOST:PORT" in said and "'nowhere'" in said, said
-    assert "--http takes" not in said and "Traceback" not in done.stderr
+    assert "must be HOST:PORT" in said and "'nowhere' (--mcp-http)" in said, said
+    assert "(--http)" not in said and "Traceback" not in done.stderr
 
 
 DAEMON_WITHOUT_PROC_NET = """

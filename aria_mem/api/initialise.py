@@ -115,7 +115,7 @@ def _detect(host: str, trust_account: str) -> tuple[str, str, str, tuple[ModelSe
         except EmbedderError:
             continue
         if host:
-            why = f"{provider.name} answered at {host} (--host)"
+            why = f"{provider.name} answered at {host}, the host given"
         elif where:
             why = f"{provider.name} answered at {where} (OLLAMA_HOST)"
         else:

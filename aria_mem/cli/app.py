@@ -213,6 +213,8 @@ FLAGS = {
     "config_path": "--config",
     "skip_invalid": "--skip-invalid",
     "address": "--address",
+    "http": "--http",
+    "mcp_http": "--mcp-http",
     "allow_remote": "--allow-remote",
 }
 """The command line's spelling of the arguments an error names as its way out."""

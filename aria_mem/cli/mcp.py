@@ -82,7 +82,9 @@ def mcp(
     from aria_mem import mcp_guard
 
     if print_config or rotate_token:
-        host, port = mcp_guard.parse_address(http or DEFAULT_ADDRESS, allow_remote=allow_remote)
+        host, port = mcp_guard.parse_address(
+            http or DEFAULT_ADDRESS, allow_remote=allow_remote, option="http"
+        )
         if rotate_token:
             path = mcp_guard.rotate_token()
             # With --print-config, stdout carries the JSON alone.
@@ -113,7 +115,9 @@ def mcp(
             f"`aria-mem mcp` needs the MCP SDK ({exc.name} is missing) — "
             "pip install 'aria-mem[mcp]'"
         ) from exc
-    address = mcp_guard.parse_address(http, allow_remote=allow_remote) if http else None
+    address = (
+        mcp_guard.parse_address(http, allow_remote=allow_remote, option="http") if http else None
+    )
     token = mcp_guard.load_token() if address else None
     mem = memory(ctx)
     user_id, companion_id = whose(mem, user, companion)

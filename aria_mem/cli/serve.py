@@ -94,7 +94,7 @@ def serve(
             "pip install 'aria-mem[ui]'"
         ) from exc
     host, port = mcp_guard.parse_address(
-        address, allow_remote=allow_remote, flag="--address", free_port=True
+        address, allow_remote=allow_remote, option="address", free_port=True
     )
     if print_config or rotate_key:
         if rotate_key:

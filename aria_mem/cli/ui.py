@@ -78,7 +78,7 @@ def ui(
             f"`aria-mem ui` needs the web parts ({missing} is missing) — pip install 'aria-mem[ui]'"
         ) from exc
     host, port = mcp_guard.parse_address(
-        address, allow_remote=allow_remote, flag="--address", free_port=True
+        address, allow_remote=allow_remote, option="address", free_port=True
     )
     mem = memory(ctx)
     user_id, companion_id = whose(mem, user, companion)

@@ -131,7 +131,7 @@ def _serve_mcp_beside(
     from aria_mem.listeners import listener
     from aria_mem.mcp_guard import load_token, parse_address, token_path
 
-    host, port = parse_address(address, allow_remote=allow_remote, flag="--mcp-http")
+    host, port = parse_address(address, allow_remote=allow_remote, option="mcp_http")
     token = load_token()  # read here: a bad token file stops the daemon with its message
     holder = listener(host, port)
     if holder.listening:
