@@ -17,6 +17,7 @@ import pytest
 
 from aria_mem.adapters.embedders.local_model import BUNDLED
 from aria_mem.adapters.embedders.shared import SharedModelEmbedder
+from aria_mem.adapters.model_shelf import ModelShelf
 from aria_mem.adapters.service.client import ServiceClient
 from aria_mem.adapters.service.folder import lock_held, log_path_for
 from aria_mem.adapters.service.protocol import (
@@ -28,7 +29,7 @@ from aria_mem.adapters.service.protocol import (
     socket_address,
     socket_path_for,
 )
-from aria_mem.adapters.service.server import IndexService, ModelShelf
+from aria_mem.adapters.service.server import IndexService
 from aria_mem.adapters.service.shared_index import SharedEdgeIndex
 from aria_mem.domain.models import IndexPoint, SearchScope
 from aria_mem.errors import EmbedderError, VectorIndexError

@@ -13,10 +13,11 @@ import pytest
 
 from aria_mem.adapters.embedders.local_model import BUNDLED, SentenceTransformerEmbedder
 from aria_mem.adapters.embedders.shared import SharedModelEmbedder
+from aria_mem.adapters.model_shelf import ModelShelf
 from aria_mem.adapters.postgres import embedded
 from aria_mem.adapters.service.client import ServiceClient
 from aria_mem.adapters.service.protocol import MAX_TEXTS_PER_CALL
-from aria_mem.adapters.service.server import IndexService, ModelShelf
+from aria_mem.adapters.service.server import IndexService
 from aria_mem.errors import EmbedderError, VectorIndexError
 from tests.conftest import CHILD, ROOT, CliResult
 

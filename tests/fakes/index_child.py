@@ -14,7 +14,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from aria_mem.adapters.service.server import IndexService, LocalModel, ModelShelf
+from aria_mem.adapters.model_shelf import LocalModel, ModelShelf
+from aria_mem.adapters.service.server import IndexService
 from aria_mem.adapters.service.shared_index import SharedEdgeIndex
 from aria_mem.errors import EmbedderError
 from tests.test_index_contract import point

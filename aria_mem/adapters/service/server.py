@@ -29,8 +29,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from aria_mem.adapters.model_shelf import LocalModel as LocalModel
-from aria_mem.adapters.model_shelf import ModelShelf as ModelShelf
+from aria_mem.adapters.model_shelf import ModelShelf
 from aria_mem.adapters.service import folder
 from aria_mem.adapters.service.folder import LOCK_NAME
 from aria_mem.adapters.service.protocol import CLIENT_TIMEOUT, PROTOCOL, socket_path_for
