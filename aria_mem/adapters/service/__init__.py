@@ -9,9 +9,7 @@ in-process model for every other aria-mem process (docs/service.md):
 - ``folder``: the folder rules (the lock, the log, stopping the service);
 - ``takeover``: the daemon's take-over of a service started on demand.
 
-Imports run one way: ``protocol`` and ``folder`` import no sibling (``folder`` names
-``protocol`` only for types); ``socket_server`` imports ``protocol``; ``server`` imports
-``socket_server``, ``folder`` and ``protocol``; ``client`` imports ``folder`` and ``protocol``,
-never the server; ``shared_index`` imports ``client``; ``takeover`` imports ``client`` and
-``server``.
+Imports run one way: a module imports only those before it in protocol, folder,
+socket_server, server, client, shared_index, takeover; and ``client`` imports neither
+``socket_server`` nor ``server`` (a client never loads the service's code).
 """
