@@ -114,8 +114,8 @@ def default_data_dir() -> Path:
 _OTHER_VARIABLES = {
     "ARIA_MEM_HOME": "moves config and data into one folder",
     "ARIA_MEM_CONFIG": "the config file",
-    "ARIA_MEM_USER": "the --user of a command",
-    "ARIA_MEM_COMPANION": "the --companion of a command",
+    "ARIA_MEM_USER": "the user a command acts for",
+    "ARIA_MEM_COMPANION": "the companion a command acts for",
     "ARIA_MEM_TEST_DSN": "a PostgreSQL server for the test suite",
     "ARIA_MEM_DOCKER_TESTS": "the opt-in Docker test suite",
     "ARIA_MEM_BENCH_DSN": "a PostgreSQL server for the benchmarks",

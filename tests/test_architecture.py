@@ -148,43 +148,77 @@ def test_every_module_lies_in_a_layer_of_the_contracts() -> None:
 
 
 _FLAG = re.compile(r"(?<![\w-])--[a-z][a-z-]+")
-_COMMAND = re.compile(r"`aria-mem [^`]*`")
+_COMMAND = re.compile(r"`aria-mem [^`]*`|aria-mem [a-z][a-z-]*(?: --[a-z][a-z-]*)*")
+"""A whole command to run (`aria-mem tidy --list`) is advice, not a flag of the one that failed."""
+_LONE_FLAG = re.compile(r"--[a-z][a-z-]*(=.*)?")
+"""A string that is one flag and nothing else is an argument to another program (initdb)."""
 
 
-def _raised_texts(tree: ast.AST) -> list[tuple[int, str]]:
-    """The text of every string in a ``raise``: an f-string's parts joined, ``{}`` for what
-    it formats, so a command quoted across its parts is still seen whole."""
+def _message_texts(tree: ast.AST) -> list[tuple[int, str]]:
+    """The text of every string value in a module, docstrings aside: an f-string's parts
+    joined, ``{}`` for what it formats, so a command quoted across its parts is still seen
+    whole. Every string and not only those inside a ``raise``: an error's words are often
+    made elsewhere, by a helper (``_refuse``) or as a way out handed to ``check_folder``."""
+    notes = {
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+    }
     texts: list[tuple[int, str]] = []
     for node in ast.walk(tree):
-        if not isinstance(node, ast.Raise) or node.exc is None:
-            continue
-        inner: set[int] = set()
-        for sub in ast.walk(node.exc):
-            if isinstance(sub, ast.JoinedStr):
-                inner.update(id(part) for part in sub.values)
-                parts = [p.value if isinstance(p, ast.Constant) else "{}" for p in sub.values]
-                texts.append((node.lineno, "".join(str(part) for part in parts)))
-            elif (
-                isinstance(sub, ast.Constant)
-                and isinstance(sub.value, str)
-                and id(sub) not in inner
-            ):
-                texts.append((node.lineno, sub.value))
+        if isinstance(node, ast.JoinedStr):
+            notes.update(id(part) for part in node.values)
+            parts = [p.value if isinstance(p, ast.Constant) else "{}" for p in node.values]
+            texts.append((node.lineno, "".join(str(part) for part in parts)))
+    texts += [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in notes
+    ]
     return texts
+
+
+def _flags_named(source: str) -> list[tuple[int, str]]:
+    return [
+        (line, text)
+        for line, text in _message_texts(ast.parse(source))
+        if _FLAG.search(_COMMAND.sub("", text)) and not _LONE_FLAG.fullmatch(text)
+    ]
 
 
 def test_no_error_raised_outside_the_cli_names_a_cli_flag() -> None:
     """Outside the CLI an error says its way out in plain words and names the argument in
-    ``option``; the CLI adds its flag (``cli.app.FLAGS``). A whole command to run
-    (`aria-mem tidy --list`) is advice, not a flag of the command that failed."""
+    ``option``; the CLI adds its flag (``cli.app.FLAGS``)."""
     found = [
         f"{path.relative_to(ROOT)}:{line}: {text}"
         for path in sorted((ROOT / "aria_mem").rglob("*.py"))
         if "cli" not in path.relative_to(ROOT / "aria_mem").parts
-        for line, text in _raised_texts(ast.parse(path.read_text()))
-        if _FLAG.search(_COMMAND.sub("", text))
+        for line, text in _flags_named(path.read_text())
     ]
     assert found == []
+
+
+def test_the_flag_scan_sees_an_error_s_words_made_away_from_the_raise() -> None:
+    """The shapes that slipped past a scan of ``raise`` alone (config.py's ``_elsewhere`` and
+    transfer.py's ``_refuse`` before 9ae6348), and what it must leave alone."""
+    helper = (
+        "def _elsewhere(path):\n"
+        "    return 'give a config file of your own (--config or $ARIA_MEM_CONFIG)'\n"
+        "check_file(path, 'config file', _elsewhere(path))\n"
+    )
+    refuse = (
+        "def _refuse(path, problems):\n"
+        "    return ValidationError(f'{path} {problems[0]}; pass '\n"
+        "                           '--skip-invalid to import the valid lines only')\n"
+    )
+    assert [line for line, _ in _flags_named(helper)] == [2]
+    assert [line for line, _ in _flags_named(refuse)] == [2]
+    advice = (
+        '"""Run `aria-mem init --force` or --config."""\n'
+        "x = 'run aria-mem tidy --list to see them'\n"
+        "subprocess.run(['initdb', '--auth=trust', f'--pgdata={path}'])\n"
+    )
+    assert _flags_named(advice) == []
 
 
 def test_the_cli_adds_its_flag_to_an_error_that_names_its_option() -> None:
