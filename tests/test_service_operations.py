@@ -46,14 +46,17 @@ def gate() -> Gate:
 
 
 @pytest.fixture
-def env(embedded_dsn: str, gate: Gate) -> Iterator[dict[str, str]]:
+def fake_ollama(gate: Gate) -> Iterator[FakeOllama]:
+    """The conftest's ``env`` with a model that holds a query containing ``HELD`` until the
+    test lets go (let go at the end, so the server can stop)."""
     with FakeOllama(FakeOllamaState(dim=16, embed=gate.embed)) as server:
-        yield {
-            "ARIA_MEM_POSTGRES_DSN": embedded_dsn,
-            "ARIA_MEM_EMBEDDER_HOST": server.url,
-            "ARIA_MEM_RETRIEVAL_TIMEOUT": "60",  # a busy machine: never a degraded search
-        }
+        yield server
         gate.released.set()
+
+
+@pytest.fixture
+def extra_env() -> dict[str, str]:
+    return {"ARIA_MEM_RETRIEVAL_TIMEOUT": "60"}  # a busy machine: never a degraded search
 
 
 def _remember(cli: Cli, env: dict[str, str]) -> None:
