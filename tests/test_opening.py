@@ -1,5 +1,5 @@
 """Steps 5 and 6 of the trip read together (``RetrievalReads.opening``): the same stage, profile
-and word matches as the two reads on their own, in one round trip; a word search that fails
+and word matches as the two reads on their own, on one connection; a word search that fails
 costs the words, never the profile."""
 
 from __future__ import annotations

@@ -307,7 +307,7 @@ def test_every_stage_is_timed(
     with caplog.at_level("INFO", logger="aria_mem.services.retriever"):
         result = retriever.retrieve("u1", "aria", "my sister")
     assert {name for name, _ in result.timings.items()} == {
-        "profile",  # with the word search: one round trip
+        "profile",  # with the word search: one connection
         "embed",
         "search",
         "validate",

@@ -20,7 +20,7 @@ from aria_mem.domain.time_signal import Asked
 @dataclass(frozen=True)
 class Timings:
     """Milliseconds per stage (None: the stage did not run), and the whole retrieval.
-    ``profile`` is the one round trip that reads the profile and the word matches (steps 5-6);
+    ``profile`` is the reads of the profile and the word matches (steps 5-6, one connection);
     ``lookup`` the cosine of the word matches the nearest vectors missed; ``validate`` the
     confirmation (step 8); ``rank`` steps 9-10."""
 

@@ -117,7 +117,7 @@ class RetrievalReads(Protocol):
         timeout: float | None = None,
     ) -> Opening:
         """``retrieval_context`` and, unless ``limit`` is 0 or ``text`` blank,
-        ``lexical_candidates``, in one round trip. Raises only when the profile cannot be
+        ``lexical_candidates``, on one connection. Raises only when the profile cannot be
         read; a failed word search is reported in ``words_skipped``."""
         ...
 

@@ -148,7 +148,7 @@ class Retriever:
         semantic = self._pool.submit(self._nearest, query, scope, watch) if query else None
         words = self._candidates == CandidateSource.FUSED and bool(query)
         try:
-            with watch.stage("profile"):  # steps 5-6: Profile and Word search, one round trip
+            with watch.stage("profile"):  # steps 5-6: Profile and Word search, one connection
                 opened = self._reads.opening(
                     user_id,
                     companion_id,
