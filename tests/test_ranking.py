@@ -43,29 +43,29 @@ def test_score_is_the_weighted_sum() -> None:
         0.65 * 0.7
         + 0.12 * 0.8
         + 0.08 * 0.5
-        + 0.10 * 0.5 ** (45 / 90)
+        + 0.10 * 0.5 ** (45 / 365)
         + 0.05 * math.log(5) / math.log(21)
     )
     assert s.total == pytest.approx(expected)
     assert s.contributions["similarity"] == pytest.approx(0.455)
 
 
-@pytest.mark.parametrize(("days", "expected"), [(0, 1.0), (90, 0.5), (180, 0.25), (-3, 1.0)])
-def test_recency_halves_every_90_days(days: float, expected: float) -> None:
+@pytest.mark.parametrize(("days", "expected"), [(0, 1.0), (365, 0.5), (730, 0.25), (-3, 1.0)])
+def test_recency_halves_every_365_days(days: float, expected: float) -> None:
     assert W.recency_signal(days) == pytest.approx(expected)
 
 
 def test_recency_counts_from_the_latest_change_use_or_confirmation() -> None:
-    old = NOW - timedelta(days=300)
+    old = NOW - timedelta(days=1000)
     for latest in ("updated_at", "last_used_at", "last_confirmed_at"):
         fields: dict[str, Any] = {
             "updated_at": old,
             "last_used_at": old,
             "last_confirmed_at": old,
-            latest: NOW - timedelta(days=90),
+            latest: NOW - timedelta(days=365),
         }
         m = make_memory(**fields)
-        assert last_touched(m) == NOW - timedelta(days=90)
+        assert last_touched(m) == NOW - timedelta(days=365)
         assert score(m, 0.5, NOW).recency == pytest.approx(0.5)
 
 

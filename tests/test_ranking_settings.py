@@ -15,7 +15,7 @@ from aria_mem.errors import ConfigError
 
 def test_defaults_are_the_seeds() -> None:
     assert config.load().ranking.weights() == DEFAULT_WEIGHTS
-    assert (DEFAULT_WEIGHTS.recency_half_life_days, DEFAULT_WEIGHTS.time) == (90.0, 0.10)
+    assert (DEFAULT_WEIGHTS.recency_half_life_days, DEFAULT_WEIGHTS.time) == (365.0, 0.10)
 
 
 def test_a_file_and_the_environment_set_them(

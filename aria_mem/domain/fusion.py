@@ -5,12 +5,12 @@ A calibrated blend rather than reciprocal rank fusion, because the ranking formu
 similarity floor (docs/design.md) are written in cosine: RRF's scores are ranks, on which the
 0.45 floor and the 0.65 weight would mean nothing. The fused relevance stays on the cosine scale:
 
-    words     = lexical_weight x lexical / best lexical of this message      (0..0.15)
+    words     = lexical_weight x lexical / best lexical of this message      (0..0.17)
     relevance = 1 - (1 - cosine) x (1 - words)
 
 a noisy OR of the two kinds of evidence: the words close part of the distance the cosine
-leaves, so they lift a loosely related memory (cosine 0.3, the best word match: +0.105) more
-than a close one (cosine 0.8: +0.03), and a word match overtakes only memories that are
+leaves, so they lift a loosely related memory (cosine 0.3, the best word match: +0.119) more
+than a close one (cosine 0.8: +0.034), and a word match overtakes only memories that are
 barely nearer in meaning. ``lexical`` is PostgreSQL's ts_rank_cd score (0 when no word
 matches): the best word match of the message gets the whole weight, the others in proportion
 (more of the message's words, closer together, count more).
@@ -42,14 +42,15 @@ class CandidateSource(StrEnum):
 
 @dataclass(frozen=True)
 class FusionWeights:
-    lexical_weight: float = 0.15
+    lexical_weight: float = 0.17
     """The share of the distance the cosine leaves that the best word match closes.
     Measured with scripts/bench_quality.py on both its sets (hit@5 / hit@10, with the repeat
     rule of ``domain.repeats``): 0.10 gives personas 81.0 / 84.5 and observations 89.1 /
-    95.3, 0.15 the same and 89.1 / 96.4, 0.2 81.0 / 82.1 and 90.2 / 95.9: from 0.2 on, word
-    noise pushes paraphrased answers out; and above about 0.22 the design's own example (a
-    father's death outranking a pizza preference for "pizza night with my dad") turns
-    over."""
+    95.3, 0.15 the same and 89.1 / 96.4, 0.2 81.0 / 82.1 and 90.2 / 95.9: from 0.18 on, word
+    noise pushes paraphrased answers of personas out. 0.17 (with the 365-day recency
+    half-life) wins on both real sets of scripts/bench_real.py and loses nothing on ours
+    (docs/performance.md). Above about 0.22 the design's own example (a father's death
+    outranking a pizza preference for "pizza night with my dad") turns over."""
     lexical_candidates: int = 30
     """How many word matches PostgreSQL returns, beside the index's nearest vectors."""
 
