@@ -1,8 +1,8 @@
 """A chat model's judgement of a new memory against the few most similar memories: one
 structured call, answered as duplicate / updates / contradicts / unrelated, with a confidence
-and a reason.
+and a reason (and for a duplicate, one wording that says all both do).
 
-The memories are shown as labelled data lines, numbered (1, 2, 3), neutralised the way the
+The memories are shown as labelled data lines, numbered (1, 2, ...), neutralised the way the
 retrieval prompt's are (``domain.prompt``): a memory's text cannot close its line, open a
 section or pass for an instruction. The model names a number, never an id it could invent.
 What it answers is checked here: an answer this call cannot act on safely (malformed, a number
