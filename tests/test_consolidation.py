@@ -242,6 +242,20 @@ def test_a_judged_duplicate_that_says_more_is_kept_and_the_older_merged_into_it(
     assert "the new wording says more" in action.reason
 
 
+def test_a_judged_duplicate_whose_new_wording_adds_a_negation_is_asked_as_a_conflict(
+    any_store: Store, parts: tuple[MemoryWriter, Curator], server: FakeOllama, judge: Judge
+) -> None:
+    monday, not_monday = "The user's flight is on Monday.", "The user's flight is not on Monday."
+    parts[0].remember(_new(monday))
+    parts[0].remember(_new(not_monday))
+    judge.says(not_monday, monday, "duplicate", 0.99)  # a mistaken judge
+    report = _pass(any_store, parts, server).run()
+    assert report.merged == 0 and report.queued == 1
+    assert _active(any_store) == sorted([monday, not_monday])
+    [item] = any_store.hygiene.reviews("u1", "aria")
+    assert item.kind is ReviewKind.CONFLICT and "judged duplicate" in item.reason
+
+
 def test_contradicts_asks_and_unrelated_leaves_both(
     any_store: Store, parts: tuple[MemoryWriter, Curator], server: FakeOllama, judge: Judge
 ) -> None:

@@ -218,6 +218,11 @@ class Consolidator:
                     return self._join(memory, target.memory, answer.merged, why, report)
                 differs = different_content(memory.text, target.memory.text)
                 return self._ask(memory, target, ReviewKind.MERGE, f"{why}, but {differs}", report)
+            if any(p.kind == "negation" for p in new_only):  # "not on Monday": no repeat
+                differs = different_content(memory.text, target.memory.text)
+                return self._ask(
+                    memory, target, ReviewKind.CONFLICT, f"{why}, but {differs}", report
+                )
             if new_only:  # the new wording says all the older one does, and more: it stays
                 fuller = f"{why}; the new wording says more"
                 return self._fold(target.memory, memory, fuller, report)
