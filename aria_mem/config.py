@@ -94,6 +94,12 @@ _SECTIONS: dict[str, type[Any]] = {
 _ALIASES = {"MEMORY_MIN_SIMILARITY": ("retrieval", "min_similarity")}
 
 
+def is_setting_variable(name: str) -> bool:
+    """Whether ``load`` reads the environment variable ``name`` (what a command hands the
+    aria-mem service, which must read the command's settings as the command would)."""
+    return name.startswith("ARIA_MEM_") or name in _ALIASES
+
+
 def home_dir() -> Path | None:
     home = os.environ.get("ARIA_MEM_HOME")
     return Path(home).expanduser() if home else None

@@ -331,7 +331,7 @@ def handle(root: Path, request: dict[str, Any]) -> Any:
 
 
 def _memory(root: Path, request: dict[str, Any]) -> AriaMem:
-    from aria_mem.api import AriaMem
+    from aria_mem.api import AriaMem, hooks
 
     settings = remote.settings_of(root, request)
     try:
@@ -342,9 +342,11 @@ def _memory(root: Path, request: dict[str, Any]) -> AriaMem:
     key = json.dumps([str(settings.config_path), version, request["env"], request["data_dir"]])
     with _open_lock:
         mem = _open.get(key)
-        if mem is not None:
+        if mem is not None and hooks.store_answers(mem):
             _open.move_to_end(key)
             return mem
+        if mem is not None:  # its PostgreSQL stopped or restarted: a fresh one finds it again
+            _open.pop(key).close()
         mem = AriaMem(settings)
         _open[key] = mem
         while len(_open) > OPEN_MEMORIES:

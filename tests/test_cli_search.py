@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
+from aria_mem.domain.fusion import FusionWeights
 from tests.conftest import CliResult
 from tests.fakes.ollama_server import FakeOllama
 
@@ -60,7 +61,8 @@ def test_search_json_shows_the_decision_and_counts_no_use(
     found = relevant["found"]
     assert found["dense_rank"] == 1 and found["lexical_rank"] == 1 and found["fused_rank"] == 1
     assert found["repeats"] is None  # the first pick repeats nothing
-    assert found["relevance"] == pytest.approx(1 - (1 - found["cosine"]) * 0.85)
+    best_words = 1 - FusionWeights().lexical_weight  # the best word match closes that much
+    assert found["relevance"] == pytest.approx(1 - (1 - found["cosine"]) * best_words)
     assert relevant["similarity"] == pytest.approx(found["relevance"])
     assert {d["reason"] for d in data["dropped"]} == {"below the similarity threshold"}
     assert set(data["timings_ms"]) >= {"embed", "search", "validate", "rank", "format", "total"}

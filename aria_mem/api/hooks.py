@@ -67,3 +67,17 @@ def upkeep(memory: AriaMem) -> Upkeep:
             consolidate=lambda stop: context.consolidator.run(should_stop=stop).looked,
         ),
     )
+
+
+def store_answers(memory: AriaMem) -> bool:
+    """Whether the PostgreSQL behind a long-kept ``memory`` still answers (one round trip).
+    The aria-mem service keeps an ``AriaMem`` per command's settings; a server stopped or
+    restarted since leaves its pooled connections dead, and the embedded one comes back under
+    a new password, which only a fresh ``AriaMem`` reads, so the service opens one instead."""
+    from aria_mem.errors import StoreError
+
+    try:
+        memory._context.store.ping()
+    except StoreError:
+        return False
+    return True

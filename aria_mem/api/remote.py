@@ -3,10 +3,11 @@ request and renders the answer, without importing PostgreSQL's driver, the index
 model (the service holds the PostgreSQL pool beside the index and the model).
 
 The request carries what the service needs to open the same ``AriaMem`` the command would:
-the config file and data folder this process resolved, and its ``ARIA_MEM_*`` variables. The
-service answers only for its own index folder, and each operation still scopes its user and
-companion as in-process. Where no service can answer (an index server of one's own, a service
-that answers no whole operations), ``call`` says so and the command works in-process.
+the config file and data folder this process resolved, and its settings variables
+(``ARIA_MEM_*`` and the aliases ``config`` reads). The service answers only for its own index
+folder, and each operation still scopes its user and companion as in-process. Where no service
+can answer (an index server of one's own, a service that answers no whole operations),
+``call`` says so and the command works in-process.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def request_for(settings: config.Settings, name: str, args: dict[str, Any]) -> d
         "config": str(path),
         "config_exists": path.is_file(),
         "data_dir": str(settings.data_dir.absolute()),
-        "env": {k: v for k, v in os.environ.items() if k.startswith("ARIA_MEM_")},
+        "env": {k: v for k, v in os.environ.items() if config.is_setting_variable(k)},
     }
 
 
@@ -82,14 +83,14 @@ the JSON answer out."""
 
 def settings_of(root: Path, request: dict[str, Any]) -> config.Settings:
     """The settings a request's command runs with, read as that command read them (its config
-    file, its ``ARIA_MEM_*`` variables, its data folder); refused unless their index folder is
-    this service's ``root``."""
+    file, its settings variables, its data folder); refused unless their index folder is this
+    service's ``root``."""
     env = request.get("env")
     if not isinstance(env, dict) or not all(
-        isinstance(k, str) and k.startswith("ARIA_MEM_") and isinstance(v, str)
+        isinstance(k, str) and config.is_setting_variable(k) and isinstance(v, str)
         for k, v in env.items()
     ):
-        raise ValueError("env must map ARIA_MEM_* names to strings")
+        raise ValueError("env must map the names of settings variables to strings")
     path, data_dir = Path(str(request["config"])), Path(str(request["data_dir"]))
     source = path if request.get("config_exists") else _no_config(root)
     settings = replace(config.load(source, environ=env), config_path=path, data_dir=data_dir)
