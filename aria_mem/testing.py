@@ -12,7 +12,7 @@ no config file, nothing left on disk.
 The store is the in-memory twin of PostgreSQL that passes the same contract tests; the index
 is qdrant-client's local mode in memory (the engine of a Qdrant server, in process); the
 embedder is ``WordsEmbedder``, whose vectors are near when texts share words, so what a test
-expects to be found is exact instead of up to a model. The settings are the defaults, not the
+expects to be found follows from the words, not from a model. The settings are the defaults, not the
 developer's config file or environment. ``extract``, ``tidy`` and ``relay`` ask a chat model:
 hand one in (``chat_model=``, anything with the ``ChatModel`` methods).
 """
@@ -67,8 +67,10 @@ _COMMON = frozenset(
 
 class WordsEmbedder:
     """Vectors from the words of a text: each word (lower-cased, common ones left out) hashed
-    into one of ``dimension`` buckets, L2-normalised. Texts that share words are near, texts
-    that share none are orthogonal, and a text always gets the same vector."""
+    into one of ``dimension`` buckets, L2-normalised. Texts that share words are near, and a
+    text always gets the same vector. Texts that share none are orthogonal unless two of
+    their words fall into one bucket, which 64 buckets allow now and then (a larger
+    ``dimension`` makes it rarer)."""
 
     def __init__(self, dimension: int = 64, model: str = "testing/words") -> None:
         self._dimension = dimension
