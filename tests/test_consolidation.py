@@ -544,13 +544,13 @@ def test_tidy_runs_a_pass_lists_it_and_undoes_it(
 
 
 GDANSK = "The user phones her dad in Gdańsk every Sunday."
-POLAND = "The user never misses the Sunday call with her dad back in Poland."
+POLAND = "The user calls her dad back in Poland every Sunday."
 
 
 @pytest.mark.parametrize(
     ("wording", "joined"),
     [
-        ("The user never misses the Sunday call with her dad in Gdańsk, Poland.", True),
+        ("The user calls her dad in Gdańsk, Poland, every Sunday.", True),
         ("The user phones her dad every Sunday.", False),  # drops Gdańsk and Poland
         ("The user phones her dad in Gdańsk, Poland, every Sunday at 9am.", False),  # adds 9am
     ],
@@ -583,6 +583,47 @@ def test_a_judged_duplicate_where_each_says_more_is_joined_only_in_a_wording_say
     assert (EventKind.EDITED, GDANSK) in said and (EventKind.MERGED, POLAND) in said
     [action] = any_store.hygiene.consolidations("u1", "aria", 10)
     assert action.reason.endswith("both said in one wording")
+
+
+def test_undoing_a_join_gives_the_older_memory_its_own_wording_back(
+    any_store: Store, parts: tuple[MemoryWriter, Curator], server: FakeOllama, judge: Judge
+) -> None:
+    older = parts[0].remember(_new(GDANSK, MemoryType.ROUTINE))
+    newer = parts[0].remember(_new(POLAND, MemoryType.ROUTINE))
+    wording = "The user calls her dad in Gdańsk, Poland, every Sunday."
+    judge.answers[(POLAND, GDANSK)] = {"verdict": "duplicate", "confidence": 0.9, "merged": wording}
+    consolidator = _pass(any_store, parts, server)
+    [action] = consolidator.run().actions
+    assert action.outcome is Outcome.MERGED and _active(any_store) == [wording]
+    done = consolidator.undo(action)
+    assert "own wording again" in done
+    assert _active(any_store) == sorted([GDANSK, POLAND])
+    assert any_store.memories.get(older.memory.id).text == GDANSK
+    assert any_store.memories.get(newer.memory.id).status is MemoryStatus.ACTIVE
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("The user's flight is not on Monday.", "The user's flight is on Monday."),
+        ("The user loves dogs.", "The user hates dogs."),
+    ],
+)
+def test_a_judged_duplicate_that_negates_or_reverses_the_older_one_is_asked(
+    any_store: Store,
+    parts: tuple[MemoryWriter, Curator],
+    server: FakeOllama,
+    judge: Judge,
+    older: str,
+    newer: str,
+) -> None:
+    parts[0].remember(_new(older))
+    parts[0].remember(_new(newer))
+    both = f"{older} {newer}"  # even a wording that states both
+    judge.answers[(newer, older)] = {"verdict": "duplicate", "confidence": 0.99, "merged": both}
+    report = _pass(any_store, parts, server).run()
+    assert report.merged == 0 and report.queued == 1
+    assert _active(any_store) == sorted([older, newer])
 
 
 def test_the_judge_is_shown_more_than_the_three_nearest(

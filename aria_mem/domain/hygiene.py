@@ -239,16 +239,19 @@ def to_judge(new_text: str, known: list[str], limit: int = JUDGED) -> list[int]:
     return sorted(chosen)
 
 
-CLASHING = frozenset({"number", "amount", "date", "time", "negation"})
+CLASHING = frozenset({"number", "amount", "date", "time", "negation", "kin", "liking"})
 """Particulars two wordings of one fact cannot each give differently: "two cats" and "three
-cats" (or "no cats"), "on Monday" and "on Friday" are a change or a contradiction whatever a
-judge says ("on Saturdays" and "at weekends" is asked too)."""
+cats" (or "no cats"), "on Monday" and "on Friday", "her brother" and "her sister", "loves
+dogs" and "hates dogs" are a change or a contradiction whatever a judge says. Names are not
+among them: "in Gdańsk" and "in Poland" may well be one fact; a judge that calls "in Berlin"
+and "in Lisbon" one and words it "in Berlin and Lisbon" is trusted (its confidence bar and the
+undo are what stand behind it)."""
 
 
 def says_both(merged: str, first: str, second: str) -> bool:
     """Whether one wording may stand for two a judge calls the same fact: it states every
     particular of both and none of its own, and they do not each state a different number,
-    amount, day, time or negation."""
+    amount, day, time, negation, kin or liking."""
     kinds_first = {p.kind for p in only_in(first, second)}
     if kinds_first & CLASHING and {p.kind for p in only_in(second, first)} & CLASHING:
         return False

@@ -31,6 +31,7 @@ from datetime import UTC, datetime
 from aria_mem.domain import judgement
 from aria_mem.domain.hygiene import (
     Consolidation,
+    EventKind,
     HygieneRule,
     Outcome,
     ReviewItem,
@@ -47,6 +48,10 @@ from aria_mem.errors import ChatModelError, ValidationError
 from aria_mem.ports import ChatModel, Hygiene, MemoryRepository
 from aria_mem.services.curator import NEIGHBOURS, Curator, Look, Neighbour
 from aria_mem.services.writer import MemoryWriter
+
+JOINED = "both said in one wording"
+"""How a join's reason ends (a duplicate merged into a wording that states both): its undo
+also gives the older memory back its own wording."""
 
 log = logging.getLogger(__name__)
 
@@ -213,16 +218,17 @@ class Consolidator:
         why = why.rstrip(": ")
         if answer.verdict is Verdict.DUPLICATE:
             new_only = only_in(memory.text, target.memory.text)
-            if new_only and only_in(target.memory.text, memory.text):
-                if answer.merged and says_both(answer.merged, memory.text, target.memory.text):
-                    return self._join(memory, target.memory, answer.merged, why, report)
-                differs = different_content(memory.text, target.memory.text)
-                return self._ask(memory, target, ReviewKind.MERGE, f"{why}, but {differs}", report)
-            if any(p.kind == "negation" for p in new_only):  # "not on Monday": no repeat
+            old_only = only_in(target.memory.text, memory.text)
+            if any(p.kind == "negation" for p in (*new_only, *old_only)):  # "not on Monday"
                 differs = different_content(memory.text, target.memory.text)
                 return self._ask(
                     memory, target, ReviewKind.CONFLICT, f"{why}, but {differs}", report
                 )
+            if new_only and old_only:
+                if answer.merged and says_both(answer.merged, memory.text, target.memory.text):
+                    return self._join(memory, target.memory, answer.merged, why, report)
+                differs = different_content(memory.text, target.memory.text)
+                return self._ask(memory, target, ReviewKind.MERGE, f"{why}, but {differs}", report)
             if new_only:  # the new wording says all the older one does, and more: it stays
                 fuller = f"{why}; the new wording says more"
                 return self._fold(target.memory, memory, fuller, report)
@@ -280,7 +286,7 @@ class Consolidator:
         except ValidationError as exc:
             target = Neighbour(older, 0.0)
             return self._ask(new, target, ReviewKind.MERGE, f"{why}, but {exc}", report)
-        return self._fold(new, older, f"{why}; both said in one wording", report)
+        return self._fold(new, older, f"{why}; {JOINED}", report)
 
     def _supersede(
         self, memory: Memory, old: Neighbour, why: str, report: TidyReport
@@ -313,6 +319,8 @@ class Consolidator:
         if action.outcome is Outcome.MERGED:
             self._writer.restore(action.memory_id, "a pass's merge undone")
             done = "the merged memory is its own again"
+            if action.reason.endswith(JOINED) and action.other_id is not None:
+                done += self._unjoin(action.other_id, action.at)
         elif action.outcome is Outcome.SUPERSEDED:
             if action.other_id is None:
                 raise ValidationError("This pass action names only one memory")
@@ -325,3 +333,19 @@ class Consolidator:
             done = "the question was withdrawn"
         self._hygiene.mark_undone(action.id)
         return done
+
+    def _unjoin(self, older_id: uuid.UUID, joined_at: datetime) -> str:
+        """The older memory of a join takes back the text it had before the judge's wording
+        (its history's last edit up to the join); a later edit, a person's, is left alone."""
+        edits = [
+            e
+            for e in self._hygiene.events([older_id])
+            if e.kind is EventKind.EDITED and e.memory_id == older_id and e.text
+        ]
+        before = [e for e in edits if e.at <= joined_at]
+        if not before or len(before) < len(edits):
+            return "; the older memory's wording was edited since and stays as it is"
+        text = max(before, key=lambda e: e.at).text
+        assert text is not None
+        self._writer.update(older_id, MemoryChanges(text=text))
+        return "; the older memory has its own wording again"
