@@ -95,8 +95,7 @@ _ALIASES = {"MEMORY_MIN_SIMILARITY": ("retrieval", "min_similarity")}
 
 
 def is_setting_variable(name: str) -> bool:
-    """Whether ``load`` reads the environment variable ``name`` (what a command hands the
-    aria-mem service, which must read the command's settings as the command would)."""
+    """Whether ``load`` reads variable ``name`` (a command hands these to the service)."""
     return name.startswith("ARIA_MEM_") or name in _ALIASES
 
 

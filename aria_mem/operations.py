@@ -37,7 +37,24 @@ OPEN_MEMORIES = 4
 """Settings whose ``AriaMem`` the service keeps open at once (one per config and variables a
 command ran with; the least recently used is closed past this)."""
 
-_open: OrderedDict[str, AriaMem] = OrderedDict()
+
+class _Kept:
+    """An ``AriaMem`` the service keeps, with how many requests are using it: one that is
+    replaced (its PostgreSQL went away, or it is the least used of too many) is closed when
+    the last of them is done, never under a request."""
+
+    def __init__(self, memory: AriaMem) -> None:
+        self.memory = memory
+        self.users = 0
+        self.retired = False
+
+    def retire(self) -> None:
+        self.retired = True
+        if self.users == 0:
+            self.memory.close()
+
+
+_open: OrderedDict[str, _Kept] = OrderedDict()
 _open_lock = threading.Lock()
 
 
@@ -327,10 +344,17 @@ def handle(root: Path, request: dict[str, Any]) -> Any:
     args = request.get("args")
     if not isinstance(args, dict):
         raise UsageError("an operation's args are a JSON object")
-    return answer(_memory(root, request), str(request.get("name")), args)
+    kept = _borrow(root, request)
+    try:
+        return answer(kept.memory, str(request.get("name")), args)
+    finally:
+        with _open_lock:
+            kept.users -= 1
+            if kept.retired and kept.users == 0:
+                kept.memory.close()
 
 
-def _memory(root: Path, request: dict[str, Any]) -> AriaMem:
+def _borrow(root: Path, request: dict[str, Any]) -> _Kept:
     from aria_mem.api import AriaMem, hooks
 
     settings = remote.settings_of(root, request)
@@ -341,23 +365,23 @@ def _memory(root: Path, request: dict[str, Any]) -> AriaMem:
         version = ()
     key = json.dumps([str(settings.config_path), version, request["env"], request["data_dir"]])
     with _open_lock:
-        mem = _open.get(key)
-        if mem is not None and hooks.store_answers(mem):
-            _open.move_to_end(key)
-            return mem
-        if mem is not None:  # its PostgreSQL stopped or restarted: a fresh one finds it again
-            _open.pop(key).close()
-        mem = AriaMem(settings)
-        _open[key] = mem
-        while len(_open) > OPEN_MEMORIES:
-            _open.popitem(last=False)[1].close()
-        return mem
+        kept = _open.get(key)
+        if kept is not None and not hooks.store_answers(kept.memory):
+            _open.pop(key).retire()  # its PostgreSQL stopped or restarted: a fresh one finds it
+            kept = None
+        if kept is None:
+            kept = _open[key] = _Kept(AriaMem(settings))
+            while len(_open) > OPEN_MEMORIES:
+                _open.popitem(last=False)[1].retire()
+        _open.move_to_end(key)
+        kept.users += 1
+        return kept
 
 
 def close_all() -> None:
     with _open_lock:
         while _open:
-            _open.popitem()[1].close()
+            _open.popitem()[1].retire()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 
 from aria_mem.adapters.service.folder import LOCK_NAME
+from aria_mem.api import remote
+from aria_mem.errors import ConfigError
 from tests.conftest import ROOT, CliResult
 from tests.fakes.concepts import concept_embed
 from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
@@ -182,3 +184,32 @@ def test_a_service_that_dies_mid_request_is_one_line_and_the_next_command_works(
     again = cli("search", QUESTION, env=env)
     assert again.code == 0, again.stderr
     assert "sister loves pottery" in again.stdout
+    assert "may have been stored" in err  # a remember cut off so is not blindly made again
+
+
+def test_with_postgresql_s_own_variables_set_a_command_works_in_its_own_process(
+    isolated_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """libpq reads PGHOST, PGDATABASE, ... from its own process: a service started by another
+    command has other values, so neither side takes whole operations while they are set."""
+    monkeypatch.setenv("PGDATABASE", "elsewhere")
+    with pytest.raises(remote.NotServed, match="PGDATABASE"):
+        remote.call(None, "search", {"message": QUESTION})
+    assert remote._answerable(["search", "list"]) == []
+    assert not (isolated_env / "data" / "index" / LOCK_NAME).exists()  # none was started
+    monkeypatch.delenv("PGDATABASE")
+    assert remote._answerable(["search", "list"]) == ["search", "list"]
+
+
+def test_a_request_for_another_folder_is_refused_before_anything_is_made(tmp_path: Path) -> None:
+    root = tmp_path / "mine" / "data" / "index"
+    root.mkdir(parents=True, mode=0o700)
+    request = {
+        "config": str(tmp_path / "theirs" / "config.toml"),
+        "config_exists": False,
+        "data_dir": str(tmp_path / "theirs" / "data"),
+        "env": {},
+    }
+    with pytest.raises(ConfigError, match="answers for its own folder only"):
+        remote.settings_of(root, request)
+    assert list(root.iterdir()) == []  # no no-config.toml made for a refused request

@@ -51,6 +51,9 @@ def call(config_path: Path | None, name: str, args: dict[str, Any], *, start: bo
     settings = config.load(config_path)
     if not settings.embedded_index:
         raise NotServed(settings.index.url)
+    libpq = sorted(k for k in os.environ if k.startswith("PG"))
+    if libpq:  # PostgreSQL's client reads them from its own process: the service's differ
+        raise NotServed(", ".join(libpq))
     from aria_mem.adapters.service.client import WITH_OPERATIONS, ServiceClient
     from aria_mem.adapters.service.folder import lock_held
 
@@ -92,14 +95,19 @@ def settings_of(root: Path, request: dict[str, Any]) -> config.Settings:
     ):
         raise ValueError("env must map the names of settings variables to strings")
     path, data_dir = Path(str(request["config"])), Path(str(request["data_dir"]))
+    _own_folder(root, data_dir / "index")  # Settings.index_dir: before anything is made
     source = path if request.get("config_exists") else _no_config(root)
     settings = replace(config.load(source, environ=env), config_path=path, data_dir=data_dir)
-    if settings.index_dir.resolve() != root.resolve():
-        raise ConfigError(
-            f"The aria-mem service for {root} was asked about the index in "
-            f"{settings.index_dir}; it answers for its own folder only"
-        )
+    _own_folder(root, settings.index_dir)
     return settings
+
+
+def _own_folder(root: Path, index_dir: Path) -> None:
+    if index_dir.resolve() != root.resolve():
+        raise ConfigError(
+            f"The aria-mem service for {root} was asked about the index in {index_dir}; "
+            "it answers for its own folder only"
+        )
 
 
 def _no_config(root: Path) -> Path:
@@ -117,7 +125,7 @@ def answer_operations(handler: Handler | None, names: Iterable[str] = ()) -> Non
     ``names``."""
     from aria_mem.adapters.service.server import answer_operations as register
 
-    register(handler, names)
+    register(handler, _answerable(names))
 
 
 def serve(argv: list[str] | None, handler: Handler, names: Iterable[str]) -> int:
@@ -125,4 +133,11 @@ def serve(argv: list[str] | None, handler: Handler, names: Iterable[str]) -> int
     whole operations ``names`` with ``handler``; its exit status."""
     from aria_mem.adapters.service.server import main
 
-    return main(argv, operations=handler, names=names)
+    return main(argv, operations=handler, names=_answerable(names))
+
+
+def _answerable(names: Iterable[str]) -> list[str]:
+    """The operations this process may answer for commands: none while PostgreSQL's own
+    ``PG*`` variables are set here (its client library would read this process's, not the
+    command's; commands then work in-process, as they do when they have such variables)."""
+    return [] if any(k.startswith("PG") for k in os.environ) else list(names)

@@ -183,7 +183,8 @@ class ServiceClient:
                         raise VectorIndexError(
                             f"The aria-mem service (pid {self.info.get('pid', '?')}) stopped "
                             f"before it answered — see {log_path_for(self.root)}; the next "
-                            "command starts it again"
+                            "command starts it again (a write it was making may have been "
+                            "stored: `aria-mem list` shows)"
                         )
                     continue
                 if "error" in reply:
