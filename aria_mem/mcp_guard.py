@@ -320,6 +320,28 @@ def parse_address(
     return host, int(port_text)
 
 
+def listen(host: str, port: int) -> socket.socket:
+    """A socket listening on host:port (0: a free port; localhost: 127.0.0.1) for the review
+    page or the OpenAI-compatible server, not inherited by children; or a UsageError saying
+    what is in the way. The backlog is long: many connections at once wait to be told apart
+    (the per-account limits)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(("127.0.0.1" if host == "localhost" else host, port))
+        sock.listen(256)
+    except OSError as exc:
+        sock.close()
+        raise UsageError(
+            f"Cannot listen on {host}:{port}: {exc.strerror or exc} — 127.0.0.1:0 takes any "
+            "free port; give another address",
+            option="address",
+        ) from exc
+    sock.set_inheritable(False)
+    return sock
+
+
 def _is_loopback(host: str) -> bool:
     if host == "localhost":
         return True

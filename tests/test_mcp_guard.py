@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import stat
 from collections.abc import Callable
 from pathlib import Path
@@ -15,8 +16,10 @@ import anyio
 import httpx
 import pytest
 
-from aria_mem.errors import ConfigError
+from aria_mem.errors import ConfigError, UsageError
 from aria_mem.mcp_guard import BearerGate, Message, Receive, Scope, Send, load_token, rotate_token
+from aria_mem.openai_server import serving as openai_serving
+from aria_mem.web import serve as web_serve
 from tests.conftest import CliResult
 
 
@@ -174,3 +177,18 @@ def test_a_bad_address_names_its_argument_and_each_command_shows_its_own_flag(
     assert "--" not in str(remote.value)
     assert with_flag(remote.value).endswith("(--allow-remote)")
     assert parse_address("[::1]:0", allow_remote=False, free_port=True) == ("::1", 0)
+
+
+def test_a_port_in_use_is_one_usage_error_naming_the_address_for_both_servers() -> None:
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        for bind in (web_serve.bind, openai_serving.bind):
+            with pytest.raises(UsageError, match=f"Cannot listen on 127.0.0.1:{port}") as raised:
+                bind("127.0.0.1", port)
+            assert raised.value.option == "address"
+    bound = web_serve.bind("localhost", 0)  # localhost is 127.0.0.1, a free port taken
+    assert bound.host == "127.0.0.1" and bound.port > 0
+    assert not bound.sock.get_inheritable()
+    bound.sock.close()

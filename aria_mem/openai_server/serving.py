@@ -11,8 +11,8 @@ from pathlib import Path
 
 import uvicorn
 
+from aria_mem import mcp_guard
 from aria_mem.api import AriaMem
-from aria_mem.errors import UsageError
 from aria_mem.mcp_guard import KeyRules, load_token, rotate_token
 from aria_mem.openai_server.app import Endpoint
 from aria_mem.openai_server.protocol import Limits
@@ -43,21 +43,7 @@ def base_url(host: str, port: int) -> str:
 
 def bind(host: str, port: int) -> socket.socket:
     """Listen on host:port (0: a free port), or a UsageError saying what is in the way."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind(("127.0.0.1" if host == "localhost" else host, port))
-        sock.listen(256)
-    except OSError as exc:
-        sock.close()
-        raise UsageError(
-            f"Cannot listen on {host}:{port}: {exc.strerror or exc} — 127.0.0.1:0 takes any "
-            "free port; give another address",
-            option="address",
-        ) from exc
-    sock.set_inheritable(False)
-    return sock
+    return mcp_guard.listen(host, port)
 
 
 @dataclass

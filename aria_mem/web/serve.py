@@ -24,8 +24,8 @@ from pathlib import Path
 import python_multipart  # noqa: F401  (starlette reads the page's forms with it)
 import uvicorn
 
+from aria_mem import mcp_guard
 from aria_mem.api import AriaMem
-from aria_mem.errors import UsageError
 from aria_mem.private import private_dir, write_private
 from aria_mem.web import limits
 from aria_mem.web.app import create_app
@@ -62,22 +62,9 @@ class Bound:
 
 def bind(host: str, port: int) -> Bound:
     """Listen on host:port (0: a free port), or a UsageError saying what is in the way."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
     if host == "localhost":
         host = "127.0.0.1"
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-        sock.listen(256)  # many connections at once wait to be told apart (limits)
-    except OSError as exc:
-        sock.close()
-        raise UsageError(
-            f"Cannot listen on {host}:{port}: {exc.strerror or exc} — 127.0.0.1:0 takes any "
-            "free port; give another address",
-            option="address",
-        ) from exc
-    sock.set_inheritable(False)
+    sock = mcp_guard.listen(host, port)
     return Bound(sock, host, sock.getsockname()[1], Sessions())
 
 
