@@ -242,20 +242,6 @@ def test_a_judged_duplicate_that_says_more_is_kept_and_the_older_merged_into_it(
     assert "the new wording says more" in action.reason
 
 
-def test_a_judged_duplicate_whose_new_wording_adds_a_negation_is_asked_as_a_conflict(
-    any_store: Store, parts: tuple[MemoryWriter, Curator], server: FakeOllama, judge: Judge
-) -> None:
-    monday, not_monday = "The user's flight is on Monday.", "The user's flight is not on Monday."
-    parts[0].remember(_new(monday))
-    parts[0].remember(_new(not_monday))
-    judge.says(not_monday, monday, "duplicate", 0.99)  # a mistaken judge
-    report = _pass(any_store, parts, server).run()
-    assert report.merged == 0 and report.queued == 1
-    assert _active(any_store) == sorted([monday, not_monday])
-    [item] = any_store.hygiene.reviews("u1", "aria")
-    assert item.kind is ReviewKind.CONFLICT and "judged duplicate" in item.reason
-
-
 def test_contradicts_asks_and_unrelated_leaves_both(
     any_store: Store, parts: tuple[MemoryWriter, Curator], server: FakeOllama, judge: Judge
 ) -> None:
@@ -603,27 +589,31 @@ def test_undoing_a_join_gives_the_older_memory_its_own_wording_back(
 
 
 @pytest.mark.parametrize(
-    ("older", "newer"),
+    ("older", "newer", "kind"),
     [
-        ("The user's flight is not on Monday.", "The user's flight is on Monday."),
-        ("The user loves dogs.", "The user hates dogs."),
+        ("The user's flight is on Monday.", "The user's flight is not on Monday.", "conflict"),
+        ("The user's flight is not on Monday.", "The user's flight is on Monday.", "conflict"),
+        ("The user loves dogs.", "The user hates dogs.", "merge"),  # asked, never joined
     ],
 )
-def test_a_judged_duplicate_that_negates_or_reverses_the_older_one_is_asked(
+def test_a_judged_duplicate_that_negates_or_reverses_the_other_is_asked(
     any_store: Store,
     parts: tuple[MemoryWriter, Curator],
     server: FakeOllama,
     judge: Judge,
     older: str,
     newer: str,
+    kind: str,
 ) -> None:
     parts[0].remember(_new(older))
     parts[0].remember(_new(newer))
-    both = f"{older} {newer}"  # even a wording that states both
+    both = f"{older} {newer}"  # a mistaken judge, even with a wording that states both
     judge.answers[(newer, older)] = {"verdict": "duplicate", "confidence": 0.99, "merged": both}
     report = _pass(any_store, parts, server).run()
     assert report.merged == 0 and report.queued == 1
     assert _active(any_store) == sorted([older, newer])
+    [item] = any_store.hygiene.reviews("u1", "aria")
+    assert item.kind is ReviewKind(kind) and "judged duplicate" in item.reason
 
 
 def test_the_judge_is_shown_more_than_the_three_nearest(
