@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from aria_mem import config
 from aria_mem.api.context import Context
-from aria_mem.domain.budget import FittedPrompt, PromptParts, Turn, fit
+from aria_mem.domain.budget import FittedPrompt, PromptParts, Turn, fit, reached_model
 from aria_mem.domain.prompt import PromptSections
 from aria_mem.domain.retrieval import SearchResult
 from aria_mem.errors import AriaMemError, ServiceError, ValidationError
@@ -72,12 +72,7 @@ class Relay:
 
     def used_memory_ids(self) -> list[uuid.UUID]:
         """The memories that reached the model: those the budget did not trim."""
-        if self.retrieval is None:
-            return []
-        trimmed = self.prompt.trimmed
-        profile = self.retrieval.profile[: len(self.retrieval.profile) - trimmed.profile]
-        relevant = self.retrieval.relevant[: len(self.retrieval.relevant) - trimmed.relevant]
-        return [r.memory.id for r in (*profile, *relevant)]
+        return reached_model(self.retrieval, self.prompt.trimmed)
 
     def stream(self) -> Generator[str, None, None]:
         """The model's reply, piece by piece, as the model gives it. ChatModelError when the

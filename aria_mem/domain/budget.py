@@ -16,8 +16,10 @@ safety margin.
 from __future__ import annotations
 
 import math
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from aria_mem.domain.prompt import (
     PromptSections,
@@ -25,6 +27,9 @@ from aria_mem.domain.prompt import (
     profile_section,
     relevant_section,
 )
+
+if TYPE_CHECKING:
+    from aria_mem.domain.retrieval import SearchResult
 
 TOKENS_PER_MESSAGE = 4
 CHARS_PER_TOKEN = 3.0
@@ -69,6 +74,16 @@ class FittedPrompt:
     budget: int
     trimmed: Trimmed
     parts: PromptParts
+
+
+def reached_model(retrieval: SearchResult | None, trimmed: Trimmed) -> list[uuid.UUID]:
+    """The memories of a search that reached the model: those the budget did not trim (it
+    trims each section from its end)."""
+    if retrieval is None:
+        return []
+    profile = retrieval.profile[: len(retrieval.profile) - trimmed.profile]
+    relevant = retrieval.relevant[: len(retrieval.relevant) - trimmed.relevant]
+    return [r.memory.id for r in (*profile, *relevant)]
 
 
 def system_text(parts: PromptParts) -> str:

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 
 from aria_mem.config import ChatSettings
 from aria_mem.domain import archive
-from aria_mem.domain.budget import FittedPrompt, PromptParts, Turn, fit
+from aria_mem.domain.budget import FittedPrompt, PromptParts, Turn, fit, reached_model
 from aria_mem.domain.models import Stage
 from aria_mem.domain.prompt import PromptSections
 from aria_mem.domain.records import ConversationSummary
@@ -68,12 +68,7 @@ class PreparedTurn:
 
     def used_memory_ids(self) -> list[uuid.UUID]:
         """The memories that reached the model: those the budget did not trim."""
-        if self.retrieval is None:
-            return []
-        trimmed = self.prompt.trimmed
-        profile = self.retrieval.profile[: len(self.retrieval.profile) - trimmed.profile]
-        relevant = self.retrieval.relevant[: len(self.retrieval.relevant) - trimmed.relevant]
-        return [r.memory.id for r in (*profile, *relevant)]
+        return reached_model(self.retrieval, self.prompt.trimmed)
 
 
 class ChatSession:
