@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     from aria_mem.domain.models import Memory
 
 OPEN_MEMORIES = 4
-"""Settings whose ``AriaMem`` the service keeps open at once (one per config and variables a
-command ran with; the least recently used is closed past this)."""
+"""Settings whose ``AriaMem`` the service keeps open at once (one per settings, config file and
+data folder a command or program ran with; the least recently used is closed past this)."""
 
 
 class _Kept:
@@ -174,6 +174,20 @@ def search(mem: AriaMem, args: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def retrieve(mem: AriaMem, args: dict[str, Any]) -> str:
+    """A program's ``AriaMem.search``: the result whole (``remote.result_wire``), its user and
+    companion already scoped by the program."""
+    now = _text_or_none(args.get("now"))
+    result = mem.search(
+        str(args["message"]),
+        previous=_text_or_none(args.get("previous")),
+        user=_text_or_none(args.get("user")),
+        companion=_text_or_none(args.get("companion")),
+        now=None if now is None else datetime.fromisoformat(now),
+    )
+    return remote.result_wire(result)
+
+
 # -- memories ---------------------------------------------------------------------------------
 
 
@@ -310,6 +324,7 @@ def remember(mem: AriaMem, args: dict[str, Any]) -> dict[str, Any]:
 
 OPERATIONS: dict[str, Callable[[AriaMem, dict[str, Any]], Any]] = {
     "search": search,
+    remote.RETRIEVE: retrieve,
     "remember": remember,
     "list": list_memories,
     "show": show,
@@ -357,13 +372,10 @@ def handle(root: Path, request: dict[str, Any]) -> Any:
 def _borrow(root: Path, request: dict[str, Any]) -> _Kept:
     from aria_mem.api import AriaMem, hooks
 
-    settings = remote.settings_of(root, request)
-    try:
-        stat = os.stat(settings.config_path)
-        version: tuple[int, ...] = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
-    except OSError:
-        version = ()
-    key = json.dumps([str(settings.config_path), version, request["env"], request["data_dir"]])
+    settings = remote.settings_of(root, request)  # a command's config file read again
+    key = json.dumps(
+        [str(settings.config_path), str(settings.data_dir), remote.settings_wire(settings)]
+    )
     with _open_lock:
         kept = _open.get(key)
         if kept is not None and not hooks.store_answers(kept.memory):

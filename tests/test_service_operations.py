@@ -29,14 +29,15 @@ HELD = "HOLD THIS ONE"
 
 
 class Gate:
-    """Holds the fake model's answer for a text that contains ``HELD`` until ``release``."""
+    """Holds the fake model's first answer for a text that contains ``HELD`` until
+    ``release`` (a later one, after the service that asked was killed, is answered at once)."""
 
     def __init__(self) -> None:
         self.entered = threading.Event()
         self.released = threading.Event()
 
     def embed(self, text: str, dim: int) -> list[float]:
-        if HELD in text:
+        if HELD in text and not self.entered.is_set():
             self.entered.set()
             self.released.wait(60)
         return concept_embed(text, dim)

@@ -1,0 +1,196 @@
+"""A program's ``AriaMem.search`` answered by the aria-mem service (issue 38): when the service
+holds the embedded index, the whole search runs there in one request (the index search and
+the look-up in the process that holds the index) and the result comes back whole, equal to the
+in-process one; where no service can answer it (adapters of one's own, an index server,
+PostgreSQL's own ``PG*`` variables, a service that answers no whole operations) it runs
+in-process; a service that dies mid-search is replaced and the search still answers."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from aria_mem.adapters.postgres.store import PostgresStore
+from aria_mem.adapters.service.folder import LOCK_NAME, lock_held, log_path_for
+from aria_mem.api import AriaMem, remote
+from aria_mem.domain.retrieval import SearchResult, Timings
+from tests.conftest import ROOT
+from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
+from tests.test_service_operations import HELD, QUESTION, Gate
+
+NOW = datetime(2026, 12, 5, 12, 0, tzinfo=UTC)
+RETRIEVER = "aria_mem.services.retriever"
+"""The retriever's logger: its line for each search is logged by the process that ran it."""
+
+
+@pytest.fixture
+def gate() -> Gate:
+    return Gate()
+
+
+@pytest.fixture
+def model(gate: Gate) -> Iterator[FakeOllama]:
+    with FakeOllama(FakeOllamaState(dim=16, embed=gate.embed)) as server:
+        yield server
+        gate.released.set()
+
+
+@pytest.fixture
+def mem(embedded_dsn: str, model: FakeOllama) -> Iterator[AriaMem]:
+    """A program's ``AriaMem`` on the embedded index, its settings given in code (the service
+    has no config file to read them from), with two memories."""
+    with AriaMem.open(
+        None,
+        postgres={"dsn": embedded_dsn},
+        embedder={"host": model.url},
+        retrieval={"timeout": 60.0},  # a busy machine: never a degraded search
+    ) as opened:
+        for text in ("The user's sister loves pottery.", "The user has a dog called Biscuit."):
+            opened.remember(text)
+        yield opened
+
+
+def _service_pid(home: Path) -> int:
+    return int((home / "data" / "index" / LOCK_NAME).read_text())
+
+
+def _without_timings(result: SearchResult) -> SearchResult:
+    return replace(result, timings=Timings())
+
+
+def _retrieval_lines(home: Path) -> int:
+    log = log_path_for(home / "data" / "index")
+    text = log.read_text() if log.exists() else ""
+    return sum(f"{RETRIEVER}: retrieval user=" in line for line in text.splitlines())
+
+
+def test_search_is_answered_by_the_service_with_the_in_process_result(
+    mem: AriaMem,
+    embedded_dsn: str,
+    isolated_env: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger=RETRIEVER)
+    before = _retrieval_lines(isolated_env)
+    served = mem.search(QUESTION, now=NOW)
+    assert _retrieval_lines(isolated_env) == before + 1  # the service ran the trip
+    assert not [r for r in caplog.records if r.name == RETRIEVER]  # this process did not
+    assert isinstance(served, SearchResult) and not served.degraded
+    assert "sister loves pottery" in served.prompt
+    timings = dict(served.timings.items())
+    assert {"profile", "embed", "search", "validate", "rank", "total"} <= set(timings)
+
+    store = PostgresStore(embedded_dsn)
+    try:
+        with AriaMem(mem.settings, store=store) as alone:  # adapters of its own: in-process
+            here = alone.search(QUESTION, now=NOW)
+    finally:
+        store.close()
+    assert [r for r in caplog.records if r.name == RETRIEVER]
+    assert _without_timings(served) == _without_timings(here)  # every field, every type
+    assert served.evidence == here.evidence
+    top = served.chosen[0].memory.id
+    assert mem.why(served, top).outcome == mem.why(here, top).outcome
+
+
+def test_each_user_and_companion_is_scoped_as_in_process(mem: AriaMem) -> None:
+    other = mem.search(QUESTION, user="someone-else", now=NOW)
+    assert other.user_id == "someone-else" and not other.chosen
+    own = mem.search(QUESTION, now=NOW)
+    assert own.user_id == mem.settings.identity.user and own.chosen
+
+
+def test_with_postgresql_s_own_variables_the_search_runs_in_process(
+    mem: AriaMem,
+    isolated_env: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger=RETRIEVER)
+    monkeypatch.setenv("PGAPPNAME", "elsewhere")  # read by libpq, harmless here
+    before = _retrieval_lines(isolated_env)
+    with pytest.raises(remote.NotServed, match="PGAPPNAME"):
+        remote.check_served(mem.settings)
+    result = mem.search(QUESTION, now=NOW)
+    assert "sister loves pottery" in result.prompt
+    assert [r for r in caplog.records if r.name == RETRIEVER]
+    assert _retrieval_lines(isolated_env) == before
+
+
+def test_with_an_index_server_the_search_runs_in_process_and_starts_no_service(
+    embedded_dsn: str, model: FakeOllama, isolated_env: Path
+) -> None:
+    with AriaMem.open(
+        None,
+        postgres={"dsn": embedded_dsn},
+        embedder={"host": model.url},
+        index={"url": ":memory:"},
+    ) as mem:
+        mem.remember("The user's sister loves pottery.")
+        result = mem.search(QUESTION, now=NOW)
+    assert "sister loves pottery" in result.prompt
+    assert not lock_held(isolated_env / "data" / "index")
+
+
+def test_a_service_that_answers_no_whole_operations_is_used_for_the_index_only(
+    embedded_dsn: str, model: FakeOllama, isolated_env: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A service of the index alone (another aria-mem's, or one run without the operations):
+    the search runs here, through it for the index."""
+    root = isolated_env / "data" / "index"
+    root.mkdir(parents=True, mode=0o700)
+    service = subprocess.Popen(
+        [sys.executable, "-m", "aria_mem.adapters.service.server", str(root)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (root / "index.sock").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        caplog.set_level(logging.INFO, logger=RETRIEVER)
+        with AriaMem.open(
+            None, postgres={"dsn": embedded_dsn}, embedder={"host": model.url}
+        ) as mem:
+            mem.remember("The user's sister loves pottery.")
+            result = mem.search(QUESTION, now=NOW)
+        assert "sister loves pottery" in result.prompt
+        assert [r for r in caplog.records if r.name == RETRIEVER]  # run here
+        assert _service_pid(isolated_env) == service.pid  # and that service held the index
+    finally:
+        service.send_signal(signal.SIGTERM)
+        service.wait(60)
+
+
+def test_a_service_that_dies_mid_search_is_replaced_and_the_search_answers(
+    mem: AriaMem, gate: Gate, isolated_env: Path
+) -> None:
+    mem.search(QUESTION, now=NOW)  # the service runs and answers
+    first = _service_pid(isolated_env)
+    answered: list[SearchResult] = []
+    search = threading.Thread(target=lambda: answered.append(mem.search(f"{QUESTION} {HELD}")))
+    search.start()
+    try:
+        assert gate.entered.wait(60), "the search never reached the model"
+        os.kill(first, signal.SIGKILL)
+        search.join(120)
+    finally:
+        gate.released.set()
+        search.join(60)
+    assert answered, "the search raised or never answered"
+    assert "sister loves pottery" in answered[0].prompt and not answered[0].degraded
+    assert _service_pid(isolated_env) != first  # a new service answered it
+    again = mem.search(QUESTION, now=NOW)
+    assert "sister loves pottery" in again.prompt
