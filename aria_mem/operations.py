@@ -174,20 +174,6 @@ def search(mem: AriaMem, args: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def retrieve(mem: AriaMem, args: dict[str, Any]) -> str:
-    """A program's ``AriaMem.search``: the result whole (``remote.result_wire``), its user and
-    companion already scoped by the program."""
-    now = _text_or_none(args.get("now"))
-    result = mem.search(
-        str(args["message"]),
-        previous=_text_or_none(args.get("previous")),
-        user=_text_or_none(args.get("user")),
-        companion=_text_or_none(args.get("companion")),
-        now=None if now is None else datetime.fromisoformat(now),
-    )
-    return remote.result_wire(result)
-
-
 # -- memories ---------------------------------------------------------------------------------
 
 
@@ -324,7 +310,7 @@ def remember(mem: AriaMem, args: dict[str, Any]) -> dict[str, Any]:
 
 OPERATIONS: dict[str, Callable[[AriaMem, dict[str, Any]], Any]] = {
     "search": search,
-    remote.RETRIEVE: retrieve,
+    remote.RETRIEVE: lambda mem, args: remote.answer_retrieve(mem.search, args),
     "remember": remember,
     "list": list_memories,
     "show": show,

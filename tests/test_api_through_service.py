@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -194,3 +195,23 @@ def test_a_service_that_dies_mid_search_is_replaced_and_the_search_answers(
     assert _service_pid(isolated_env) != first  # a new service answered it
     again = mem.search(QUESTION, now=NOW)
     assert "sister loves pottery" in again.prompt
+
+
+def test_the_result_s_reader_builds_nothing_but_aria_mem_s_domain_and_value_types() -> None:
+    """The socket's other end is this account's service; even so, a pickle that names any
+    other class or function is refused, not run."""
+    import base64
+    import pickle
+
+    from aria_mem.api.wire import result_from_wire
+
+    for foreign in (os.system, subprocess.Popen):
+        with pytest.raises(pickle.UnpicklingError):
+            result_from_wire(base64.b64encode(pickle.dumps(foreign)).decode())
+
+    class Reaching:  # what a pickle says to reach further through an allowed type
+        def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+            return getattr, (uuid.UUID, "__subclasses__")
+
+    with pytest.raises(pickle.UnpicklingError, match="no member '__subclasses__'"):
+        result_from_wire(base64.b64encode(pickle.dumps(Reaching())).decode())

@@ -5,7 +5,6 @@ that check the input and hand the work to a service."""
 from __future__ import annotations
 
 import builtins
-import logging
 import uuid
 from collections.abc import Sequence
 from datetime import datetime
@@ -21,7 +20,7 @@ from aria_mem.config import Settings
 from aria_mem.domain import validation
 from aria_mem.domain.models import Memory, MemoryOrder, MemoryStatus, MemoryType, NewMemory, Stage
 from aria_mem.domain.records import MemoryChanges
-from aria_mem.errors import ServiceError, ValidationError
+from aria_mem.errors import ValidationError
 from aria_mem.ports import ChatModel, DocumentReader, Embedder, Store, VectorIndex
 from aria_mem.services.writer import WriteResult
 
@@ -32,8 +31,6 @@ if TYPE_CHECKING:  # the retrieval side is loaded by the calls that use it (not 
     from aria_mem.services.erasure import ForgottenUser
     from aria_mem.services.extractor import Extracted
     from aria_mem.services.review import History
-
-log = logging.getLogger(__name__)
 
 MemoryRef = uuid.UUID | str
 """A memory id, or (as text) its first characters as lists show them."""
@@ -68,8 +65,7 @@ class AriaMem:
         in-memory store); the rest are built from ``settings`` when first needed. Closing
         closes what was opened here, not what was given."""
         self._served = store is None and index is None and embedder is None
-        """Searches may be answered by the aria-mem service (``remote.retrieve``): this
-        object searches with adapters built from its settings, as the service would."""
+        """Searches may be run by the service: no adapters of its own (as the service has)."""
         self._context = Context(
             settings,
             store=store,
@@ -328,36 +324,20 @@ class AriaMem:
         user's message before it, which short follow-ups need): the profile, the relevant
         memories, what was dropped and why, the prompt sections, the stage timings. Never
         raises for a memory failure (``result.degraded`` says what was skipped); counts no
-        use (call ``record_use``). ``now``: when it is said (default: the real time).
-
-        When the aria-mem service holds the index (the embedded one), it runs the whole
-        search in one request and sends the result back whole; with adapters of one's own,
-        an index server, or no service that can answer, it runs in this process (the same
-        result either way)."""
+        use (call ``record_use``). ``now``: when it is said (default: the real time). The
+        aria-mem service runs it when it holds the index (``remote.served_search``)."""
         user_id, companion_id = self._context.scope(user, companion)
         if not message.strip():
             raise ValidationError("The message is empty — give the user's message")
         if now is not None and now.tzinfo is None:
             raise ValidationError("now has no time zone — give an aware datetime, e.g. UTC")
         if self._served:
-            from aria_mem.api import remote
+            from aria_mem.api.remote import served_search
 
-            try:
-                return remote.retrieve(
-                    self.settings,
-                    self._context.adapters.service,
-                    user_id,
-                    companion_id,
-                    message,
-                    previous,
-                    now,
-                )
-            except remote.NotServed:
-                pass
-            except ServiceError as exc:  # none answered: in-process, which degrades if need be
-                log.warning(
-                    "the aria-mem service did not answer a search (%s); searching here", exc
-                )
+            args = (user_id, companion_id, message, previous, now)
+            found = served_search(self.settings, self._context.adapters.service, *args)
+            if found is not None:
+                return found
         return self._context.retrieve(user_id, companion_id, message, previous, now)
 
     def warm_up(self) -> None:

@@ -8,34 +8,38 @@ the config file and data folder this process resolved, and its settings variable
 folder, and each operation still scopes its user and companion as in-process. Where no service
 can answer (an index server of one's own, a service that answers no whole operations),
 ``call`` says so and the command works in-process.
+
+A program's ``AriaMem.search`` is sent the same way (``retrieve``, on the connection its
+``AriaMem`` keeps to the service): its request carries the program's settings themselves, and
+the ``SearchResult`` comes back whole (``api.wire``).
 """
 
 from __future__ import annotations
 
-import base64
 import functools
-import io
 import json
+import logging
 import os
-import pickle
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, fields, is_dataclass, replace
 from datetime import datetime
-from enum import EnumMeta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from zoneinfo import ZoneInfo
 
 from aria_mem import config
-from aria_mem.errors import ConfigError
+from aria_mem.api.wire import result_from_wire, result_wire
+from aria_mem.errors import ConfigError, ServiceError
 from aria_mem.private import private_dir
 from aria_mem.version import __version__
 
 if TYPE_CHECKING:
     from aria_mem.adapters.service.client import ServiceClient
     from aria_mem.domain.retrieval import SearchResult
+
+
+log = logging.getLogger(__name__)
 
 
 class NotServed(Exception):
@@ -107,7 +111,7 @@ RETRIEVE = "retrieve"
 ``SearchResult`` sent back whole (``result_wire``)."""
 
 
-def retrieve(
+def served_search(
     settings: config.Settings,
     client: ServiceClient,
     user_id: str,
@@ -115,16 +119,36 @@ def retrieve(
     message: str,
     previous: str | None,
     now: datetime | None,
+) -> SearchResult | None:
+    """``AriaMem.search`` of a program (its ``settings``, already scoped to ``user_id`` and
+    ``companion_id``) run by the service in one request on ``client``, the connection its
+    ``AriaMem`` keeps: the index search and the look-up then happen in the process that holds
+    the index, not over the socket. None when it is to run in-process: when ``check_served``
+    says so (as for a command), in the process that runs the service itself (the daemon, or
+    the service's own ``AriaMem``), with a service of another version or one that does not know
+    the operation, or when none answered (in-process, the search reaches the index and the
+    model as it can, and says what it skipped). A search is a read: a service that goes away
+    before it answers is asked again (a new one is started), as an index search in-process
+    is."""
+    args = {
+        "message": message,
+        "previous": previous,
+        "user": user_id,
+        "companion": companion_id,
+        "now": None if now is None else now.isoformat(),
+    }
+    try:
+        return _retrieve(settings, client, args)
+    except NotServed:
+        return None
+    except ServiceError as exc:
+        log.warning("the aria-mem service did not answer a search (%s); searching here", exc)
+        return None
+
+
+def _retrieve(
+    settings: config.Settings, client: ServiceClient, args: dict[str, Any]
 ) -> SearchResult:
-    """The search of a program's ``AriaMem`` (its ``settings``, already scoped to
-    ``user_id`` and ``companion_id``) run by the service in one request on ``client``, its
-    connection: the index search and the look-up then happen in the process that holds the
-    index, not over the socket. ``NotServed`` as for a command (``check_served``), and when this
-    process runs the service itself (the daemon, or the service's own ``AriaMem``), or the
-    service is another version or does not know the operation; then the search runs
-    in-process. A search is a read: a service that goes away before it answers is asked again
-    (a new one is started), as the in-process search asks the index again; a ``ServiceError``
-    when none answers."""
     check_served(settings)
     from aria_mem.adapters.service.folder import hosted
 
@@ -137,13 +161,6 @@ def retrieve(
         raise NotServed(str(settings.index_dir))
     if client.info.get("version") != __version__:  # the result's classes must be the same
         raise NotServed(str(client.info.get("version")))
-    args = {
-        "message": message,
-        "previous": previous,
-        "user": user_id,
-        "companion": companion_id,
-        "now": None if now is None else now.isoformat(),
-    }
     request = {
         "op": "operation",
         "name": RETRIEVE,
@@ -153,6 +170,17 @@ def retrieve(
         "data_dir": str(settings.data_dir.absolute()),
     }
     return result_from_wire(client.call(request))
+
+
+def answer_retrieve(search: Callable[..., SearchResult], args: dict[str, Any]) -> str:
+    """The service's side of ``served_search``: ``search`` (that of the ``AriaMem`` of the
+    program's settings) with the user and companion the program scoped, its result whole."""
+    texts = {k: args.get(k) for k in ("previous", "user", "companion", "now")}
+    if not all(v is None or isinstance(v, str) for v in texts.values()):
+        raise ValueError("previous, user, companion and now are text or null")
+    now = texts.pop("now")
+    when = None if now is None else datetime.fromisoformat(now)
+    return result_wire(search(str(args["message"]), **texts, now=when))
 
 
 @functools.lru_cache(maxsize=16)
@@ -165,62 +193,6 @@ def settings_wire(settings: config.Settings) -> dict[str, dict[str, Any]]:
         for f in fields(settings)
         if is_dataclass(value := getattr(settings, f.name)) and not isinstance(value, type)
     }
-
-
-def result_wire(result: SearchResult) -> str:
-    """A search's result whole, every field and type as the retriever made it, for the
-    client's ``result_from_wire`` (pickled: about 100 memories in a fraction of a
-    millisecond, where a field-by-field JSON codec took milliseconds)."""
-    return base64.b64encode(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)).decode()
-
-
-_VALUE_TYPES = {
-    ("uuid", "UUID"),
-    ("uuid", "SafeUUID"),
-    ("datetime", "datetime"),
-    ("datetime", "date"),
-    ("datetime", "timedelta"),
-    ("datetime", "timezone"),
-    ("zoneinfo", "ZoneInfo"),
-}
-
-
-def _member(kind: object, name: str) -> Any:
-    """What pickle names by ``getattr(kind, name)`` among the types ``_ResultUnpickler``
-    allows: an enum's member, or how a time zone is made again (``ZoneInfo._unpickle``)."""
-    if isinstance(kind, EnumMeta) and name in kind.__members__:
-        return kind[name]
-    if kind is ZoneInfo and name == "_unpickle":
-        return ZoneInfo._unpickle  # type: ignore[attr-defined]
-    raise pickle.UnpicklingError(f"a search result holds no member {name!r} of {kind!r}")
-
-
-class _ResultUnpickler(pickle.Unpickler):
-    """Builds aria-mem's domain types and a few of the standard library's value types, and
-    nothing else: the socket's other end is checked to be this account's service, and even
-    so no other class or function is ever looked up (an enum member named by ``getattr``
-    comes from ``_member``)."""
-
-    def find_class(self, module: str, name: str, /) -> Any:
-        if (module, name) == ("builtins", "getattr"):
-            return _member
-        domain = module == "aria_mem.domain" or module.startswith("aria_mem.domain.")
-        if domain or (module, name) in _VALUE_TYPES:
-            found = super().find_class(module, name)
-            if isinstance(found, type):
-                return found
-        raise pickle.UnpicklingError(f"a search result holds no {module}.{name}")
-
-
-def result_from_wire(raw: object) -> SearchResult:
-    from aria_mem.domain.retrieval import SearchResult
-
-    if not isinstance(raw, str):
-        raise ValueError("a search result crosses as text")
-    result = _ResultUnpickler(io.BytesIO(base64.b64decode(raw))).load()
-    if not isinstance(result, SearchResult):
-        raise ValueError(f"the service answered a search with a {type(result).__name__}")
-    return result
 
 
 # -- the service's side ---------------------------------------------------------------------

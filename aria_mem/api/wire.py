@@ -1,0 +1,104 @@
+"""How a search's result crosses the aria-mem service's socket whole (``remote.retrieve``):
+every field and type as the retriever made it, so that a program gets from the service the very
+``SearchResult`` it would have made itself.
+
+Pickled, with the records a result holds most of (memories, their ids) made again by their
+constructors rather than by the generic state dataclasses and ``uuid`` give (a result of 60
+memories: about 0.45 ms of CPU to write, 0.6 ms to read, against 0.6 and 0.7 so); a
+field-by-field codec in Python has to convert the same values one call at a time. The reading side builds aria-mem's domain types and
+a few of Python's value types and nothing else, although the socket's other end is already
+checked to be this account's service.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import io
+import pickle
+import uuid
+from collections.abc import Callable
+from dataclasses import fields
+from enum import EnumMeta
+from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
+
+if TYPE_CHECKING:
+    from aria_mem.domain.retrieval import SearchResult
+
+
+def result_wire(result: SearchResult) -> str:
+    """A search's result whole, every field and type as the retriever made it, for the
+    client's ``result_from_wire``: pickled (``_by_fields``)."""
+    out = io.BytesIO()
+    pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.dispatch_table = _by_fields()
+    pickler.dump(result)
+    return base64.b64encode(out.getbuffer()).decode()
+
+
+@functools.cache
+def _by_fields() -> dict[type, Callable[[Any], tuple[type, tuple[Any, ...]]]]:
+    """How the records a result holds most of cross: by their constructors (a UUID by its
+    number), not by the generic state dataclasses and ``uuid`` give."""
+    from aria_mem.domain.models import KnowledgeItem, Memory
+    from aria_mem.domain.time_signal import Asked
+    from aria_mem.domain.when import Span
+
+    def reducer(kind: type) -> Callable[[Any], tuple[type, tuple[Any, ...]]]:
+        names = [f.name for f in fields(kind)]
+        return lambda record: (kind, tuple([getattr(record, n) for n in names]))
+
+    table: dict[type, Callable[[Any], tuple[type, tuple[Any, ...]]]]
+    table = {kind: reducer(kind) for kind in (Memory, KnowledgeItem, Asked, Span)}
+    table[uuid.UUID] = lambda u: (uuid.UUID, (None, None, None, None, u.int))
+    return table
+
+
+_VALUE_TYPES = {
+    ("uuid", "UUID"),
+    ("uuid", "SafeUUID"),
+    ("datetime", "datetime"),
+    ("datetime", "date"),
+    ("datetime", "timedelta"),
+    ("datetime", "timezone"),
+    ("zoneinfo", "ZoneInfo"),
+}
+
+
+def _member(kind: object, name: str) -> Any:
+    """What pickle names by ``getattr(kind, name)`` among the types ``_ResultUnpickler``
+    allows: an enum's member, or how a time zone is made again (``ZoneInfo._unpickle``)."""
+    if isinstance(kind, EnumMeta) and name in kind.__members__:
+        return kind[name]
+    if kind is ZoneInfo and name == "_unpickle":
+        return ZoneInfo._unpickle  # type: ignore[attr-defined]
+    raise pickle.UnpicklingError(f"a search result holds no member {name!r} of {kind!r}")
+
+
+class _ResultUnpickler(pickle.Unpickler):
+    """Builds aria-mem's domain types and a few of the standard library's value types, and
+    nothing else: the socket's other end is checked to be this account's service, and even
+    so no other class or function is ever looked up (an enum member named by ``getattr``
+    comes from ``_member``)."""
+
+    def find_class(self, module: str, name: str, /) -> Any:
+        if (module, name) == ("builtins", "getattr"):
+            return _member
+        domain = module == "aria_mem.domain" or module.startswith("aria_mem.domain.")
+        if domain or (module, name) in _VALUE_TYPES:
+            found = super().find_class(module, name)
+            if isinstance(found, type):
+                return found
+        raise pickle.UnpicklingError(f"a search result holds no {module}.{name}")
+
+
+def result_from_wire(raw: object) -> SearchResult:
+    from aria_mem.domain.retrieval import SearchResult
+
+    if not isinstance(raw, str):
+        raise ValueError("a search result crosses as text")
+    result = _ResultUnpickler(io.BytesIO(base64.b64decode(raw))).load()
+    if not isinstance(result, SearchResult):
+        raise ValueError(f"the service answered a search with a {type(result).__name__}")
+    return result
