@@ -16,9 +16,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-import threading
 import uuid
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import fields
 from datetime import date, datetime
@@ -32,31 +30,6 @@ from aria_mem.errors import UsageError
 if TYPE_CHECKING:
     from aria_mem.api import AriaMem, Dropped, Ranked, SearchResult, WriteResult
     from aria_mem.domain.models import Memory
-
-OPEN_MEMORIES = 4
-"""Settings whose ``AriaMem`` the service keeps open at once (one per settings, config file and
-data folder a command or program ran with; the least recently used is closed past this)."""
-
-
-class _Kept:
-    """An ``AriaMem`` the service keeps, with how many requests are using it: one that is
-    replaced (its PostgreSQL went away, or it is the least used of too many) is closed when
-    the last of them is done, never under a request."""
-
-    def __init__(self, memory: AriaMem) -> None:
-        self.memory = memory
-        self.users = 0
-        self.retired = False
-
-    def retire(self) -> None:
-        self.retired = True
-        if self.users == 0:
-            self.memory.close()
-
-
-_open: OrderedDict[str, _Kept] = OrderedDict()
-_open_lock = threading.Lock()
-
 
 # -- search ---------------------------------------------------------------------------------
 
@@ -325,7 +298,10 @@ def answer(mem: AriaMem, name: str, args: dict[str, Any]) -> Any:
     operation = OPERATIONS.get(name)
     if operation is None:
         raise UsageError(f"aria-mem knows no operation {name!r}")
-    return json.loads(json.dumps(operation(mem, args), default=str))
+    answered = operation(mem, args)
+    if isinstance(answered, str):  # a search's result whole (35 kB): JSON as it is
+        return answered
+    return json.loads(json.dumps(answered, default=str))
 
 
 def _text_or_none(value: object) -> str | None:
@@ -341,45 +317,23 @@ def _text_or_none(value: object) -> str | None:
 
 def handle(root: Path, request: dict[str, Any]) -> Any:
     """A request the service received: the operation run on the ``AriaMem`` of the settings
-    the command runs with."""
+    the command (or program) runs with, kept open for the next request (``api.kept``)."""
+    from aria_mem.api import kept
+
     args = request.get("args")
     if not isinstance(args, dict):
         raise UsageError("an operation's args are a JSON object")
-    kept = _borrow(root, request)
-    try:
-        return answer(kept.memory, str(request.get("name")), args)
-    finally:
-        with _open_lock:
-            kept.users -= 1
-            if kept.retired and kept.users == 0:
-                kept.memory.close()
-
-
-def _borrow(root: Path, request: dict[str, Any]) -> _Kept:
-    from aria_mem.api import AriaMem, hooks
-
     settings = remote.settings_of(root, request)  # a command's config file read again
-    key = json.dumps(
-        [str(settings.config_path), str(settings.data_dir), remote.settings_wire(settings)]
-    )
-    with _open_lock:
-        kept = _open.get(key)
-        if kept is not None and not hooks.store_answers(kept.memory):
-            _open.pop(key).retire()  # its PostgreSQL stopped or restarted: a fresh one finds it
-            kept = None
-        if kept is None:
-            kept = _open[key] = _Kept(AriaMem(settings))
-            while len(_open) > OPEN_MEMORIES:
-                _open.popitem(last=False)[1].retire()
-        _open.move_to_end(key)
-        kept.users += 1
-        return kept
+    name = str(request.get("name"))
+    with kept.borrowed(settings, search=name == remote.RETRIEVE) as mem:
+        return answer(mem, name, args)
 
 
 def close_all() -> None:
-    with _open_lock:
-        while _open:
-            _open.popitem()[1].retire()
+    """Close every ``AriaMem`` the service keeps (once the requests using them are done)."""
+    from aria_mem.api import kept
+
+    kept.close_all()
 
 
 def main(argv: list[str] | None = None) -> int:
