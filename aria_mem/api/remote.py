@@ -169,7 +169,10 @@ def _retrieve(
         "config": str(settings.config_path.absolute()),
         "data_dir": str(settings.data_dir.absolute()),
     }
-    return result_from_wire(client.call(request))
+    answered = client.call(request)  # a search is a read: asked again of a new service
+    if client.info.get("version") != __version__:  # a new one of another version answered
+        raise NotServed(str(client.info.get("version")))
+    return result_from_wire(answered)
 
 
 def answer_retrieve(search: Callable[..., SearchResult], args: dict[str, Any]) -> str:

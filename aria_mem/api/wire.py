@@ -1,13 +1,13 @@
-"""How a search's result crosses the aria-mem service's socket whole (``remote.retrieve``):
+"""How a search's result crosses the aria-mem service's socket whole (``remote.served_search``):
 every field and type as the retriever made it, so that a program gets from the service the very
 ``SearchResult`` it would have made itself.
 
 Pickled, with the records a result holds most of (memories, their ids) made again by their
 constructors rather than by the generic state dataclasses and ``uuid`` give (a result of 60
 memories: about 0.45 ms of CPU to write, 0.6 ms to read, against 0.6 and 0.7 so); a
-field-by-field codec in Python has to convert the same values one call at a time. The reading side builds aria-mem's domain types and
-a few of Python's value types and nothing else, although the socket's other end is already
-checked to be this account's service.
+field-by-field codec in Python has to convert the same values one call at a time. The reading
+side builds aria-mem's domain types and a few of Python's value types and nothing else,
+although the socket's other end is already checked to be this account's service.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from dataclasses import fields
 from enum import EnumMeta
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
+
+from aria_mem.errors import VectorIndexError
 
 if TYPE_CHECKING:
     from aria_mem.domain.retrieval import SearchResult
@@ -94,11 +96,18 @@ class _ResultUnpickler(pickle.Unpickler):
 
 
 def result_from_wire(raw: object) -> SearchResult:
+    """The result ``result_wire`` wrote; a ``VectorIndexError`` (a service failure: the
+    search is then run in-process) when it is not one this aria-mem can read."""
     from aria_mem.domain.retrieval import SearchResult
 
-    if not isinstance(raw, str):
-        raise ValueError("a search result crosses as text")
-    result = _ResultUnpickler(io.BytesIO(base64.b64decode(raw))).load()
+    try:
+        result = _ResultUnpickler(io.BytesIO(base64.b64decode(str(raw)))).load()
+    except Exception as exc:  # what unpickling raises varies with what was sent
+        raise VectorIndexError(
+            f"The aria-mem service's search result is unreadable: {exc}"
+        ) from exc
     if not isinstance(result, SearchResult):
-        raise ValueError(f"the service answered a search with a {type(result).__name__}")
+        raise VectorIndexError(
+            f"The aria-mem service answered a search with a {type(result).__name__}"
+        )
     return result
