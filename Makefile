@@ -25,11 +25,13 @@ $(STAMP): pyproject.toml
 # The review page's tests drive Debian's chromium through Playwright; without it they are
 # skipped, and this says so first. Many tests spend their time waiting on the processes they
 # start, so one worker more than there are cores keeps the cores busy (2 cores: 5.4-5.9 min
-# with 3 workers against 7.1 with 2).
+# with 3 workers against 7.1 with 2). Each worker is handed one test at a time
+# (--maxschedchunk 1) and the tests marked slow come first (tests/conftest.py): a long test
+# handed out last would keep the run waiting on one worker while the others are done.
 WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1) + 1 )))
 test: install
 	@command -v chromium >/dev/null 2>&1 || echo "No browser found: the review page's browser tests will be skipped (apt install chromium runs them)."
-	$(BIN)/python -m pytest -n $(WORKERS)
+	$(BIN)/python -m pytest -n $(WORKERS) --maxschedchunk 1
 
 demo: install
 	$(BIN)/python scripts/demo.py

@@ -295,7 +295,15 @@ def cli(isolated_env: Path) -> Callable[..., CliResult]:
     return run
 
 
-# -- the run's summary -------------------------------------------------------------------
+# -- the run's order and summary ---------------------------------------------------------
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests marked slow first, each file's order kept otherwise: with the Makefile's
+    ``--maxschedchunk 1`` the workers take them one at a time, so no long test starts last
+    and keeps the run waiting on one worker while the others are done."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

@@ -45,6 +45,7 @@ def _seed(cli: Cli, env: dict[str, str]) -> tuple[str, str]:
     return json.loads(mine.stdout)["memory"]["id"], json.loads(bobs.stdout)["memory"]["id"]
 
 
+@pytest.mark.slow
 def test_each_bad_input_is_one_line_exit_2_and_changes_nothing(
     cli: Cli, env: dict[str, str], tmp_path: Path
 ) -> None:
@@ -129,6 +130,7 @@ def test_import_from_an_endless_stdin_ends_and_imports_nothing(
     assert "nothing was imported" in done.stderr
 
 
+@pytest.mark.slow
 def test_commands_by_id_act_on_the_configured_user_only(cli: Cli, env: dict[str, str]) -> None:
     mine, bobs = _seed(cli, env)
     unknown_prefix = next(p for p in ("0000", "ffff", "aaaa") if not bobs.startswith(p))

@@ -298,6 +298,7 @@ def test_replies_are_markdown_in_a_terminal_and_as_written_with_plain(
     assert "- a **pottery** class" in shown and "•" not in shown and "```" in shown
 
 
+@pytest.mark.slow
 def test_chat_starts_and_replies_while_the_postgres_server_is_down(fake: FakeOllama) -> None:
     from tests.conftest import closed_port
 

@@ -62,6 +62,7 @@ def test_remember_twice_confirms(cli: Cli, env: dict[str, str], embedded_dsn: st
     assert _count(embedded_dsn) == 1
 
 
+@pytest.mark.slow
 def test_memory_management_commands(cli: Cli, env: dict[str, str]) -> None:
     mid = json.loads(cli("remember", "The user plays violin.", "--json", env=env).stdout)["memory"][
         "id"

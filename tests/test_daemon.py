@@ -375,6 +375,7 @@ def test_status_index_check_fails_when_the_index_folder_was_deleted(
     assert check["ok"] is False and "aria-mem reindex" in check["error"]
 
 
+@pytest.mark.slow
 def test_status_writes_to_the_index_and_fails_when_writes_fail(
     cli: Cli, env: dict[str, str], tmp_path: Path
 ) -> None:
@@ -519,6 +520,7 @@ with AriaMem.open() as memory:
 """A long-lived process on the index (as a chat is): one memory per line it reads."""
 
 
+@pytest.mark.slow
 def test_a_config_edit_while_a_client_runs_leaves_the_index_whole(
     cli: Cli, env: dict[str, str], isolated_env: Path
 ) -> None:

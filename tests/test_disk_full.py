@@ -117,6 +117,7 @@ def _owner_pid(cli: Cli, env: dict[str, str]) -> int:
     return int(_json(status)["checks"]["index"]["owner"]["pid"])
 
 
+@pytest.mark.slow
 def test_a_disk_filled_during_writes_leaves_the_service_running_and_nothing_lost(
     cli: Cli, small_disk: Path
 ) -> None:
@@ -183,6 +184,7 @@ def test_a_disk_filled_during_writes_leaves_the_service_running_and_nothing_lost
     assert "The user grows tomatoes on the balcony." in texts
 
 
+@pytest.mark.slow
 def test_the_daemon_indexes_what_a_full_disk_left_pending_once_there_is_room(
     cli: Cli, small_disk: Path
 ) -> None:

@@ -91,6 +91,7 @@ def test_host_port_strips_schemes() -> None:
     assert host_port("") == "127.0.0.1:1234"
 
 
+@pytest.mark.slow
 def test_in_process_model_gives_real_semantic_vectors() -> None:
     pytest.importorskip("sentence_transformers")
     embedder = SentenceTransformerEmbedder()

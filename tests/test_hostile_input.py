@@ -454,6 +454,7 @@ def _listening_but_silent() -> tuple[socket.socket, int]:
     return server, int(server.getsockname()[1])
 
 
+@pytest.mark.slow
 def test_postgresql_connection_problems_say_what_they_are(
     cli: Cli, fake_ollama: FakeOllama
 ) -> None:
@@ -511,6 +512,7 @@ def test_a_hung_embedder_cannot_hold_search_past_its_timeout(
     assert any("took longer than 2s" in r for r in json.loads(done.stdout)["degraded"])
 
 
+@pytest.mark.slow
 def test_first_use_by_eight_processes_at_once_loses_nothing(
     isolated_env: Path, fake_ollama: FakeOllama
 ) -> None:

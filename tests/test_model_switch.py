@@ -145,6 +145,7 @@ def extra_env() -> dict[str, str]:
     }
 
 
+@pytest.mark.slow
 def test_a_held_client_follows_a_switch_and_every_memory_it_saved_is_found(
     cli: Cli,
     env: dict[str, str],

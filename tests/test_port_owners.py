@@ -231,6 +231,7 @@ def _config(isolated_env: Path) -> str:
     return (isolated_env / "config.toml").read_text()
 
 
+@pytest.mark.slow
 def test_init_names_another_persons_ollama_and_does_not_use_it(
     cli: Cli,
     isolated_env: Path,

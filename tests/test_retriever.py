@@ -430,6 +430,7 @@ memory_specs = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(
     max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

@@ -39,6 +39,7 @@ def _service(cli: Cli, env: dict[str, str]) -> dict[str, object]:
     return owner
 
 
+@pytest.mark.slow
 def test_24_remember_commands_at_once_on_a_fresh_home_all_succeed_and_all_are_indexed(
     home: Path,
 ) -> None:
@@ -82,6 +83,7 @@ def test_24_remember_commands_at_once_on_a_fresh_home_all_succeed_and_all_are_in
     assert log.count("Loading SentenceTransformer model") == 1
 
 
+@pytest.mark.slow
 def test_the_daemon_replaces_a_service_started_on_demand_and_clients_follow(
     cli: Cli, home: Path
 ) -> None:
@@ -109,6 +111,7 @@ def test_the_daemon_replaces_a_service_started_on_demand_and_clients_follow(
     assert not Path(f"/proc/{on_demand['pid']}").exists()
 
 
+@pytest.mark.slow
 def test_a_service_started_on_demand_exits_when_idle(cli: Cli, home: Path) -> None:
     env = {**IN_PROCESS, "ARIA_MEM_DAEMON_SERVICE_IDLE_EXIT": "1"}
     assert cli("remember", "The user swims.", env=env).code == 0
@@ -123,6 +126,7 @@ def test_a_service_started_on_demand_exits_when_idle(cli: Cli, home: Path) -> No
     assert STARTED in again.stderr
 
 
+@pytest.mark.slow
 def test_status_is_ok_only_when_a_probe_write_goes_through(cli: Cli, home: Path) -> None:
     """Made immutable (root only: chattr +i), the shard still answers reads but refuses
     writes: status says so, naming the error, and is ok again once writes go through."""
@@ -146,6 +150,7 @@ def test_status_is_ok_only_when_a_probe_write_goes_through(cli: Cli, home: Path)
     assert json.loads(again.stdout)["checks"]["index"]["ok"] is True
 
 
+@pytest.mark.slow
 def test_a_daemon_whose_index_folder_is_removed_exits_to_be_started_afresh(
     cli: Cli, home: Path
 ) -> None:

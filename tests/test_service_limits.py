@@ -144,6 +144,7 @@ def test_oversized_requests_are_refused_and_searches_go_on(root: Path) -> None:
     index.close()
 
 
+@pytest.mark.slow
 def test_an_unknown_model_is_refused_and_never_shown_as_loaded(root: Path, tmp_path: Path) -> None:
     client = _client(root, idle_exit=0)
     with pytest.raises(EmbedderError, match="'no-such-model' is neither"):

@@ -121,6 +121,7 @@ def _service_process(root: Path) -> subprocess.Popen[str]:
     return service
 
 
+@pytest.mark.slow
 def test_the_real_model_gives_through_the_service_the_vectors_it_gives_here(
     tmp_path: Path,
 ) -> None:
@@ -161,6 +162,7 @@ def _service_pid(cli: Cli) -> int:
     return int(owner["pid"])
 
 
+@pytest.mark.slow
 def test_the_first_command_starts_the_service_once_and_no_command_loads_the_model(
     cli: Cli, home_pg: Path, isolated_env: Path
 ) -> None:

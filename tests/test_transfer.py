@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import psycopg
+import pytest
 
 from tests.conftest import CliResult, PgServer
 from tests.fakes.ollama_server import FakeOllama
@@ -49,6 +50,7 @@ def _seed(cli: Cli, env: dict[str, str]) -> None:
     cli("confirm", mid, env=env)
 
 
+@pytest.mark.slow
 def test_export_import_round_trip_to_another_machine(
     cli: Cli, env: dict[str, str], embedded_pg: PgServer, fake_ollama: FakeOllama, tmp_path: Path
 ) -> None:
@@ -146,6 +148,7 @@ def test_import_without_indexing_leaves_memories_pending(
     assert json.loads(cli("list", "--json", env=env).stdout)[0]["index_state"] == "pending"
 
 
+@pytest.mark.slow
 def test_everything_of_a_person_moves_to_a_new_machine_and_only_theirs(
     cli: Cli,
     env: dict[str, str],
@@ -283,6 +286,7 @@ def _raw_hidden(data: bytes) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 def test_every_export_escapes_hidden_characters_and_imports_them_back_unchanged(
     cli: Cli,
     env: dict[str, str],
