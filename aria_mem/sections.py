@@ -160,6 +160,9 @@ class HygieneSettings(_ReadsChoices):
     merge_similarity: float = 0.0
     """0: the embedding model's own bar (``domain.hygiene.SUGGESTED_RULES``), else this one."""
     conflict_similarity: float = 0.0
+    ask_similarity: float = 0.0
+    """Without a chat model, the nearest older memory at or above this is put to a person
+    (0: the model's own bar, ``domain.hygiene.SUGGESTED_RULES``)."""
     judge: bool = True
     """on (True): facts the chat model extracts are judged by it against the nearest memories."""
     retire: Retire = Retire.PROPOSE
@@ -183,6 +186,7 @@ BOUNDS: dict[tuple[str, str], tuple[float, float]] = {
     ("daemon", "service_client_timeout"): (0, 86_400),
     ("hygiene", "merge_similarity"): (0, 1),
     ("hygiene", "conflict_similarity"): (0, 1),
+    ("hygiene", "ask_similarity"): (0, 1),
     ("hygiene", "retire_after_days"): (1, 36_500),
     **{("ranking", f.name): (0, 1) for f in fields(RankingSettings) if "days" not in f.name},
     ("ranking", "recency_half_life_days"): (1, 36_500),

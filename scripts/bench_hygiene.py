@@ -3,6 +3,7 @@ changed facts superseded, what waits for a person, and how often a question abou
 fact gets the old value.
 
     python -m scripts.bench_hygiene [--realtalk DIR] [--locomo FILE] [--json]
+    python -m scripts.bench_hygiene --modes rule --people nadia,kofi   (a quick look)
     python -m scripts.bench_hygiene --ollama-model qwen2.5:7b [--ollama-host URL]  (a real judge)
 
 Two sets. The project's: eight people's timelines (scripts/hygiene_data.py: written for this
@@ -79,6 +80,8 @@ class Tally:
     old_in_prompt: int = 0
     current_in_prompt: int = 0
     notes: list[str] = field(default_factory=list)
+    missed: list[str] = field(default_factory=list)
+    """Repeats and changes neither merged (superseded) nor waiting in review."""
 
     def add(self, other: Tally) -> None:
         for name, value in vars(other).items():
@@ -212,16 +215,26 @@ def run_person(mem: AriaMem, timeline: Timeline, mode: str) -> Tally:
             groups.setdefault(said.group, []).append(said)
     tally.repeats_possible = sum(len(g) - 1 for g in groups.values())
     for g in groups.values():
-        for said in g[1:]:
-            pair = frozenset((memory_of[g[0].key], memory_of[said.key]))
-            tally.repeats_waiting += pair in done.asked
+        for n, said in enumerate(g[1:], 1):
+            # asked about with an earlier wording of it, or the one that wording went into
+            earlier = {memory_of[o.key] for o in g[:n]}
+            earlier |= {done.holder(m) for m in earlier}
+            asked = any(frozenset((m, memory_of[said.key])) in done.asked for m in earlier)
+            merged = done.holder(memory_of[g[0].key]) == done.holder(memory_of[said.key])
+            tally.repeats_waiting += asked and not merged
+            if not merged and not asked:
+                tally.missed.append(f"repeat {g[0].key!r} / {said.key!r}")
     chained = [s for s in timeline.said if s.chain and s.step > 1]
     tally.changes = len(chained)
     for said in chained:
         before = [o for o in timeline.said if o.chain == said.chain and o.step == said.step - 1]
-        tally.changes_waiting += any(
+        waiting = any(
             frozenset((memory_of[b.key], memory_of[said.key])) in done.asked for b in before
         )
+        tally.changes_waiting += waiting
+        replaced = any(done.superseded.get(memory_of[b.key]) == memory_of[said.key] for b in before)
+        if not waiting and not replaced:
+            tally.missed.append(f"change {before[0].key!r} -> {said.key!r}")
     tally.look_alikes = len(timeline.look_alikes)
     tally.look_alikes_joined = sum(
         done.holder(memory_of[pair.first]) == done.holder(memory_of[pair.second])
@@ -312,6 +325,8 @@ def run_real(mem: AriaMem, pairs: list[RealPair], mode: str) -> Tally:
         else:
             tally.look_alikes += 1
             tally.look_alikes_joined += merged
+        if pair.label != "different" and not (merged or superseded or asked):
+            tally.missed.append(f"{pair.label} {pair.ref}")
         if merged and pair.label != "repeat":
             tally.false_merges += 1
             tally.notes.append(f"merged a {pair.label} pair: {pair.ref}")
@@ -363,6 +378,7 @@ def run_mode(
             "hygiene": {
                 "merge_similarity": args.merge_similarity,
                 "conflict_similarity": args.conflict_similarity,
+                "ask_similarity": args.ask_similarity,
                 "judge": "on" if mode == "scripted judge" else "off",
             },
             "chat": chat,
@@ -372,12 +388,16 @@ def run_mode(
                 tally = run_real(mem, pairs, mode)
                 results["real chats"].add(tally)
                 results["real chats"].notes += tally.notes
+                results["real chats"].missed += tally.missed
                 log(f"{mode}, real chats: {json.dumps(tally.row())} {tally.notes}")
             for timeline in TIMELINES:
+                if args.people and timeline.user not in args.people.split(","):
+                    continue
                 half = "tune" if timeline.user in TUNE else "held out"
                 tally = run_person(mem, timeline, mode)
                 results[half].add(tally)
                 results[half].notes += tally.notes
+                results[half].missed += [f"{timeline.user}: {m}" for m in tally.missed]
                 log(f"{mode}, {timeline.user} ({half}): {json.dumps(tally.row())} {tally.notes}")
             mem.admin.stop()
 
@@ -390,6 +410,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--conflict-similarity", type=float, default=0.0, help="0: the model's own bar"
+    )
+    parser.add_argument(
+        "--ask-similarity", type=float, default=0.0, help="0: the model's own ask bar (no judge)"
+    )
+    parser.add_argument(
+        "--people", default="", help="only these people of the project's set (comma-separated)"
     )
     parser.add_argument("--realtalk", type=Path, help="the folder of RealTalk's Chat_*.json")
     parser.add_argument("--locomo", type=Path, help="LoCoMo's locomo-dev.json")
@@ -409,7 +435,8 @@ def main(argv: list[str] | None = None) -> int:
     judged = f"Ollama {args.ollama_model}" if args.ollama_model else "the scripted server"
     table = {m: {h: t.row() for h, t in r.items()} for m, r in results.items()}
     if args.json:
-        print(json.dumps({"judge": judged, "table": table}, indent=2))
+        missed = {m: [n for h in halves for n in results[m][h].missed] for m in modes}
+        print(json.dumps({"judge": judged, "table": table, "missed": missed}, indent=2))
         return 0
     print(f"judge: {judged}; real-chat pairs: {len(pairs)}\n")
     rows = list(table[modes[0]][halves[0]])
@@ -422,6 +449,10 @@ def main(argv: list[str] | None = None) -> int:
         notes = [n for half in halves for n in results[mode][half].notes]
         if notes:
             print(f"\n{mode}: {len(notes)} wrong merges or supersessions, e.g. {notes[:4]}")
+    for mode in modes:
+        missed = [n for half in halves for n in results[mode][half].missed]
+        if missed:
+            print(f"\n{mode}: {len(missed)} repeats or changes neither done nor asked: {missed}")
     return 0
 
 

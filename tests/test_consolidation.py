@@ -132,7 +132,7 @@ def _pass(
     store: Store, parts: tuple[MemoryWriter, Curator], server: FakeOllama | None, timeout: float = 5
 ) -> Consolidator:
     model = OllamaChat("llama3.2", host=server.url, timeout=timeout) if server else None
-    return Consolidator(store.memories, store.hygiene, parts[1], parts[0], model)
+    return Consolidator(store.memories, store.hygiene, parts[1], parts[0], model, words=store.reads)
 
 
 def _new(text: str, memory_type: MemoryType = MemoryType.PREFERENCE) -> NewMemory:
@@ -467,16 +467,18 @@ def test_every_write_path_is_judged_by_a_pass_and_export_carries_the_history(
     other=st.sampled_from(["two", "three", "4", "5", "no"]),
     day=st.sampled_from(["Monday", "Friday", "Sunday"]),
     later=st.sampled_from(["Monday", "Friday", "Sunday"]),
+    denied=st.booleans(),
 )
 def test_property_a_confident_duplicate_never_merges_a_differing_particular(
-    tmp_path: Path, count: str, other: str, day: str, later: str
+    tmp_path: Path, count: str, other: str, day: str, later: str, denied: bool
 ) -> None:
-    if (count, day) == (other, later):
+    if (count, day, False) == (other, later, denied):
         return
     judge = Judge()
     store = InMemoryStore()
     first = f"The user's sister has {count} cats and visits on {day}."
-    second = f"The user's sister has {other} cats and visits on {later}."
+    visits = "does not visit" if denied else "visits"
+    second = f"The user's sister has {other} cats and {visits} on {later}."
     both = f"{first} {second}"  # a wording that states both: still never a merge
     judge.answers[(second, first)] = {"verdict": "duplicate", "confidence": 1.0, "merged": both}
     index = EdgeIndex(tmp_path / f"p-{uuid.uuid4()}")
@@ -594,9 +596,25 @@ def test_undoing_a_join_gives_the_older_memory_its_own_wording_back(
         ("The user's flight is on Monday.", "The user's flight is not on Monday.", "conflict"),
         ("The user's flight is not on Monday.", "The user's flight is on Monday.", "conflict"),
         ("The user loves dogs.", "The user hates dogs.", "merge"),  # asked, never joined
+        ("The user eats meat.", "The user no longer eats meat.", "conflict"),
+        ("The user loves dogs.", "The user doesn't like dogs.", "conflict"),
+        # a negation each, but each denies something else: "eat" is stated by one alone
+        ("The user eats meat and never drinks.", "The user never eats meat or drinks.", "conflict"),
+        # a negation that denies nothing the other says is a way of saying it: joined
+        (
+            "The user phones her dad in Gdańsk every Sunday.",
+            "The user said she never misses the Sunday call with her dad.",
+            "joined",
+        ),
+        # a day in one, a negation in the other: different kinds, no clash
+        (
+            "The user plays five-a-side every Wednesday.",
+            "The user said he never skips his five-a-side game.",
+            "joined",
+        ),
     ],
 )
-def test_a_judged_duplicate_that_negates_or_reverses_the_other_is_asked(
+def test_a_judged_duplicate_is_asked_when_one_wording_denies_or_reverses_the_other(
     any_store: Store,
     parts: tuple[MemoryWriter, Curator],
     server: FakeOllama,
@@ -610,6 +628,9 @@ def test_a_judged_duplicate_that_negates_or_reverses_the_other_is_asked(
     both = f"{older} {newer}"  # a mistaken judge, even with a wording that states both
     judge.answers[(newer, older)] = {"verdict": "duplicate", "confidence": 0.99, "merged": both}
     report = _pass(any_store, parts, server).run()
+    if kind == "joined":
+        assert (report.merged, report.queued) == (1, 0) and _active(any_store) == [both]
+        return
     assert report.merged == 0 and report.queued == 1
     assert _active(any_store) == sorted([older, newer])
     [item] = any_store.hygiene.reviews("u1", "aria")
@@ -642,3 +663,71 @@ def test_without_a_judge_a_near_memory_under_the_conflict_bar_is_asked_about(
     [item] = any_store.hygiene.reviews("u1", "aria")
     assert item.kind is ReviewKind.CONFLICT and item.reason.startswith("near in meaning (0.71)")
     assert _active(any_store) == sorted([tea, sister])
+
+
+PARTNER = "The user and Felix split up."
+DATING = "The user is seeing Inês, a violin teacher."
+
+
+def test_the_judge_is_shown_an_older_memory_of_the_same_type_however_far_and_it_is_superseded(
+    any_store: Store, parts: tuple[MemoryWriter, Curator], server: FakeOllama, judge: Judge
+) -> None:
+    """A new partner reads nothing like the break-up (cosine 0.05 here, 0.22 under MiniLM)
+    and shares no name, kin word, number or word with it: twelve memories of another type
+    are nearer. Shown as the nearest of its type, it is judged and superseded."""
+    old = parts[0].remember(_new(PARTNER, MemoryType.RELATIONSHIP_FACT))
+    for n in range(1, 13):
+        parts[0].remember(_new(f"The user's violin lesson number {n}.", MemoryType.ROUTINE))
+    new = parts[0].remember(_new(DATING, MemoryType.RELATIONSHIP_FACT))
+    judge.says(DATING, PARTNER, "updates")
+    report = _pass(any_store, parts, server).run()
+    last = next(asked for asked in judge.asked if f"- [RelationshipFact] {DATING}" in asked)
+    shown = [line for line in last.splitlines() if re.match(r"\d+\. ", line)]
+    assert len(shown) == 10 and any(PARTNER in line for line in shown)
+    assert report.superseded == 1 and report.merged == 0
+    assert any_store.memories.get(old.memory.id).superseded_by == new.memory.id
+    assert len(_active(any_store)) == 13
+
+
+def test_the_judge_is_shown_an_older_memory_that_shares_a_rare_word(
+    any_store: Store, parts: tuple[MemoryWriter, Curator], server: FakeOllama, judge: Judge
+) -> None:
+    """Of another type and far in meaning, but the one other memory that says "firm"."""
+    architect = "The user is an architect at a large firm."
+    back = "The user went back to the firm part-time, violin in hand."
+    parts[0].remember(_new(architect, MemoryType.PROFILE_FACT))
+    for n in range(1, 13):
+        parts[0].remember(_new(f"The user's violin lesson number {n}.", MemoryType.ROUTINE))
+    parts[0].remember(_new(back, MemoryType.EPISODIC_EVENT))
+    judge.says(back, architect, "updates")
+    report = _pass(any_store, parts, server).run()
+    assert report.superseded == 1
+    assert architect not in _active(any_store) and back in _active(any_store)
+
+
+@pytest.mark.parametrize("kind_bar", [0.4, 0.5])
+def test_without_a_judge_the_nearest_of_the_same_type_is_asked_about_besides(
+    any_store: Store, parts: tuple[MemoryWriter, Curator], kind_bar: float
+) -> None:
+    """A new job and the old one (cosine 0.45 here, under the ask bar) are put to a person
+    from the same-type bar on; a memory of another type is nearer and asked about anyway.
+    No question changes anything."""
+    bank = "The user drinks tea at the bank where she works."
+    violin = "The user loves the violin."
+    teaching = "The user teaches violin now, plays violin in an orchestra and drinks tea."
+    parts[0].remember(_new(bank, MemoryType.PROFILE_FACT))
+    parts[0].remember(_new(violin, MemoryType.PREFERENCE))
+    parts[0].remember(_new(teaching, MemoryType.PROFILE_FACT))
+    bars = HygieneRule(0.9, 0.75, ask_similarity=0.5, kind_similarity=kind_bar)
+    asking = Consolidator(any_store.memories, any_store.hygiene, parts[1], parts[0], None, bars)
+    report = asking.run()
+    assert report.merged == report.superseded == 0
+    asked = {
+        any_store.memories.get(i.memory_id).text: i for i in any_store.hygiene.reviews("u1", "aria")
+    }
+    assert _active(any_store) == sorted([bank, violin, teaching])
+    if kind_bar > 0.45:
+        assert set(asked) == {violin} and report.queued == 1
+        return
+    assert set(asked) == {bank, violin} and report.queued == 2
+    assert asked[bank].reason.startswith("the nearest ProfileFact (0.45)")

@@ -24,6 +24,7 @@ from aria_mem.domain.hygiene import (
     Retire,
     RetirementRule,
     ReviewKind,
+    clash,
     different_content,
     rule_for,
     says_both,
@@ -39,6 +40,7 @@ from aria_mem.domain.models import (
     NewMemory,
     SearchScope,
 )
+from aria_mem.domain.particulars import denial
 from aria_mem.domain.payload import memory_payload
 from aria_mem.domain.records import MemoryChanges
 from aria_mem.ports import Store
@@ -364,6 +366,12 @@ def test_export_and_import_carry_the_supersession(any_store: Store, writer: Memo
         ("Visits Anna every weekend.", "The user visits Anna every weekend.", False),
         ("The user has two cats.", "The user has three cats.", True),
         ("The user's flight is on Monday.", "The user's flight is on Friday.", True),
+        # a negation each, but one denies what the other states
+        (
+            "The user does not eat meat and never drinks.",
+            "The user eats meat and never drinks.",
+            True,
+        ),
     ],
 )
 def test_the_words_keep_different_facts_apart(first: str, second: str, apart: bool) -> None:
@@ -388,3 +396,38 @@ def test_the_ask_bar_is_the_models_or_the_conflict_bar() -> None:
     assert rule_for("all-MiniLM-L6-v2").ask_similarity == 0.4
     assert rule_for("mxbai-embed-large").ask_similarity == 0.75
     assert rule_for("mxbai-embed-large", 0.9, 0.6).ask_similarity == 0.6
+    assert rule_for("all-MiniLM-L6-v2").kind_similarity == 0.2
+    given = rule_for("all-MiniLM-L6-v2", ask_similarity=0.15)  # [hygiene] ask_similarity
+    assert (given.ask_similarity, given.kind_similarity) == (0.15, 0.15)
+    assert rule_for("mxbai-embed-large").kind_similarity == 0.75
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "denied"),
+    [
+        ("The user's flight is on Monday.", "The user's flight is not on Monday.", "mon"),
+        ("The user eats meat.", "The user no longer eats meat.", "eat"),
+        ("The user stopped eating meat.", "The user eats meat happily.", "eat"),
+        ("The user loves dogs.", "The user doesn't like dogs.", "likes"),
+        ("The user has two cats.", "The user has no cats.", "cat"),
+        ("The user calls her mum.", "The user never calls her mother.", "call"),
+        # a negation about what the other does not mention is a way of saying it
+        ("The user phones her dad every Sunday.", "She never misses the Sunday call.", None),
+        ("The user can't stand traffic jams.", "Traffic jams drive the user up the wall.", None),
+        ("The user never misses a game.", "The user never skips a game.", None),
+    ],
+)
+def test_a_denial_is_a_negation_of_what_the_other_states(
+    first: str, second: str, denied: str | None
+) -> None:
+    assert denial(first, second) == denial(second, first) == denied
+
+
+def test_a_joined_wording_never_joins_two_values_of_one_kind_but_may_join_two_kinds() -> None:
+    wednesday = "The user plays five-a-side every Wednesday."
+    never = "The user never skips his five-a-side game."
+    assert not clash(wednesday, never) and says_both(f"{wednesday} {never}", wednesday, never)
+    two, hours = "The user has two cats.", "The user sleeps 4 hours."  # a number and an amount
+    assert clash(two, hours) and not says_both(f"{two} {hours}", two, hours)
+    weekend, saturday = "The user sketches at weekends.", "The user sketches on Saturdays."
+    assert clash(weekend, saturday)

@@ -158,6 +158,7 @@ class Context:
                 self.settings.embedder.effective_model,
                 hygiene.merge_similarity,
                 hygiene.conflict_similarity,
+                hygiene.ask_similarity,
             )
             curator = Curator(
                 self.store.memories, self.store.hygiene, self.index, self.embedder, rule
@@ -186,11 +187,18 @@ class Context:
             self.settings.embedder.effective_model,
             hygiene.merge_similarity,
             hygiene.conflict_similarity,
+            hygiene.ask_similarity,
         )
         curator = Curator(self.store.memories, self.store.hygiene, self.index, self.embedder, rule)
         judge = self.chat_model if hygiene.judge else None
         return Consolidator(
-            self.store.memories, self.store.hygiene, curator, self.writer, judge, rule
+            self.store.memories,
+            self.store.hygiene,
+            curator,
+            self.writer,
+            judge,
+            rule,
+            words=self.store.reads,
         )
 
     @property

@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 
 from aria_mem.domain.models import Memory, MemoryStatus, MemoryType
-from aria_mem.domain.particulars import Particular, particulars, unshared
+from aria_mem.domain.particulars import Particular, denial, particulars, unshared
 
 
 class EventKind(StrEnum):
@@ -118,11 +118,15 @@ class HygieneRule:
     ask_similarity: float = 0.75
     """Without a judgement, the nearest older memory at or above this (and nothing nearer to
     ask about) is put to a person: it may be the same fact or its earlier value."""
+    kind_similarity: float = 0.75
+    """Without a judgement, the nearest older memory of the same type (the same kind of fact:
+    a new job and the old one, a new partner and the break-up) at or above this is put to a
+    person too, whatever else is asked."""
 
 
 SUGGESTED_RULES = {
     "all-MiniLM-L6-v2": HygieneRule(
-        merge_similarity=0.7, conflict_similarity=0.55, ask_similarity=0.4
+        merge_similarity=0.7, conflict_similarity=0.55, ask_similarity=0.4, kind_similarity=0.2
     )
 }
 """Bars measured for a model on the hygiene data set's pairs (scripts/bench_hygiene.py):
@@ -131,14 +135,19 @@ Models not listed get ``HygieneRule()``'s cautious bars (nearly identical wordin
 
 
 def rule_for(
-    model: str, merge_similarity: float = 0.0, conflict_similarity: float = 0.0
+    model: str,
+    merge_similarity: float = 0.0,
+    conflict_similarity: float = 0.0,
+    ask_similarity: float = 0.0,
 ) -> HygieneRule:
     """The bars for ``model``: its suggested ones, or the cautious defaults; a bar given
-    (not 0) replaces the suggested one."""
+    (not 0) replaces the suggested one. The ask bar is at most the conflict bar unless given,
+    and the same-type bar at most the ask bar."""
     rule = SUGGESTED_RULES.get(model, HygieneRule())
     merge = merge_similarity or rule.merge_similarity
     conflict = conflict_similarity or rule.conflict_similarity
-    return HygieneRule(merge, conflict, min(rule.ask_similarity, conflict))
+    ask = ask_similarity or min(rule.ask_similarity, conflict)
+    return HygieneRule(merge, conflict, ask, min(rule.kind_similarity, ask))
 
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
@@ -164,7 +173,8 @@ def different_content(first: str, second: str) -> str | None:
     the other, ``domain.particulars``): a merge would lose what only one of them says."""
     gone = unshared(first, second)
     if not gone:
-        return None
+        denied = denial(first, second)
+        return f'{_WHY["negation"]} ("not {denied}" in one)' if denied else None
     kinds = dict.fromkeys(p.kind for p in gone)
     named = ", ".join(f'"{p}"' for p in gone[:4]) + (", ..." if len(gone) > 4 else "")
     return f"{'; '.join(_WHY[k] for k in kinds)} ({named} in only one)"
@@ -220,40 +230,63 @@ def is_likely_conflict(
     return f"{kind}, near in meaning ({similarity:.2f}), but {why}"
 
 
-JUDGED = 8
+JUDGED = 10
 """How many older memories a chat model is shown for one new memory."""
+NEAREST_SHOWN = 3
+"""Of them, the nearest always."""
 
 
-def to_judge(new_text: str, known: list[str], limit: int = JUDGED) -> list[int]:
-    """Which of ``known`` (nearest first) a chat model is shown beside a new memory: those
-    sharing a name, kin word or number with it first (a changed fact about the same person
-    or thing may read unlike its earlier value), then the nearest, at most ``limit``; in
-    ``known``'s order."""
+def to_judge(
+    new_text: str,
+    known: list[str],
+    limit: int = JUDGED,
+    *,
+    new_type: MemoryType | None = None,
+    known_types: list[MemoryType] | None = None,
+    sharing_words: frozenset[int] = frozenset(),
+) -> list[int]:
+    """Which of ``known`` (nearest first) a chat model is shown beside a new memory, at most
+    ``limit``, in ``known``'s order: the three nearest; then those sharing a name, kin word or
+    number with it; then those sharing a rare word (``sharing_words``, the word search's); then
+    those of its type, nearest first; then the nearest. A changed fact may read unlike its
+    earlier value (a new partner and the break-up, a new pastime and the one given up): what
+    ties them is the person or thing, a word, or only the kind of fact."""
     mine = {p for p in particulars(new_text) if p.kind in ("name", "kin", "number")}
-    sharing = [i for i, text in enumerate(known) if mine & particulars(text)]
-    chosen = set(sharing[:limit])
-    for i in range(len(known)):
-        if len(chosen) >= limit:
-            break
-        chosen.add(i)
-    return sorted(chosen)
+    types = known_types or []
+    order = list(range(min(NEAREST_SHOWN, len(known))))
+    order += [i for i, text in enumerate(known) if mine & particulars(text)]
+    order += sorted(i for i in sharing_words if i < len(known))
+    if new_type is not None:
+        order += [i for i, kind in enumerate(types) if kind is new_type]
+    order += range(len(known))
+    return sorted(list(dict.fromkeys(order))[:limit])
 
 
-CLASHING = frozenset({"number", "amount", "date", "time", "negation", "kin", "liking"})
+CLASHING = {
+    "number": "number", "amount": "number", "date": "date", "time": "time", "kin": "kin",
+    "liking": "liking",
+}  # fmt: skip
 """Particulars two wordings of one fact cannot each give differently: "two cats" and "three
-cats" (or "no cats"), "on Monday" and "on Friday", "her brother" and "her sister", "loves
-dogs" and "hates dogs" are a change or a contradiction whatever a judge says. Names are not
-among them: "in Gdańsk" and "in Poland" may well be one fact; a judge that calls "in Berlin"
-and "in Lisbon" one and words it "in Berlin and Lisbon" is trusted (its confidence bar and the
-undo are what stand behind it)."""
+cats", "on Monday" and "on Friday", "her brother" and "her sister", "loves dogs" and "hates
+dogs" are a change or a contradiction whatever a judge says (a number and an amount are one
+kind: "two cats" / "4 hours"). Particulars of different kinds do not clash ("every Wednesday"
+/ "never skips it"): a wording may state both. A negation is judged by ``denial`` (what it
+denies the other states). Names are not among them: "in Gdańsk" and "in Poland" may well be
+one fact; a judge that calls "in Berlin" and "in Lisbon" one and words it "in Berlin and
+Lisbon" is trusted (its confidence bar and the undo are what stand behind it)."""
+
+
+def clash(first: str, second: str) -> bool:
+    """Whether the two wordings each state a different particular of one clashing kind."""
+    kinds_first = {CLASHING.get(p.kind) for p in only_in(first, second)} - {None}
+    return bool(kinds_first & {CLASHING.get(p.kind) for p in only_in(second, first)})
 
 
 def says_both(merged: str, first: str, second: str) -> bool:
     """Whether one wording may stand for two a judge calls the same fact: it states every
-    particular of both and none of its own, and they do not each state a different number,
-    amount, day, time, negation, kin or liking."""
-    kinds_first = {p.kind for p in only_in(first, second)}
-    if kinds_first & CLASHING and {p.kind for p in only_in(second, first)} & CLASHING:
+    particular of both and none of its own, and they neither each state a different number,
+    amount, day, time, kin or liking (``clash``) nor does one deny what the other states."""
+    if clash(first, second) or denial(first, second):
         return False
     if only_in(first, merged) or only_in(second, merged):
         return False

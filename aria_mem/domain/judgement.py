@@ -19,6 +19,7 @@ from enum import StrEnum
 from typing import Any
 
 from aria_mem.domain.prompt import neutralize, neutralize_label
+from aria_mem.domain.validation import MAX_TEXT_CHARS
 
 
 class Verdict(StrEnum):
@@ -76,7 +77,9 @@ INSTRUCTIONS = (
 )
 
 MAX_REASON = 300
-MAX_MERGED = 500
+MAX_MERGED = MAX_TEXT_CHARS
+"""A joined wording is a memory's text: cut at 500 characters, two long chat messages could
+never be joined (a cut sentence drops a particular), and were asked about."""
 
 
 _HEADERS = re.compile(f"{re.escape(HEADER)}|{re.escape(NEW_HEADER)}", re.IGNORECASE)

@@ -285,3 +285,76 @@ def unshared(first: str, second: str) -> tuple[Particular, ...]:
         second_has, first_has, first_words
     )
     return tuple(sorted(gone, key=lambda p: (p.kind, p.value)))
+
+
+_NOT_DENIED = STOP_WORDS | frozenset(
+    {"longer", "more", "any", "anymore", "ever", "even", "really", "always", "still", "yet",
+     "been", "being", "had", "did", "does", "doing", "got", "get", "very", "much", "all",
+     "user", "at", "a", "the"}
+)  # fmt: skip
+"""Words between a negation and what it denies ("no longer eats meat", "has never been to
+Spain")."""
+
+_ENDINGS = ("ing", "ed", "es", "s")
+
+
+def _stem(word: str) -> str:
+    """A crude stem, enough to see "eating", "eats" and "eat" as one word."""
+    for ending in _ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            word = word[: -len(ending)]
+            break
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+        word = word[:-1]  # "stopp" -> "stop"
+    return word[:-1] if len(word) > 3 and word.endswith("e") else word
+
+
+def _sense(group: str, raw: str, folded: str) -> str:
+    """A word as a denial compares it: a liking, kin or calendar word by what it means
+    ("like" is "love", "mum" is "mother"), any other by its stem; a number as written."""
+    if group != "word":
+        return folded
+    if folded in LIKING or raw.lower() in ("liked", "loved", "enjoyed", "adored"):
+        return "<likes>"
+    if folded in DISLIKING or raw.lower() in ("disliked", "hated", "detested"):
+        return "<dislikes>"
+    if folded in KIN:
+        return f"<{KIN[folded]}>"
+    if folded in WEEKDAYS:
+        return f"<{WEEKDAYS[folded]}>"
+    return _stem(folded)
+
+
+def _denied(text: str) -> tuple[set[str], set[str]]:
+    """What ``text`` denies (the first word after each negation) and what it states (every
+    word), each as ``_sense`` compares them."""
+    pieces = _pieces(text)
+    denied: set[str] = set()
+    stated: set[str] = set()
+    for n, (group, raw, folded, _) in enumerate(pieces):
+        stated.add(_sense(group, raw, folded))
+        if not (folded in NEGATIONS or raw.lower().endswith("n't")):
+            continue
+        for later_group, later_raw, later, _start in pieces[n + 1 : n + 5]:
+            if later_group == "word" and (later in _NOT_DENIED or later in NEGATIONS):
+                continue
+            denied.add(_sense(later_group, later_raw, later))
+            break
+    return denied, stated
+
+
+def denial(first: str, second: str) -> str | None:
+    """A word one wording denies that the other states without denying it ("is not on
+    Monday" / "is on Monday": "monday"; "doesn't eat meat" / "eats meat": "eat"), or None. A
+    negation about something the other does not mention ("never misses the Sunday call" /
+    "phones every Sunday") is a way of saying it, not a denial."""
+    first_denies, first_states = _denied(first)
+    second_denies, second_states = _denied(second)
+    for denies, states, also_denied in (
+        (first_denies, second_states, second_denies),
+        (second_denies, first_states, first_denies),
+    ):
+        for word in sorted(denies):
+            if word in states and word not in also_denied:
+                return word.strip("<>")
+    return None
