@@ -20,6 +20,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import fields
 from enum import EnumMeta
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
@@ -49,7 +50,10 @@ def _by_fields() -> dict[type, Callable[[Any], tuple[type, tuple[Any, ...]]]]:
 
     def reducer(kind: type) -> Callable[[Any], tuple[type, tuple[Any, ...]]]:
         names = [f.name for f in fields(kind)]
-        return lambda record: (kind, tuple([getattr(record, n) for n in names]))
+        values = attrgetter(*names)
+        if len(names) == 1:  # attrgetter of one name gives the value itself
+            return lambda record: (kind, (values(record),))
+        return lambda record: (kind, values(record))
 
     table: dict[type, Callable[[Any], tuple[type, tuple[Any, ...]]]]
     table = {kind: reducer(kind) for kind in (Memory, KnowledgeItem, Asked, Span)}
