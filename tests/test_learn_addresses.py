@@ -95,7 +95,9 @@ def _serve(
     if tls is not None:
         server.socket = tls.wrap_socket(server.socket, server_side=True)
     site.port = int(server.server_address[1])
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
 
     def stop() -> None:
         server.shutdown()

@@ -464,7 +464,7 @@ def page() -> Iterator[str]:
             self.wfile.write(body)
 
     site = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=site.serve_forever, daemon=True).start()
+    threading.Thread(target=site.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     yield f"http://127.0.0.1:{site.server_address[1]}/kilns"
     site.shutdown()
     site.server_close()

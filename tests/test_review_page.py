@@ -793,7 +793,7 @@ def test_a_cross_site_form_changes_nothing(site: Site, browser: Browser) -> None
             pass
 
     evil = ThreadingHTTPServer(("127.0.0.1", 0), Evil)
-    threading.Thread(target=evil.serve_forever, daemon=True).start()
+    threading.Thread(target=evil.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     context = site.enter(browser)
     try:
         victim = context.new_page()

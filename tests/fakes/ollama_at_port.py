@@ -23,4 +23,6 @@ class FakeOllamaAt(FakeOllama):
         self._server.server_close()  # the one on a free port is not wanted
         self._server = _ServerAt(self.state, port)
         self.url = f"http://127.0.0.1:{port}"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )

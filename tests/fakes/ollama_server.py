@@ -209,7 +209,9 @@ class FakeOllama:
         self.state = state or FakeOllamaState()
         self._server = _Server(self.state)
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     def __enter__(self) -> FakeOllama:
         self._thread.start()

@@ -187,7 +187,9 @@ class FakeOpenAI:
         self._server = _Server(self.state)
         self.host = f"http://127.0.0.1:{self._server.server_address[1]}"
         self.url = f"{self.host}/v1"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     def __enter__(self) -> FakeOpenAI:
         self._thread.start()

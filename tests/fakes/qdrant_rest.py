@@ -103,7 +103,9 @@ class FakeQdrant:
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.state = self.state
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     def __enter__(self) -> FakeQdrant:
         self._thread.start()
