@@ -7,7 +7,7 @@ from dataclasses import dataclass, fields, replace
 from enum import StrEnum
 
 from aria_mem import providers
-from aria_mem.domain.fusion import CandidateSource
+from aria_mem.domain.fusion import DEFAULT_FUSION, CandidateSource
 from aria_mem.domain.hygiene import Retire
 from aria_mem.domain.ranking import DEFAULT_MIN_SIMILARITY, DEFAULT_WEIGHTS, RankingWeights
 from aria_mem.errors import ConfigError
@@ -97,6 +97,9 @@ class RetrievalSettings(_ReadsChoices):
     repeats: bool = True
     """on (True): a near-repeat of the profile or of a more relevant candidate is ranked lower
     (``domain.repeats``); off: candidates are ranked as they come."""
+    word_weight: float = DEFAULT_FUSION.lexical_weight
+    """What a memory holding every rare word of the message adds to its cosine
+    (``domain.fusion``); 0: the words only bring candidates, the cosine alone ranks them."""
 
 
 @dataclass(frozen=True)
@@ -177,6 +180,7 @@ BOUNDS: dict[tuple[str, str], tuple[float, float]] = {
     ("embedder", "batch_size"): (1, 4096),
     ("retrieval", "min_similarity"): (0, 1),
     ("retrieval", "timeout"): (0.05, 60),
+    ("retrieval", "word_weight"): (0, 1),
     ("chat", "timeout"): (1, 3600),
     ("chat", "context_window"): (256, 10_000_000),
     ("chat", "reply_reserve"): (1, 10_000_000),

@@ -147,6 +147,7 @@ def run(args: argparse.Namespace, home: Path, data: QualitySet) -> dict[str, obj
         with AriaMem.open(
             None, embedder=embedder, retrieval={**retrieval, "candidates": candidates}
         ) as m:
+            m._served = False  # in this process, where the retriever is changed below
             m._context.retriever._fusion = args.fusion
             m._context.retriever._repeats = None if mode == "fused-no-repeats" else args.repeats
             if mode == "fused-no-time":

@@ -245,11 +245,10 @@ def replay(result: SearchResult, spec: str, message: str, now: datetime) -> list
         else:
             raise SystemExit(f"--replay: no setting {name!r}")
     found = result.evidence
-    best = max((e.lexical_score or 0.0 for e in found.values()), default=0.0)
     rows = {r.memory.id: r.memory for r in result.chosen}
     rows |= {d.memory_id: d.memory for d in result.dropped if d.memory is not None}
     candidates = [
-        (rows[mid], relevance(e.similarity, e.lexical_score, best, fusion))
+        (rows[mid], relevance(e.similarity, e.lexical_score, fusion))
         for mid, e in sorted(found.items(), key=lambda item: item[1].fused_rank)
         if mid in rows and e.similarity is not None
     ]
@@ -311,6 +310,7 @@ def run(args: argparse.Namespace, home: Path, data: RealSet) -> dict[str, object
             None, embedder=embedder, retrieval={**retrieval, "candidates": candidates}
         ) as m:
             configure(m)
+            m._served = False  # in this process, where ``configure`` changed the retriever
             embed_once(m)
             for q in data.questions:
                 result = m.search(q.text, user=q.user, companion=COMPANION, now=data.clock[q.user])

@@ -22,34 +22,36 @@ def test_a_memory_no_word_matches_keeps_exactly_its_cosine() -> None:
     assert all(e.lexical_rank is None and e.lexical_score is None for e in fused.values())
 
 
-def test_words_close_part_of_the_distance_the_cosine_leaves() -> None:
-    weights = FusionWeights(lexical_weight=0.1)
-    fused = fuse([(A, 0.6), (B, 0.58)], [LexicalHit(B, 0.4), LexicalHit(A, 0.1)], {}, 30, weights)
-    # The best word match closes the whole weight's share of its distance; others in
-    # proportion to their score.
-    assert fused[B].relevance == pytest.approx(1 - 0.42 * 0.9)
-    assert fused[A].relevance == pytest.approx(1 - 0.4 * (1 - 0.1 * 0.25))
+def test_words_add_their_weighed_share_to_the_cosine() -> None:
+    weights = FusionWeights(lexical_weight=0.4)
+    fused = fuse([(A, 0.6), (B, 0.5)], [LexicalHit(B, 0.5), LexicalHit(A, 0.1)], {}, 30, weights)
+    # The score is the share of the message's rare words the memory holds (0..1): no
+    # normalising by the best match, so a weak best match lifts little.
+    assert fused[B].relevance == pytest.approx(0.5 + 0.4 * 0.5)
+    assert fused[A].relevance == pytest.approx(0.6 + 0.4 * 0.1)
     assert list(fused) == [B, A]
     assert (fused[B].fused_rank, fused[B].lexical_rank, fused[B].dense_rank) == (1, 1, 2)
+
+
+def test_the_lift_is_the_same_at_any_cosine() -> None:
+    loose = fuse([(A, 0.3)], [LexicalHit(A, 0.5)], {}, 30)[A].relevance - 0.3
+    close = fuse([(A, 0.8)], [LexicalHit(A, 0.5)], {}, 30)[A].relevance - 0.8
+    assert loose == pytest.approx(close) == pytest.approx(0.5 * FusionWeights().lexical_weight)
 
 
 def test_a_word_only_match_needs_its_looked_up_cosine_and_never_passes_one() -> None:
     fused = fuse([(A, 0.5)], [LexicalHit(C, 0.3), LexicalHit(D, 0.2)], {C: 0.42}, 30)
     assert C in fused and D not in fused  # D has no vector under this model
     assert fused[C].dense_rank is None and fused[C].similarity == 0.42
-    assert fused[C].relevance == pytest.approx(1 - 0.58 * 0.83)
-    # A loosely related memory gains more from its words than a close one.
-    loose = fuse([(A, 0.3)], [LexicalHit(A, 0.9)], {}, 30)[A].relevance - 0.3
-    close = fuse([(A, 0.8)], [LexicalHit(A, 0.9)], {}, 30)[A].relevance - 0.8
-    assert loose == pytest.approx(0.119) and close == pytest.approx(0.034)
-    assert fuse([(A, 1.0)], [LexicalHit(A, 0.9)], {}, 30)[A].relevance == 1.0
+    assert fused[C].relevance == pytest.approx(0.42 + 0.3 * FusionWeights().lexical_weight)
 
 
 def test_only_the_best_candidates_by_relevance_are_kept() -> None:
-    fused = fuse([(A, 0.6), (B, 0.59), (C, 0.5)], [LexicalHit(C, 0.5)], {}, 2)
-    assert list(fused) == [A, B]  # C's lift (0.085) does not reach B
-    fused = fuse([(A, 0.6), (B, 0.59), (C, 0.55)], [LexicalHit(C, 0.5)], {}, 2)
-    assert list(fused) == [C, A]  # 1 - 0.45 x 0.83 = 0.6265
+    weights = FusionWeights(lexical_weight=0.2)
+    fused = fuse([(A, 0.6), (B, 0.59), (C, 0.5)], [LexicalHit(C, 0.4)], {}, 2, weights)
+    assert list(fused) == [A, B]  # C's lift (0.08) does not reach B
+    fused = fuse([(A, 0.6), (B, 0.59), (C, 0.55)], [LexicalHit(C, 0.4)], {}, 2, weights)
+    assert list(fused) == [C, A]  # 0.55 + 0.08 = 0.63
 
 
 def test_lexical_only_lists_the_word_matches_the_vectors_missed_in_order() -> None:
@@ -74,7 +76,7 @@ def test_relevance_is_never_below_the_cosine_nor_above_it_plus_the_weight(
     weight = FusionWeights().lexical_weight
     for e in fused.values():
         assert e.similarity is not None
-        assert e.similarity <= e.relevance <= min(1.0, e.similarity + weight) + 1e-9
+        assert e.similarity <= e.relevance <= e.similarity + weight + 1e-9
     assert [e.fused_rank for e in fused.values()] == list(range(1, len(fused) + 1))
     relevances = [e.relevance for e in fused.values()]
     assert relevances == sorted(relevances, reverse=True)

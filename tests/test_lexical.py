@@ -17,7 +17,7 @@ from aria_mem.adapters.embedders.ollama import OllamaEmbedder
 from aria_mem.adapters.postgres.store import PostgresStore
 from aria_mem.adapters.qdrant_edge import EdgeIndex
 from aria_mem.adapters.qdrant_server import QdrantServerIndex
-from aria_mem.domain.fusion import CandidateSource
+from aria_mem.domain.fusion import CandidateSource, FusionWeights
 from aria_mem.domain.models import MemoryStatus, NewMemory, Stage
 from aria_mem.domain.ranking import RankingWeights
 from aria_mem.domain.records import MemoryChanges
@@ -56,7 +56,7 @@ def test_word_matches_are_stemmed_and_ranked_by_how_much_of_the_message_they_sha
         "The user's sister called on Monday.",
     ]
     hits = store.reads.lexical_candidates("u1", "aria", "sister Lena married", 30)
-    assert 0 < hits[1].score < hits[0].score < 1
+    assert 0 < hits[1].score < hits[0].score == pytest.approx(1)  # it holds every word
 
 
 def test_only_the_pairs_usable_memories_are_word_matched(store: PostgresStore) -> None:
@@ -240,8 +240,9 @@ def test_a_word_match_the_nearest_vectors_missed_is_found_with_its_real_cosine(
         evidence = result.evidence[top.memory.id]
         assert evidence.dense_rank is None and evidence.lexical_rank == 1
         assert evidence.similarity == pytest.approx(0.85, abs=1e-4)
-        # The words close 17% of the distance the cosine leaves: 1 - 0.15 x 0.83.
-        assert evidence.relevance == pytest.approx(0.8755, abs=1e-4)
+        # It holds every rare word of the query: its cosine plus the whole word weight.
+        assert evidence.lexical_score == pytest.approx(1)
+        assert evidence.relevance == pytest.approx(0.85 + FusionWeights().lexical_weight, abs=1e-4)
         assert evidence.fused_rank == 1
         assert top.score is not None and top.score.similarity == evidence.relevance
         # No word of the query in the others: each keeps exactly its cosine.

@@ -9,6 +9,7 @@ import pytest
 
 from aria_mem import config
 from aria_mem.api import AriaMem
+from aria_mem.domain.fusion import DEFAULT_FUSION
 from aria_mem.domain.ranking import DEFAULT_WEIGHTS
 from aria_mem.errors import ConfigError
 
@@ -52,3 +53,16 @@ def test_the_retriever_ranks_with_the_settings(tmp_path: Path) -> None:
     with AriaMem.open(path) as mem:
         weights = mem._context.retriever._weights
     assert (weights.time, weights.usage, weights.similarity) == (0.3, 0.0, 0.65)
+
+
+def test_the_word_weight_is_a_retrieval_setting_the_retriever_fuses_with(tmp_path: Path) -> None:
+    assert config.load().retrieval.word_weight == DEFAULT_FUSION.lexical_weight == 0.45
+    path = tmp_path / "c.toml"
+    path.write_text("[retrieval]\nword_weight = 0.2\n")
+    with AriaMem.open(path) as mem:
+        fusion = mem._context.retriever._fusion
+    assert (fusion.lexical_weight, fusion.lexical_candidates) == (0.2, 30)
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[retrieval]\nword_weight = 2\n")
+    with pytest.raises(ConfigError, match=r"retrieval.*word_weight"):
+        config.load(bad)

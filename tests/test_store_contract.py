@@ -25,6 +25,7 @@ from aria_mem.domain.models import (
 )
 from aria_mem.domain.profile import select_profile
 from aria_mem.domain.records import MemoryChanges, PassReport
+from aria_mem.domain.words import rarity
 from aria_mem.errors import NotFoundError, StoreError
 from aria_mem.ports import DaemonStart, Store
 
@@ -671,7 +672,19 @@ def test_more_shared_words_rank_higher_and_scores_stay_within_0_and_1(any_store:
         "The user plays chess with Maya on Sundays.",
         "The user plays chess.",
     ]
-    assert 0 < hits[1].score < hits[0].score < 1
+    assert 0 < hits[1].score < hits[0].score == pytest.approx(1)  # it holds every word
+
+
+def test_a_rarer_shared_word_counts_more(any_store: Store) -> None:
+    for text in ("plays chess.", "reads about chess.", "watches chess on TV.", "met Maya."):
+        any_store.memories.save(_new(f"The user {text}"))
+    hits = any_store.reads.lexical_candidates("u1", "aria", "Chess with Maya", 10)
+    # One word each, but 'maya' is in one memory of four and 'chess' in three: the share of
+    # the message's words is weighed by their rarity among the pair's memories.
+    assert hits[0].memory is not None and hits[0].memory.text == "The user met Maya."
+    maya, chess = hits[0].score, hits[1].score
+    assert maya + chess == pytest.approx(1)  # the two words are the whole message
+    assert maya == pytest.approx(rarity(4, 1) / (rarity(4, 1) + rarity(4, 3)))
 
 
 def test_a_word_most_of_the_pairs_memories_share_finds_nothing_alone(any_store: Store) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -15,6 +16,7 @@ from aria_mem import config, providers
 from aria_mem.api.following import Following, SwitchedAway, cannot_follow
 from aria_mem.config import Settings
 from aria_mem.domain import validation
+from aria_mem.domain.fusion import DEFAULT_FUSION
 from aria_mem.domain.hygiene import rule_for
 from aria_mem.domain.models import Memory
 from aria_mem.domain.repeats import DEFAULT_REPEATS
@@ -218,6 +220,7 @@ class Context:
                 candidates=r.candidates,
                 repeats=DEFAULT_REPEATS if r.repeats else None,
                 weights=self.settings.ranking.weights(),
+                fusion=replace(DEFAULT_FUSION, lexical_weight=r.word_weight),
             ),
         )
 

@@ -3,17 +3,20 @@
 
 A calibrated blend rather than reciprocal rank fusion, because the ranking formula and its
 similarity floor (docs/design.md) are written in cosine: RRF's scores are ranks, on which the
-0.45 floor and the 0.65 weight would mean nothing. The fused relevance stays on the cosine scale:
+floor and the 0.65 weight would mean nothing. The fused relevance stays on the cosine scale:
 
-    words     = lexical_weight x lexical / best lexical of this message      (0..0.17)
-    relevance = 1 - (1 - cosine) x (1 - words)
+    relevance = cosine + lexical_weight x words                      (words: 0..1)
 
-a noisy OR of the two kinds of evidence: the words close part of the distance the cosine
-leaves, so they lift a loosely related memory (cosine 0.3, the best word match: +0.119) more
-than a close one (cosine 0.8: +0.034), and a word match overtakes only memories that are
-barely nearer in meaning. ``lexical`` is PostgreSQL's ts_rank_cd score (0 when no word
-matches): the best word match of the message gets the whole weight, the others in proportion
-(more of the message's words, closer together, count more).
+``words`` is the word search's score: the share of the message's words the memory holds, each
+weighed by how rare it is among the pair's memories (``domain.words.rarity``; 0 when no word
+matches, 1 when it holds them all). So a memory that holds the one rare word of the message (a
+name, a place) gains most, one that shares only a word many memories have gains little, and a
+memory no word matches keeps exactly its cosine.
+
+The lift is the same at any cosine: the words are evidence apart from the meaning, and on real
+conversations (scripts/bench_real.py) adding them finds more answers than closing part of the
+distance the cosine leaves (the noisy OR shipped before, which gave a loosely related memory
+the most and a close one little): docs/retrieval.md has the figures.
 
 A memory the words do not match keeps exactly its cosine, so the floor and the formula mean
 for it what the design says. A lexical-only match (not among the nearest vectors) gets its real
@@ -42,15 +45,13 @@ class CandidateSource(StrEnum):
 
 @dataclass(frozen=True)
 class FusionWeights:
-    lexical_weight: float = 0.17
-    """The share of the distance the cosine leaves that the best word match closes.
-    Measured with scripts/bench_quality.py on both its sets (hit@5 / hit@10, with the repeat
-    rule of ``domain.repeats``): 0.10 gives personas 81.0 / 84.5 and observations 89.1 /
-    95.3, 0.15 the same and 89.1 / 96.4, 0.2 81.0 / 82.1 and 90.2 / 95.9: from 0.18 on, word
-    noise pushes paraphrased answers of personas out. 0.17 (with the 365-day recency
-    half-life) wins on both real sets of scripts/bench_real.py and loses nothing on ours
-    (docs/performance.md). Above about 0.22 the design's own example (a father's death
-    outranking a pizza preference for "pizza night with my dad") turns over."""
+    lexical_weight: float = 0.45
+    """What a memory holding every word of the message adds to its cosine (in proportion for
+    fewer, rarer words counting more). Measured through the whole pipeline on both real sets
+    of scripts/bench_real.py and on ours (scripts/bench_quality.py; docs/performance.md):
+    0.4 to 0.5 win on all four; 0.45 keeps the design's own example (a father's death above a
+    pizza preference for "pizza night with my dad", where "pizza" is one of three rare words)
+    with room."""
     lexical_candidates: int = 30
     """How many word matches PostgreSQL returns, beside the index's nearest vectors."""
 
@@ -62,7 +63,8 @@ DEFAULT_FUSION = FusionWeights()
 class LexicalHit:
     id: uuid.UUID
     score: float
-    """ts_rank_cd normalised to 0..1."""
+    """The share of the message's rare words the memory holds, each weighed by its rarity
+    among the pair's memories: 0..1."""
     memory: Memory | None = None
     """The row, when the store read it with the match: the word search returns only usable
     memories of the pair, so a word-only candidate needs no second read to be validated."""
@@ -85,14 +87,11 @@ class Evidence:
     """1-based place after fusion."""
 
 
-def relevance(
-    similarity: float, lexical_score: float | None, best_lexical: float, weights: FusionWeights
-) -> float:
-    share = (lexical_score or 0.0) / best_lexical if best_lexical > 0 else 0.0
-    words = weights.lexical_weight * share
+def relevance(similarity: float, lexical_score: float | None, weights: FusionWeights) -> float:
+    words = weights.lexical_weight * (lexical_score or 0.0)
     if words <= 0:
-        return similarity  # exactly the cosine, not a float's round trip through 1 - x
-    return 1.0 - (1.0 - min(1.0, similarity)) * (1.0 - words)
+        return similarity  # exactly the cosine
+    return similarity + words
 
 
 def fuse(
@@ -108,14 +107,13 @@ def fuse(
     dense_rank = {mid: i for i, (mid, _) in enumerate(dense, 1)}
     cosine = {**looked_up, **dict(dense)}
     lexical_by_id = {h.id: (i, h.score) for i, h in enumerate(lexical, 1)}
-    best_lexical = max((h.score for h in lexical), default=0.0)
     scored: list[tuple[float, uuid.UUID, float, int | None, float | None]] = []
     for mid in dict.fromkeys([*dense_rank, *lexical_by_id]):
         similarity = cosine.get(mid)
         if similarity is None:
             continue
         lexical_rank, lexical_score = lexical_by_id.get(mid, (None, None))
-        fused = relevance(similarity, lexical_score, best_lexical, weights)
+        fused = relevance(similarity, lexical_score, weights)
         scored.append((fused, mid, similarity, lexical_rank, lexical_score))
     scored.sort(key=lambda s: (-s[0], s[1]))  # a UUID orders as its text does
     return {

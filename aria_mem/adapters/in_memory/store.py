@@ -32,7 +32,7 @@ from aria_mem.domain.records import (
     IndexEntry,
     QueuedDeletion,
 )
-from aria_mem.domain.words import common_from, plain_words
+from aria_mem.domain.words import common_from, plain_words, rarity
 from aria_mem.ports import Opening
 
 _MAX_ERROR = 1000
@@ -75,8 +75,9 @@ class MemReads:
         timeout: float | None = None,
     ) -> list[LexicalHit]:
         """The rule PostgreSQL's word search follows (``domain.words``: the message's words
-        that are not common among the pair's memories, any of them a match, more of them a
-        better one, scored n / (n + 1)), with plain words instead of a language's stems."""
+        that are not common among the pair's memories, any of them a match, scored by the
+        share of them it holds, each weighed by its ``rarity``), with plain words instead of a
+        language's stems."""
         with self._s.lock:
             pool = [
                 (m, plain_words(m.text))
@@ -93,11 +94,16 @@ class MemReads:
             )
         common = common_from(pair_size)
         counts = Counter(word for _, words in pool for word in words)
-        rare = {word for word in plain_words(text) if counts[word] < common}
+        weight = {
+            word: rarity(pair_size, counts[word])
+            for word in plain_words(text)
+            if counts[word] < common
+        }
+        total = sum(weight.values())
         hits = [
-            LexicalHit(m.id, shared / (shared + 1), m)
+            LexicalHit(m.id, sum(weight[w] for w in shared) / total, m)
             for m, words in pool
-            if (shared := len(rare & words))
+            if (shared := weight.keys() & words)
         ]
         hits.sort(key=lambda hit: (-hit.score, hit.id))
         return hits[:limit]

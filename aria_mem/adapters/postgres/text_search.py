@@ -8,8 +8,10 @@ stemming), with a warning, rather than failing retrieval. Changing the language 
 words of every row once, when the store migrates.
 
 The query is the message's words joined by OR (any shared word makes a candidate), less the
-words common among the pair's memories, ranked by ``ts_rank_cd`` (cover density: more of the
-query's words, closer together, rank higher), normalised to 0..1 by rank / (rank + 1).
+words common among the pair's memories; a match scores the share of the query's words it holds,
+each weighed by its rarity among the pair's memories (an IDF of the pair's own: 0..1, 1 for a
+memory with every word). ``ts_rank_cd``, used before, has no IDF: a name the pair says
+everywhere counted as much as the one rare word that tells the memory apart.
 """
 
 from __future__ import annotations
@@ -29,9 +31,6 @@ log = logging.getLogger(__name__)
 
 FALLBACK_LANGUAGE = "simple"
 
-_RANK_NORMALISATION = 32
-"""ts_rank_cd's flag for rank / (rank + 1): a score in 0..1 whatever the text length."""
-
 _AS_LEXEME = r"('''' || replace(replace(w.lexeme, '\', '\\'), '''', '''''') || '''')::tsquery"
 """A lexeme as a tsquery that matches exactly it: quoted, quotes doubled, backslashes escaped,
 so no text of the message can become query syntax."""
@@ -41,15 +40,19 @@ _PAIR_COUNT = "SELECT memories FROM pair_words WHERE user_id = %(u)s AND compani
 
 LEXICAL_SQL = (
     "WITH scope AS ("
-    " SELECT greatest(%(min)s,"
-    f"  ceil(%(share)s * coalesce(({_PAIR_COUNT} AND word = ''), 0)))::int AS common),"
+    f" SELECT coalesce(({_PAIR_COUNT} AND word = ''), 0) AS pair),"
+    " bar AS (SELECT greatest(%(min)s, ceil(%(share)s * pair))::int AS common FROM scope),"
     f" words AS (SELECT w.lexeme, {_AS_LEXEME} AS word"
     "  FROM unnest(to_tsvector(%(lang)s::regconfig, %(text)s)) w),"
+    " counted AS ("
+    f"  SELECT word, coalesce(({_PAIR_COUNT} AND word = words.lexeme), 0) AS have FROM words),"
     " rare AS ("
-    "  SELECT word FROM words, scope"
-    f"  WHERE coalesce(({_PAIR_COUNT} AND word = words.lexeme), 0) < scope.common),"
-    " query AS (SELECT string_agg(word::text, ' | ')::tsquery AS q FROM rare)"
-    f" SELECT {rows.MEMORY_M}, ts_rank_cd(m.search_words, query.q, %(norm)s) AS score"
+    "  SELECT word, ln(1 + (scope.pair - have + 0.5) / (have + 0.5)) AS idf"
+    "  FROM counted, scope, bar WHERE have < bar.common),"
+    " query AS ("
+    "  SELECT string_agg(word::text, ' | ')::tsquery AS q, sum(idf) AS total FROM rare)"
+    f" SELECT {rows.MEMORY_M},"
+    "  (SELECT sum(r.idf) FROM rare r WHERE m.search_words @@ r.word) / query.total AS score"
     f" FROM query, memories m {rows.JOIN_RELATIONSHIP}"
     " WHERE m.user_id = %(u)s AND m.companion_id = %(c)s AND m.search_words @@ query.q"
     f" AND m.status = 'active' AND {rows.USABLE}"
@@ -57,10 +60,12 @@ LEXICAL_SQL = (
 )
 """The message's words (made by the language's configuration: stemmed, stop words out) that
 are not common among the pair's memories, joined by OR, so a memory sharing any of them is a
-candidate; no rare word, no candidates. What is common is read from ``pair_words``, which
-triggers keep exact (migration 008): counting each word's matches here read every user's
-postings of it. Each match comes with its row, so retrieval does not read it again to
-validate it."""
+candidate; no rare word, no candidates. Each match scores the share of those words it holds,
+each word weighed by its rarity among the pair's memories (``domain.words.rarity``: a word few
+of them have counts most). What is common and how rare a word is are read from
+``pair_words``, which triggers keep exact (migration 008): counting each word's matches here
+read every user's postings of it. Each match comes with its row, so retrieval does not read it
+again to validate it."""
 
 
 _CONFIGURATION_NAMED = (
@@ -164,7 +169,6 @@ def lexical_params(
     return {
         "min": COMMON_MINIMUM,
         "share": COMMON_SHARE,
-        "norm": _RANK_NORMALISATION,
         "lang": language,
         "text": text,
         "u": user_id,
