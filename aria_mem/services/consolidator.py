@@ -12,12 +12,13 @@ structured judgement (``domain.judgement``): duplicate -> merged (the new memory
 the one it repeats, its wording in that one's history), updates -> the older one superseded,
 contradicts -> a review item, unrelated -> nothing. A judgement that is unsure (low
 confidence, malformed, timed out, naming a memory it was not shown) changes nothing and asks a
-person; so does a "duplicate" where each wording states a particular the other does not,
+person; so does a "duplicate" where one wording denies what the other states
+(``domain.particulars.denial``), or where each states a particular the other does not,
 unless the model's one wording states every particular of both (``domain.hygiene.says_both``:
 a merge never drops a fact). Without a chat model the rule decides: a repeat that differs in
-no particular is merged, likely repeats and likely conflicts go to the review queue, and
-failing those the nearest memory at or above the rule's ask bar. Every action is recorded
-with why, and undone by ``undo``.
+no particular is merged, likely repeats and likely conflicts go to the review queue, failing
+those the nearest memory at or above the rule's ask bar, and besides the nearest of the same
+type at the same-type bar. Every action is recorded with why, and undone by ``undo``.
 """
 
 from __future__ import annotations
