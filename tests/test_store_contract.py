@@ -695,6 +695,24 @@ def test_a_word_most_of_the_pairs_memories_share_finds_nothing_alone(any_store: 
     assert _found(any_store, "garden tomatoes") == ["The user grows tomatoes."]
 
 
+def test_a_fairly_common_word_adds_to_a_score_but_brings_no_candidate(any_store: Store) -> None:
+    texts = [f"The user takes a walk, day {n}." for n in range(14)]
+    texts += ["The user takes a walk in Rome.", "The user flew to Rome."]
+    texts += [f"The user owns box {n}." for n in range(84)]
+    for text in texts:
+        any_store.memories.save(_new(text))
+    # 'walk' is in 15 of the pair's 100 memories: rarer than common (1 in 5), too common to
+    # bring its memories as candidates (1 in 10); 'rome' is in 2.
+    assert _found(any_store, "walk") == []
+    hits = any_store.reads.lexical_candidates("u1", "aria", "A walk in Rome", 10)
+    assert [h.memory.text for h in hits if h.memory] == [
+        "The user takes a walk in Rome.",
+        "The user flew to Rome.",
+    ]
+    assert hits[0].score == pytest.approx(1)
+    assert hits[1].score == pytest.approx(rarity(100, 2) / (rarity(100, 2) + rarity(100, 15)))
+
+
 # -- the review queue ---------------------------------------------------------------------
 
 

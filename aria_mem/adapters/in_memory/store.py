@@ -32,7 +32,7 @@ from aria_mem.domain.records import (
     IndexEntry,
     QueuedDeletion,
 )
-from aria_mem.domain.words import common_from, plain_words, rarity
+from aria_mem.domain.words import bringing_from, common_from, plain_words, rarity
 from aria_mem.ports import Opening
 
 _MAX_ERROR = 1000
@@ -75,9 +75,9 @@ class MemReads:
         timeout: float | None = None,
     ) -> list[LexicalHit]:
         """The rule PostgreSQL's word search follows (``domain.words``: the message's words
-        that are not common among the pair's memories, any of them a match, scored by the
-        share of them it holds, each weighed by its ``rarity``), with plain words instead of a
-        language's stems."""
+        that are not common among the pair's memories, any of the rarer ones a match, scored
+        by the share of them it holds, each weighed by its ``rarity``), with plain words
+        instead of a language's stems."""
         with self._s.lock:
             pool = [
                 (m, plain_words(m.text))
@@ -99,11 +99,12 @@ class MemReads:
             for word in plain_words(text)
             if counts[word] < common
         }
+        bringing = {word for word in weight if counts[word] < bringing_from(pair_size)}
         total = sum(weight.values())
         hits = [
-            LexicalHit(m.id, sum(weight[w] for w in shared) / total, m)
+            LexicalHit(m.id, sum(weight[w] for w in weight.keys() & words) / total, m)
             for m, words in pool
-            if (shared := weight.keys() & words)
+            if bringing & words
         ]
         hits.sort(key=lambda hit: (-hit.score, hit.id))
         return hits[:limit]

@@ -25,7 +25,7 @@ from psycopg import sql
 
 from aria_mem.adapters.postgres import rows
 from aria_mem.domain.fusion import LexicalHit
-from aria_mem.domain.words import COMMON_MINIMUM, COMMON_SHARE
+from aria_mem.domain.words import BRINGING_SHARE, COMMON_MINIMUM, COMMON_SHARE
 
 log = logging.getLogger(__name__)
 
@@ -41,16 +41,19 @@ _PAIR_COUNT = "SELECT memories FROM pair_words WHERE user_id = %(u)s AND compani
 LEXICAL_SQL = (
     "WITH scope AS ("
     f" SELECT coalesce(({_PAIR_COUNT} AND word = ''), 0) AS pair),"
-    " bar AS (SELECT greatest(%(min)s, ceil(%(share)s * pair))::int AS common FROM scope),"
+    " bar AS (SELECT greatest(%(min)s, ceil(%(share)s * pair))::int AS common,"
+    "  greatest(%(min)s, ceil(%(bringing)s * pair))::int AS bringing FROM scope),"
     f" words AS (SELECT w.lexeme, {_AS_LEXEME} AS word"
     "  FROM unnest(to_tsvector(%(lang)s::regconfig, %(text)s)) w),"
     " counted AS ("
     f"  SELECT word, coalesce(({_PAIR_COUNT} AND word = words.lexeme), 0) AS have FROM words),"
     " rare AS ("
-    "  SELECT word, ln(1 + (scope.pair - have + 0.5) / (have + 0.5)) AS idf"
+    "  SELECT word, ln(1 + (scope.pair - have + 0.5) / (have + 0.5)) AS idf,"
+    "  have < bar.bringing AS brings"
     "  FROM counted, scope, bar WHERE have < bar.common),"
     " query AS ("
-    "  SELECT string_agg(word::text, ' | ')::tsquery AS q, sum(idf) AS total FROM rare)"
+    "  SELECT string_agg(word::text, ' | ') FILTER (WHERE brings)::tsquery AS q,"
+    "  sum(idf) AS total FROM rare)"
     f" SELECT {rows.MEMORY_M},"
     "  (SELECT sum(r.idf) FROM rare r WHERE m.search_words @@ r.word) / query.total AS score"
     f" FROM query, memories m {rows.JOIN_RELATIONSHIP}"
@@ -59,13 +62,13 @@ LEXICAL_SQL = (
     " ORDER BY score DESC, m.id LIMIT %(n)s"
 )
 """The message's words (made by the language's configuration: stemmed, stop words out) that
-are not common among the pair's memories, joined by OR, so a memory sharing any of them is a
-candidate; no rare word, no candidates. Each match scores the share of those words it holds,
-each word weighed by its rarity among the pair's memories (``domain.words.rarity``: a word few
-of them have counts most). What is common and how rare a word is are read from
-``pair_words``, which triggers keep exact (migration 008): counting each word's matches here
-read every user's postings of it. Each match comes with its row, so retrieval does not read it
-again to validate it."""
+are not common among the pair's memories; those rarer than ``BRINGING_SHARE`` joined by OR, so
+a memory sharing any of them is a candidate; no such word, no candidates. Each match scores the
+share of all those words it holds, each word weighed by its rarity among the pair's memories
+(``domain.words.rarity``: a word few of them have counts most). What is common and how rare
+a word is are read from ``pair_words``, which triggers keep exact (migration 008): counting
+each word's matches here read every user's postings of it. Each match comes with its row, so
+retrieval does not read it again to validate it."""
 
 
 _CONFIGURATION_NAMED = (
@@ -169,6 +172,7 @@ def lexical_params(
     return {
         "min": COMMON_MINIMUM,
         "share": COMMON_SHARE,
+        "bringing": BRINGING_SHARE,
         "lang": language,
         "text": text,
         "u": user_id,
