@@ -32,7 +32,6 @@ from datetime import UTC, datetime
 from aria_mem.domain import judgement
 from aria_mem.domain.hygiene import (
     Consolidation,
-    EventKind,
     HygieneRule,
     Outcome,
     ReviewItem,
@@ -49,11 +48,8 @@ from aria_mem.domain.records import MemoryChanges
 from aria_mem.errors import ChatModelError, ServiceError, ValidationError
 from aria_mem.ports import ChatModel, Hygiene, MemoryRepository, RetrievalReads
 from aria_mem.services.curator import NEIGHBOURS, Curator, Look, Neighbour
+from aria_mem.services.pass_undo import JOINED, undo_action
 from aria_mem.services.writer import MemoryWriter
-
-JOINED = "both said in one wording"
-"""How a join's reason ends (a duplicate merged into a wording that states both): its undo
-also gives the older memory back its own wording."""
 
 log = logging.getLogger(__name__)
 
@@ -377,40 +373,5 @@ class Consolidator:
         return self._action(memory, other.memory, Outcome.REVIEW, why)
 
     def undo(self, action: Consolidation) -> str:
-        """Undo what a pass did: a merged or superseded memory is restored, a question it
-        asked withdrawn. What was done, in words."""
-        if action.undone_at is not None:
-            raise ValidationError("That pass action was undone already — nothing to undo")
-        if action.outcome is Outcome.MERGED:
-            self._writer.restore(action.memory_id, "a pass's merge undone")
-            done = "the merged memory is its own again"
-            if action.reason.endswith(JOINED) and action.other_id is not None:
-                done += self._unjoin(action.other_id, action.at)
-        elif action.outcome is Outcome.SUPERSEDED:
-            if action.other_id is None:
-                raise ValidationError("This pass action names only one memory")
-            self._writer.restore(action.other_id, "a pass's supersession undone")
-            done = "the superseded memory is active again"
-        else:
-            for item in self._hygiene.reviews(action.user_id, action.companion_id):
-                if {item.memory_id, item.other_id} == {action.memory_id, action.other_id}:
-                    self._hygiene.close_review(item.id)
-            done = "the question was withdrawn"
-        self._hygiene.mark_undone(action.id)
-        return done
-
-    def _unjoin(self, older_id: uuid.UUID, joined_at: datetime) -> str:
-        """The older memory of a join takes back the text it had before the judge's wording
-        (its history's last edit up to the join); a later edit, a person's, is left alone."""
-        edits = [
-            e
-            for e in self._hygiene.events([older_id])
-            if e.kind is EventKind.EDITED and e.memory_id == older_id and e.text
-        ]
-        before = [e for e in edits if e.at <= joined_at]
-        if not before or len(before) < len(edits):
-            return "; the older memory's wording was edited since and stays as it is"
-        text = max(before, key=lambda e: e.at).text
-        assert text is not None
-        self._writer.update(older_id, MemoryChanges(text=text))
-        return "; the older memory has its own wording again"
+        """Undo what a pass did (``services.pass_undo``); what was done, in words."""
+        return undo_action(action, self._writer, self._hygiene)

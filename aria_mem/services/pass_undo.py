@@ -1,0 +1,60 @@
+"""Undoing what a consolidation pass did: a merge or a supersession restored, a question it
+asked withdrawn, and a join's older memory given back its own wording."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+
+from aria_mem.domain.hygiene import Consolidation, EventKind, Outcome
+from aria_mem.domain.records import MemoryChanges
+from aria_mem.errors import ValidationError
+from aria_mem.ports import Hygiene
+from aria_mem.services.writer import MemoryWriter
+
+JOINED = "both said in one wording"
+"""How a join's reason ends (a duplicate merged into a wording that states both): its undo
+also gives the older memory back its own wording."""
+
+
+def undo_action(action: Consolidation, writer: MemoryWriter, hygiene: Hygiene) -> str:
+    """Undo what a pass did: a merged or superseded memory is restored, a question it
+    asked withdrawn. What was done, in words."""
+    if action.undone_at is not None:
+        raise ValidationError("That pass action was undone already — nothing to undo")
+    if action.outcome is Outcome.MERGED:
+        writer.restore(action.memory_id, "a pass's merge undone")
+        done = "the merged memory is its own again"
+        if action.reason.endswith(JOINED) and action.other_id is not None:
+            done += _unjoin(writer, hygiene, action.other_id, action.at)
+    elif action.outcome is Outcome.SUPERSEDED:
+        if action.other_id is None:
+            raise ValidationError("This pass action names only one memory")
+        writer.restore(action.other_id, "a pass's supersession undone")
+        done = "the superseded memory is active again"
+    else:
+        for item in hygiene.reviews(action.user_id, action.companion_id):
+            if {item.memory_id, item.other_id} == {action.memory_id, action.other_id}:
+                hygiene.close_review(item.id)
+        done = "the question was withdrawn"
+    hygiene.mark_undone(action.id)
+    return done
+
+
+def _unjoin(
+    writer: MemoryWriter, hygiene: Hygiene, older_id: uuid.UUID, joined_at: datetime
+) -> str:
+    """The older memory of a join takes back the text it had before the judge's wording
+    (its history's last edit up to the join); a later edit, a person's, is left alone."""
+    edits = [
+        e
+        for e in hygiene.events([older_id])
+        if e.kind is EventKind.EDITED and e.memory_id == older_id and e.text
+    ]
+    before = [e for e in edits if e.at <= joined_at]
+    if not before or len(before) < len(edits):
+        return "; the older memory's wording was edited since and stays as it is"
+    text = max(before, key=lambda e: e.at).text
+    assert text is not None
+    writer.update(older_id, MemoryChanges(text=text))
+    return "; the older memory has its own wording again"
