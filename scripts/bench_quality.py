@@ -55,7 +55,7 @@ from dataclasses import dataclass, fields, replace
 from datetime import datetime
 from pathlib import Path
 
-from aria_mem.api import AriaMem
+from aria_mem.api import AriaMem, hooks
 from aria_mem.domain.fusion import DEFAULT_FUSION, FusionWeights
 from aria_mem.domain.models import MEMORIES_COLLECTION, SearchScope, Stage
 from aria_mem.domain.repeats import DEFAULT_REPEATS, RepeatRule
@@ -147,7 +147,7 @@ def run(args: argparse.Namespace, home: Path, data: QualitySet) -> dict[str, obj
         with AriaMem.open(
             None, embedder=embedder, retrieval={**retrieval, "candidates": candidates}
         ) as m:
-            m._served = False  # in this process, where the retriever is changed below
+            hooks.search_here(m)  # in this process, where its retriever is changed
             m._context.retriever._fusion = args.fusion
             m._context.retriever._repeats = None if mode == "fused-no-repeats" else args.repeats
             if mode == "fused-no-time":

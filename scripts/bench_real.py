@@ -44,7 +44,7 @@ from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from aria_mem.api import AriaMem
+from aria_mem.api import AriaMem, hooks
 from aria_mem.config import SUGGESTED_MIN_SIMILARITY
 from aria_mem.domain.fusion import DEFAULT_FUSION, FusionWeights, relevance
 from aria_mem.domain.models import MEMORIES_COLLECTION, SearchScope, Stage
@@ -310,7 +310,7 @@ def run(args: argparse.Namespace, home: Path, data: RealSet) -> dict[str, object
             None, embedder=embedder, retrieval={**retrieval, "candidates": candidates}
         ) as m:
             configure(m)
-            m._served = False  # in this process, where ``configure`` changed the retriever
+            hooks.search_here(m)  # in this process, where its retriever is changed
             embed_once(m)
             for q in data.questions:
                 result = m.search(q.text, user=q.user, companion=COMPANION, now=data.clock[q.user])

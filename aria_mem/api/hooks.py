@@ -81,3 +81,11 @@ def store_answers(memory: AriaMem) -> bool:
     except StoreError:
         return False
     return True
+
+
+def search_here(memory: AriaMem) -> AriaMem:
+    """``memory`` with its searches run in this process, never sent to the aria-mem service:
+    a command run with ``--no-service`` or ``-v`` (whose log lines are shown here), and a
+    benchmark that changes this object's retriever."""
+    memory._served = False
+    return memory

@@ -42,6 +42,10 @@ class State:
                     "one process: every aria-mem command would start with an empty one. Remove "
                     "the key (the embedded index) or give a Qdrant server's URL"
                 )
+            if self.no_service or logging.getLogger().isEnabledFor(logging.INFO):
+                from aria_mem.api.hooks import search_here
+
+                search_here(opened)  # the command said: here (or -v: its log lines shown here)
             self._memory = opened
         return self._memory
 
