@@ -145,6 +145,28 @@ def test_with_an_index_server_the_search_runs_in_process_and_starts_no_service(
     assert not lock_held(isolated_env / "data" / "index")
 
 
+def test_a_search_that_runs_in_process_never_makes_the_service_s_folder(
+    embedded_dsn: str, model: FakeOllama, isolated_env: Path
+) -> None:
+    """A program on an index server needs no service: a home another account could write
+    (where the service's private folder is refused) costs its search nothing."""
+    with AriaMem.open(
+        None,
+        postgres={"dsn": embedded_dsn},
+        embedder={"host": model.url},
+        index={"url": ":memory:"},
+    ) as mem:
+        mem.remember("The user's sister loves pottery.")
+        isolated_env.mkdir(parents=True, exist_ok=True)
+        isolated_env.chmod(0o777)
+        try:
+            result = mem.search(QUESTION, now=NOW)
+        finally:
+            isolated_env.chmod(0o700)
+    assert "sister loves pottery" in result.prompt
+    assert not (isolated_env / "data" / "index").exists()
+
+
 def test_a_service_that_answers_no_whole_operations_is_used_for_the_index_only(
     embedded_dsn: str, model: FakeOllama, isolated_env: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -209,6 +231,13 @@ def test_the_result_s_reader_builds_nothing_but_aria_mem_s_domain_and_value_type
     for foreign in (os.system, subprocess.Popen):
         with pytest.raises(VectorIndexError, match=f"no {foreign.__module__}"):
             result_from_wire(base64.b64encode(pickle.dumps(foreign)).decode())
+
+    # A dotted name walks attributes, through a domain module's own imports too.
+    module, name = b"aria_mem.domain.extraction", b"json.codecs.builtins.type"
+    dotted = b"\x80\x04\x8c" + bytes([len(module)]) + module
+    dotted += b"\x8c" + bytes([len(name)]) + name + b"\x93."
+    with pytest.raises(VectorIndexError, match="no aria_mem.domain.extraction.json"):
+        result_from_wire(base64.b64encode(dotted).decode())
 
     class Reaching:  # what a pickle says to reach further through an allowed type
         def __reduce__(self) -> tuple[object, tuple[object, ...]]:

@@ -335,7 +335,7 @@ class AriaMem:
             from aria_mem.api.remote import served_search
 
             args = (user_id, companion_id, message, previous, now)
-            found = served_search(self.settings, self._context.adapters.service, *args)
+            found = served_search(self.settings, lambda: self._context.adapters.service, *args)
             if found is not None:
                 return found
         return self._context.retrieve(user_id, companion_id, message, previous, now)

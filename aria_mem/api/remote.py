@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from aria_mem import config
 from aria_mem.api.wire import result_from_wire, result_wire
-from aria_mem.errors import ConfigError, ServiceError
+from aria_mem.errors import ConfigError, ServiceError, UsageError
 from aria_mem.private import private_dir
 from aria_mem.version import __version__
 
@@ -113,7 +113,7 @@ RETRIEVE = "retrieve"
 
 def served_search(
     settings: config.Settings,
-    client: ServiceClient,
+    connect: Callable[[], ServiceClient],
     user_id: str,
     companion_id: str,
     message: str,
@@ -121,15 +121,15 @@ def served_search(
     now: datetime | None,
 ) -> SearchResult | None:
     """``AriaMem.search`` of a program (its ``settings``, already scoped to ``user_id`` and
-    ``companion_id``) run by the service in one request on ``client``, the connection its
-    ``AriaMem`` keeps: the index search and the look-up then happen in the process that holds
-    the index, not over the socket. None when it is to run in-process: when ``check_served``
-    says so (as for a command), in the process that runs the service itself (the daemon, or
-    the service's own ``AriaMem``), with a service of another version or one that does not know
-    the operation, or when none answered (in-process, the search reaches the index and the
-    model as it can, and says what it skipped). A search is a read: a service that goes away
-    before it answers is asked again (a new one is started), as an index search in-process
-    is."""
+    ``companion_id``) run by the service in one request on the connection its ``AriaMem``
+    keeps (``connect`` gives it, made when first needed): the index search and the look-up
+    then happen in the process that holds the index, not over the socket. None when it is to
+    run in-process: when ``check_served`` says so (as for a command), in the process that
+    runs the service itself (the daemon, or the service's own ``AriaMem``), with a service
+    of another version or one that does not know the operation, or when none answered
+    (in-process, the search reaches the index and the model as it can, and says what it
+    skipped). A search is a read: a service that goes away before it answers is asked again
+    (a new one is started), as an index search in-process is."""
     args = {
         "message": message,
         "previous": previous,
@@ -138,22 +138,25 @@ def served_search(
         "now": None if now is None else now.isoformat(),
     }
     try:
-        return _retrieve(settings, client, args)
+        return _retrieve(settings, connect, args)
     except NotServed:
         return None
-    except ServiceError as exc:
+    except (ServiceError, ConfigError, UsageError) as exc:
+        # None answered, or the service refused what this process runs as it is (settings
+        # made in code outside the config file's bounds, a service that lost the operation)
         log.warning("the aria-mem service did not answer a search (%s); searching here", exc)
         return None
 
 
 def _retrieve(
-    settings: config.Settings, client: ServiceClient, args: dict[str, Any]
+    settings: config.Settings, connect: Callable[[], ServiceClient], args: dict[str, Any]
 ) -> SearchResult:
     check_served(settings)
     from aria_mem.adapters.service.folder import hosted
 
     if hosted(settings.index_dir) is not None:
         raise NotServed(str(settings.index_dir))
+    client = connect()  # only now: making it makes the data folder, which may fail
     if not client.info:
         client.hello()  # connects, starting the service when none runs
     known = client.info.get("operations")

@@ -92,6 +92,8 @@ class _ResultUnpickler(pickle.Unpickler):
         if (module, name) == ("builtins", "getattr"):
             return _member
         domain = module == "aria_mem.domain" or module.startswith("aria_mem.domain.")
+        if "." in name:  # a dotted name walks attributes: through a module's imports, too
+            raise pickle.UnpicklingError(f"a search result holds no {module}.{name}")
         if domain or (module, name) in _VALUE_TYPES:
             found = super().find_class(module, name)
             if isinstance(found, type):
