@@ -600,16 +600,23 @@ def test_undoing_a_join_gives_the_older_memory_its_own_wording_back(
         ("The user loves dogs.", "The user doesn't like dogs.", "conflict"),
         # a negation each, but each denies something else: "eat" is stated by one alone
         ("The user eats meat and never drinks.", "The user never eats meat or drinks.", "conflict"),
-        # a negation that denies nothing the other says is a way of saying it: joined
+        # a negation in one wording only is asked, even where it denies nothing the other
+        # says, since what it denies is not always the next word
         (
             "The user phones her dad in Gdańsk every Sunday.",
             "The user said she never misses the Sunday call with her dad.",
-            "joined",
+            "conflict",
         ),
-        # a day in one, a negation in the other: different kinds, no clash
+        ("The user doesn't actually have a dog.", "The user has a dog.", "conflict"),
+        (
+            "The user doesn't currently drink coffee.",
+            "The user drinks 3 coffees a day.",
+            "conflict",
+        ),
+        # a day in one, a time in the other: different kinds, no clash
         (
             "The user plays five-a-side every Wednesday.",
-            "The user said he never skips his five-a-side game.",
+            "The user plays five-a-side at 7pm.",
             "joined",
         ),
     ],

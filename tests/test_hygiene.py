@@ -425,8 +425,12 @@ def test_a_denial_is_a_negation_of_what_the_other_states(
 
 def test_a_joined_wording_never_joins_two_values_of_one_kind_but_may_join_two_kinds() -> None:
     wednesday = "The user plays five-a-side every Wednesday."
-    never = "The user never skips his five-a-side game."
-    assert not clash(wednesday, never) and says_both(f"{wednesday} {never}", wednesday, never)
+    seven = "The user plays five-a-side at 7pm."
+    assert not clash(wednesday, seven) and says_both(f"{wednesday} {seven}", wednesday, seven)
+    never = "The user never skips his five-a-side game."  # a negation in one only: asked
+    assert not clash(wednesday, never) and not says_both(f"{wednesday} {never}", wednesday, never)
+    coffee, none = "The user drinks 3 coffees a day.", "The user doesn't currently drink coffee."
+    assert not says_both(f"{none[:-1]}, 3 a day.", coffee, none)
     two, hours = "The user has two cats.", "The user sleeps 4 hours."  # a number and an amount
     assert clash(two, hours) and not says_both(f"{two} {hours}", two, hours)
     weekend, saturday = "The user sketches at weekends.", "The user sketches on Saturdays."

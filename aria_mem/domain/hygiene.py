@@ -266,14 +266,15 @@ CLASHING = {
     "number": "number", "amount": "number", "date": "date", "time": "time", "kin": "kin",
     "liking": "liking",
 }  # fmt: skip
-"""Particulars two wordings of one fact cannot each give differently: "two cats" and "three
-cats", "on Monday" and "on Friday", "her brother" and "her sister", "loves dogs" and "hates
-dogs" are a change or a contradiction whatever a judge says (a number and an amount are one
-kind: "two cats" / "4 hours"). Particulars of different kinds do not clash ("every Wednesday"
-/ "never skips it"): a wording may state both. A negation is judged by ``denial`` (what it
-denies the other states). Names are not among them: "in Gdańsk" and "in Poland" may well be
-one fact; a judge that calls "in Berlin" and "in Lisbon" one and words it "in Berlin and
-Lisbon" is trusted (its confidence bar and the undo are what stand behind it)."""
+"""Particulars two wordings of one fact cannot each give differently: "two cats" and "three cats",
+"on Monday" and "on Friday", "her brother" and "her sister", "loves dogs" and "hates dogs" are a
+change or a contradiction whatever a judge says (a number and an amount are one kind: "two cats"
+/ "4 hours"). Particulars of different kinds do not clash ("every Wednesday" / "at 7pm"): a
+wording may state both. A negation on one side only is never joined (``one_sided_negation``); on
+both, by ``denial`` (what one denies the other states). Names are not among them: "in Gdańsk"
+and "in Poland" may well be one fact; a judge that calls "in Berlin" and "in Lisbon" one and
+words it "in Berlin and Lisbon" is trusted (its confidence bar and the undo are what stand
+behind it)."""
 
 
 def clash(first: str, second: str) -> bool:
@@ -282,11 +283,23 @@ def clash(first: str, second: str) -> bool:
     return bool(kinds_first & {CLASHING.get(p.kind) for p in only_in(second, first)})
 
 
+_NEGATION = Particular("negation", "not")
+
+
+def one_sided_negation(first: str, second: str) -> bool:
+    """Whether one wording says something with a negation and the other without: asked,
+    whatever a judge says. What a negation denies is not always the next word ("doesn't
+    actually have a dog" / "has a dog"), so ``denial`` alone would let such a pair merge;
+    "never misses the Sunday call" / "phones every Sunday" waits for a person too."""
+    return (_NEGATION in particulars(first)) != (_NEGATION in particulars(second))
+
+
 def says_both(merged: str, first: str, second: str) -> bool:
     """Whether one wording may stand for two a judge calls the same fact: it states every
     particular of both and none of its own, and they neither each state a different number,
-    amount, day, time, kin or liking (``clash``) nor does one deny what the other states."""
-    if clash(first, second) or denial(first, second):
+    amount, day, time, kin or liking (``clash``) nor does one deny what the other states, or
+    say it with a negation the other does not have."""
+    if clash(first, second) or denial(first, second) or one_sided_negation(first, second):
         return False
     if only_in(first, merged) or only_in(second, merged):
         return False

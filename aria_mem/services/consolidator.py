@@ -37,6 +37,7 @@ from aria_mem.domain.hygiene import (
     ReviewItem,
     ReviewKind,
     different_content,
+    one_sided_negation,
     only_in,
     says_both,
     to_judge,
@@ -263,8 +264,12 @@ class Consolidator:
             new_only = only_in(memory.text, target.memory.text)
             old_only = only_in(target.memory.text, memory.text)
             denied = denial(memory.text, target.memory.text)
-            if denied:  # "is not on Monday" / "is on Monday"; not "never misses" / "every"
-                but = f'one says the opposite of the other ("not {denied}" in one)'
+            if denied or one_sided_negation(memory.text, target.memory.text):
+                but = (
+                    f'one says the opposite of the other ("not {denied}" in one)'
+                    if denied
+                    else "one says it with a negation, the other without"
+                )
                 return self._ask(memory, target, ReviewKind.CONFLICT, f"{why}, but {but}", report)
             if new_only and old_only:
                 if answer.merged and says_both(answer.merged, memory.text, target.memory.text):
