@@ -24,8 +24,8 @@ $(STAMP): pyproject.toml
 
 # The review page's tests drive Debian's chromium through Playwright; without it they are
 # skipped, and this says so first. Many tests spend their time waiting on the processes they
-# start, so one worker more than there are cores keeps the cores busy (2 cores: 5.4-5.9 min
-# with 3 workers against 7.1 with 2). Each worker is handed one test at a time
+# start, so one worker more than there are cores keeps the cores busy (2 cores, when the
+# suite was smaller: 5.4-5.9 min with 3 workers against 7.1 with 2). Each worker is handed one test at a time
 # (--maxschedchunk 1) and the tests marked slow come first (tests/conftest.py): a long test
 # handed out last would keep the run waiting on one worker while the others are done.
 WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1) + 1 )))
