@@ -130,9 +130,9 @@ def test_with_postgresql_s_own_variables_the_search_runs_in_process(
     assert _retrieval_lines(isolated_env) == before
 
 
-def test_with_an_index_server_the_search_runs_in_process_and_starts_no_service(
-    embedded_dsn: str, model: FakeOllama, isolated_env: Path
-) -> None:
+@pytest.fixture
+def on_index_server(embedded_dsn: str, model: FakeOllama) -> Iterator[AriaMem]:
+    """A program's ``AriaMem`` on an index of its own (no service holds it), with one memory."""
     with AriaMem.open(
         None,
         postgres={"dsn": embedded_dsn},
@@ -140,29 +140,28 @@ def test_with_an_index_server_the_search_runs_in_process_and_starts_no_service(
         index={"url": ":memory:"},
     ) as mem:
         mem.remember("The user's sister loves pottery.")
-        result = mem.search(QUESTION, now=NOW)
+        yield mem
+
+
+def test_with_an_index_server_the_search_runs_in_process_and_starts_no_service(
+    on_index_server: AriaMem, isolated_env: Path
+) -> None:
+    result = on_index_server.search(QUESTION, now=NOW)
     assert "sister loves pottery" in result.prompt
     assert not lock_held(isolated_env / "data" / "index")
 
 
 def test_a_search_that_runs_in_process_never_makes_the_service_s_folder(
-    embedded_dsn: str, model: FakeOllama, isolated_env: Path
+    on_index_server: AriaMem, isolated_env: Path
 ) -> None:
     """A program on an index server needs no service: a home another account could write
     (where the service's private folder is refused) costs its search nothing."""
-    with AriaMem.open(
-        None,
-        postgres={"dsn": embedded_dsn},
-        embedder={"host": model.url},
-        index={"url": ":memory:"},
-    ) as mem:
-        mem.remember("The user's sister loves pottery.")
-        isolated_env.mkdir(parents=True, exist_ok=True)
-        isolated_env.chmod(0o777)
-        try:
-            result = mem.search(QUESTION, now=NOW)
-        finally:
-            isolated_env.chmod(0o700)
+    isolated_env.mkdir(parents=True, exist_ok=True)
+    isolated_env.chmod(0o777)
+    try:
+        result = on_index_server.search(QUESTION, now=NOW)
+    finally:
+        isolated_env.chmod(0o700)
     assert "sister loves pottery" in result.prompt
     assert not (isolated_env / "data" / "index").exists()
 

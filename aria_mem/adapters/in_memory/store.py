@@ -92,14 +92,14 @@ class MemReads:
                 if (m.user_id, m.companion_id) == (user_id, companion_id)
                 and m.status is MemoryStatus.ACTIVE
             )
-        common = common_from(pair_size)
+        common, brings = common_from(pair_size), bringing_from(pair_size)
         counts = Counter(word for _, words in pool for word in words)
         weight = {
             word: rarity(pair_size, counts[word])
             for word in plain_words(text)
             if counts[word] < common
         }
-        bringing = {word for word in weight if counts[word] < bringing_from(pair_size)}
+        bringing = {word for word in weight if counts[word] < brings}
         total = sum(weight.values())
         hits = [
             LexicalHit(m.id, sum(weight[w] for w in weight.keys() & words) / total, m)
