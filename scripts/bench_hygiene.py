@@ -82,6 +82,8 @@ class Tally:
     notes: list[str] = field(default_factory=list)
     missed: list[str] = field(default_factory=list)
     """Repeats and changes neither merged (superseded) nor waiting in review."""
+    waiting: list[str] = field(default_factory=list)
+    """Repeats and changes waiting in review: the two wordings and why a person is asked."""
 
     def add(self, other: Tally) -> None:
         for name, value in vars(other).items():
@@ -112,21 +114,36 @@ class Script:
 
     def __init__(self) -> None:
         self.pairs: dict[tuple[str, str], str] = {}
+        self.joined: dict[str, str] = {}
+        """A joined wording it answered -> the older line it joined (a memory may take it)."""
         self.asked = 0
 
     def says(self, new: str, old: str, verdict: str) -> None:
         self.pairs[(neutralize(new), neutralize(old))] = verdict
+
+    def _verdict(self, new: str, text: str) -> str | None:
+        """Its verdict on ``text``, or on the wording a joined ``text`` was made from."""
+        seen = set()
+        while text not in seen:
+            seen.add(text)
+            verdict = self.pairs.get((new, text))
+            if verdict is not None or text not in self.joined:
+                return verdict
+            text = self.joined[text]
+        return None
 
     def __call__(self, messages: list[dict[str, Any]]) -> str:
         self.asked += 1
         lines = _LINE.findall(messages[-1]["content"])
         new = next((text for number, text in lines if not number), "")
         for number, text in lines:
-            verdict = self.pairs.get((new, text)) if number else None
+            verdict = self._verdict(new, text) if number else None
             if verdict is not None:
                 answer = {"verdict": verdict, "memory": int(number), "confidence": 0.9}
                 if verdict == "duplicate":  # from the two lines shown, as a model could
-                    answer["merged"] = f"{text.rstrip('.')}; {new[0].lower()}{new[1:]}"
+                    merged = f"{text.rstrip('.')}; {new[0].lower()}{new[1:]}"
+                    answer["merged"] = merged
+                    self.joined[neutralize(" ".join(merged.split()))] = text
                 return json.dumps({**answer, "reason": ""})
         return json.dumps({"verdict": "unrelated", "memory": 0, "confidence": 0.9, "reason": ""})
 
@@ -157,10 +174,11 @@ class Outcomes:
                 self.into[action.memory_id] = action.other_id
             elif action.outcome is Outcome.SUPERSEDED:
                 self.superseded[action.other_id] = action.memory_id
-        self.asked = {
-            frozenset((i.memory_id, i.other_id))
+        self.why = {
+            frozenset((i.memory_id, i.other_id)): i.reason
             for i in mem.review.list(user=user, companion=COMPANION)
         }
+        self.asked = set(self.why)
 
     def holder(self, memory_id: uuid.UUID) -> uuid.UUID:
         seen = set()
@@ -168,6 +186,10 @@ class Outcomes:
             seen.add(memory_id)
             memory_id = self.into[memory_id]
         return memory_id
+
+
+def _waiting(label: str, first: Said, second: Said, why: str) -> str:
+    return f"{label} {first.key!r} / {second.key!r}: {first.text!r} / {second.text!r} -- {why}"
 
 
 def run_person(mem: AriaMem, timeline: Timeline, mode: str) -> Tally:
@@ -219,9 +241,14 @@ def run_person(mem: AriaMem, timeline: Timeline, mode: str) -> Tally:
             # asked about with an earlier wording of it, or the one that wording went into
             earlier = {memory_of[o.key] for o in g[:n]}
             earlier |= {done.holder(m) for m in earlier}
-            asked = any(frozenset((m, memory_of[said.key])) in done.asked for m in earlier)
+            pairs = [frozenset((m, memory_of[said.key])) for m in earlier]
+            asked = any(p in done.asked for p in pairs)
             merged = done.holder(memory_of[g[0].key]) == done.holder(memory_of[said.key])
             tally.repeats_waiting += asked and not merged
+            if asked and not merged:
+                hit = next(p for p in pairs if p in done.why)
+                other = key_of.get(next(iter(hit - {memory_of[said.key]})), g[n - 1])
+                tally.waiting.append(_waiting("repeat", other, said, done.why[hit]))
             if not merged and not asked:
                 tally.missed.append(f"repeat {g[0].key!r} / {said.key!r}")
     chained = [s for s in timeline.said if s.chain and s.step > 1]
@@ -232,6 +259,9 @@ def run_person(mem: AriaMem, timeline: Timeline, mode: str) -> Tally:
             frozenset((memory_of[b.key], memory_of[said.key])) in done.asked for b in before
         )
         tally.changes_waiting += waiting
+        if waiting:
+            pair = frozenset((memory_of[before[0].key], memory_of[said.key]))
+            tally.waiting.append(_waiting("change", before[0], said, done.why.get(pair, "")))
         replaced = any(done.superseded.get(memory_of[b.key]) == memory_of[said.key] for b in before)
         if not waiting and not replaced:
             tally.missed.append(f"change {before[0].key!r} -> {said.key!r}")
@@ -313,6 +343,10 @@ def run_real(mem: AriaMem, pairs: list[RealPair], mode: str) -> Tally:
         superseded = done.superseded.get(ids[0]) == ids[1]
         asked = frozenset(ids) in done.asked
         tally.review_items += len(done.asked)
+        if asked and pair.label != "different" and not (merged or superseded):
+            why = done.why[frozenset(ids)]
+            said = f"{pair.first[:200]!r} / {pair.second[:200]!r}"
+            tally.waiting.append(f"{pair.label} {pair.ref}: {said} -- {why}")
         tally.review_true += asked and pair.label != "different"
         if pair.label == "repeat":
             tally.repeats_possible += 1
@@ -389,6 +423,7 @@ def run_mode(
                 results["real chats"].add(tally)
                 results["real chats"].notes += tally.notes
                 results["real chats"].missed += tally.missed
+                results["real chats"].waiting += tally.waiting
                 log(f"{mode}, real chats: {json.dumps(tally.row())} {tally.notes}")
             for timeline in TIMELINES:
                 if args.people and timeline.user not in args.people.split(","):
@@ -398,6 +433,7 @@ def run_mode(
                 results[half].add(tally)
                 results[half].notes += tally.notes
                 results[half].missed += [f"{timeline.user}: {m}" for m in tally.missed]
+                results[half].waiting += [f"{timeline.user}: {w}" for w in tally.waiting]
                 log(f"{mode}, {timeline.user} ({half}): {json.dumps(tally.row())} {tally.notes}")
             mem.admin.stop()
 
@@ -422,6 +458,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ollama-model", default="", help="judge with this real Ollama model")
     parser.add_argument("--ollama-host", default="http://127.0.0.1:11434")
     parser.add_argument(
+        "--waiting",
+        action="store_true",
+        help="list each repeat and change waiting in review, with why a person is asked",
+    )
+    parser.add_argument(
         "--modes", default=",".join(MODES), help=f"some of: {', '.join(MODES)} (comma-separated)"
     )
     args = parser.parse_args(argv)
@@ -436,7 +477,10 @@ def main(argv: list[str] | None = None) -> int:
     table = {m: {h: t.row() for h, t in r.items()} for m, r in results.items()}
     if args.json:
         missed = {m: [n for h in halves for n in results[m][h].missed] for m in modes}
-        print(json.dumps({"judge": judged, "table": table, "missed": missed}, indent=2))
+        out: dict[str, object] = {"judge": judged, "table": table, "missed": missed}
+        if args.waiting:
+            out["waiting"] = {m: [w for h in halves for w in results[m][h].waiting] for m in modes}
+        print(json.dumps(out, indent=2))
         return 0
     print(f"judge: {judged}; real-chat pairs: {len(pairs)}\n")
     rows = list(table[modes[0]][halves[0]])
@@ -453,6 +497,11 @@ def main(argv: list[str] | None = None) -> int:
         missed = [n for half in halves for n in results[mode][half].missed]
         if missed:
             print(f"\n{mode}: {len(missed)} repeats or changes neither done nor asked: {missed}")
+    for mode in modes if args.waiting else ():
+        waiting = [w for half in halves for w in results[mode][half].waiting]
+        print(f"\n{mode}: {len(waiting)} repeats or changes waiting in review:")
+        for line in waiting:
+            print(f"- {line}")
     return 0
 
 

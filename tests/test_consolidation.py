@@ -619,6 +619,16 @@ def test_undoing_a_join_gives_the_older_memory_its_own_wording_back(
             "The user plays five-a-side at 7pm.",
             "joined",
         ),
+        # a value and one it contains: both true, both kept in the joined wording
+        ("The user sketches at weekends.", "The user sketches on Saturdays.", "joined"),
+        (
+            "The user's daughter Lucía is a dentist.",
+            "Lucía, the user's only child, is a dentist.",
+            "joined",
+        ),
+        # two values that exclude each other: which is current would be lost
+        ("The user sketches on Saturdays.", "The user sketches on Sundays.", "merge"),
+        ("The user's son Tom is a dentist.", "The user's daughter Tom is a dentist.", "merge"),
     ],
 )
 def test_a_judged_duplicate_is_asked_when_one_wording_denies_or_reverses_the_other(
@@ -642,6 +652,47 @@ def test_a_judged_duplicate_is_asked_when_one_wording_denies_or_reverses_the_oth
     assert _active(any_store) == sorted([older, newer])
     [item] = any_store.hygiene.reviews("u1", "aria")
     assert item.kind is ReviewKind(kind) and "judged duplicate" in item.reason
+
+
+SWIM = "The user's sister Maya swims 5 km every Saturday."
+SWIM_TOO = "The user loves her swim at 7am with Tom."
+SWIM_JOINED = [
+    ("kin", "The user's sister"),
+    ("name", "Maya"),
+    ("liking", "loves"),
+    ("", "her swim of"),
+    ("amount", "5 km"),
+    ("day", "every Saturday"),
+    ("time", "at 7am"),
+    ("other name", "with Tom"),
+]
+"""The judge's joined wording of SWIM and SWIM_TOO, phrase by phrase: each named phrase states
+one particular of one side."""
+
+
+@pytest.mark.parametrize("left_out", ["", *(kind for kind, _ in SWIM_JOINED if kind)])
+def test_a_joined_wording_leaving_out_any_particular_of_either_side_is_asked_not_merged(
+    any_store: Store,
+    parts: tuple[MemoryWriter, Curator],
+    server: FakeOllama,
+    judge: Judge,
+    left_out: str,
+) -> None:
+    older = parts[0].remember(_new(SWIM))
+    parts[0].remember(_new(SWIM_TOO))
+    wording = " ".join(text for kind, text in SWIM_JOINED if not left_out or kind != left_out)
+    wording += "."
+    answer = {"verdict": "duplicate", "confidence": 0.95, "merged": wording}
+    judge.answers[(SWIM_TOO, SWIM)] = answer
+    report = _pass(any_store, parts, server).run()
+    if not left_out:  # every particular of both: merged, nothing lost
+        assert (report.merged, report.queued) == (1, 0) and _active(any_store) == [wording]
+        assert any_store.memories.get(older.memory.id).text == wording
+        return
+    assert (report.merged, report.queued) == (0, 1)
+    assert _active(any_store) == sorted([SWIM, SWIM_TOO])
+    [item] = any_store.hygiene.reviews("u1", "aria")
+    assert item.kind is ReviewKind.MERGE and "judged duplicate" in item.reason
 
 
 def test_the_judge_is_shown_more_than_the_three_nearest(

@@ -424,6 +424,8 @@ def test_a_denial_is_a_negation_of_what_the_other_states(
 
 
 def test_a_joined_wording_never_joins_two_values_of_one_kind_but_may_join_two_kinds() -> None:
+    """Two values that exclude each other stay a question; values of two kinds, or a value
+    and one it contains, may be joined."""
     wednesday = "The user plays five-a-side every Wednesday."
     seven = "The user plays five-a-side at 7pm."
     assert not clash(wednesday, seven) and says_both(f"{wednesday} {seven}", wednesday, seven)
@@ -433,5 +435,13 @@ def test_a_joined_wording_never_joins_two_values_of_one_kind_but_may_join_two_ki
     assert not says_both(f"{none[:-1]}, 3 a day.", coffee, none)
     two, hours = "The user has two cats.", "The user sleeps 4 hours."  # a number and an amount
     assert clash(two, hours) and not says_both(f"{two} {hours}", two, hours)
-    weekend, saturday = "The user sketches at weekends.", "The user sketches on Saturdays."
-    assert clash(weekend, saturday)
+    saturday, sunday = "The user sketches on Saturdays.", "The user sketches on Sundays."
+    assert clash(saturday, sunday) and not says_both(f"{saturday} {sunday}", saturday, sunday)
+    # a value and one it contains can both be true: kept in one wording, nothing is lost
+    weekend = "The user sketches at weekends."
+    assert not clash(weekend, saturday) and says_both(f"{weekend} {saturday}", weekend, saturday)
+    assert not says_both(weekend, weekend, saturday)  # Saturday left out
+    daughter, child = "The user's daughter Lucía is a dentist.", "Lucía is the user's only child."
+    assert not clash(daughter, child) and not clash(child, daughter)
+    son = "The user's son Lucía is a dentist."
+    assert clash(daughter, son) and not says_both(f"{daughter} {son}", daughter, son)

@@ -1,14 +1,18 @@
 """The merge rule's particulars (``domain.particulars``): two near wordings are merged without
 a judgement only when neither states a number, date, time, amount, name, negation, kin or
-liking word the other does not. Any pair that differs in one such token is never merged."""
+liking word the other does not. Any pair that differs in one such token is never merged, and a
+judge's joined wording that leaves out any one particular of either side never stands for
+both (``domain.hygiene.says_both``)."""
 
 from __future__ import annotations
+
+from collections.abc import Collection
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from aria_mem.domain.hygiene import HygieneRule, different_content, is_repeat
+from aria_mem.domain.hygiene import HygieneRule, clash, different_content, is_repeat, says_both
 from aria_mem.domain.models import Memory, MemoryType
 from aria_mem.domain.particulars import particulars, unshared
 from tests.factories import make_memory
@@ -135,3 +139,42 @@ def test_a_particular_changed_for_another_is_never_merged(
     if particulars(a) == particulars(b):
         return  # the same particular in two spellings ("mum" and "mother" are one)
     assert not is_repeat(a, _memory(b), 1.0, RULE)
+
+
+SLOTS = {
+    "name": ("with {}", ["Maya", "Tesco", "Oslo"]),
+    "amount": ("for {}", ["5 km", "$40", "two dogs"]),
+    "weekday": ("every {}", ["Saturday", "Mondays", "weekend"]),
+    "time": ("at {}", ["7am", "18:30"]),
+    "month": ("in {}", ["March", "December"]),
+    "kin": ("beside her {}", ["sister", "mum", "uncle"]),
+    "liking": ("and {} it", ["loves", "hates"]),
+}
+"""One phrase per kind of particular, each with values to pick from; no two slots share a
+particular, so leaving one slot out of a wording leaves out what it states."""
+SIDES = st.sampled_from(["neither", "first", "second", "both"])
+
+
+def _wording(phrases: dict[str, str], slots: Collection[str]) -> str:
+    return " ".join(["The user swims", *(phrases[s] for s in phrases if s in slots)]) + "."
+
+
+@given(
+    st.fixed_dictionaries({s: st.tuples(SIDES, st.sampled_from(v)) for s, (_, v) in SLOTS.items()}),
+    st.data(),
+)
+def test_a_joined_wording_missing_any_particular_of_either_side_never_stands_for_both(
+    drawn: dict[str, tuple[str, str]], data: st.DataObject
+) -> None:
+    phrases = {slot: SLOTS[slot][0].format(value) for slot, (_, value) in drawn.items()}
+    first = _wording(phrases, {s for s, (side, _) in drawn.items() if side in ("first", "both")})
+    second = _wording(phrases, {s for s, (side, _) in drawn.items() if side in ("second", "both")})
+    stated = [s for s, (side, _) in drawn.items() if side != "neither"]
+    whole = _wording(phrases, stated)
+    # the whole wording stands for both unless they each state a value of one kind
+    assert says_both(whole, first, second) is not clash(first, second), (whole, first, second)
+    if not stated:
+        return
+    left_out = data.draw(st.sampled_from(stated))
+    short = _wording(phrases, set(stated) - {left_out})
+    assert not says_both(short, first, second), (short, first, second)

@@ -269,18 +269,48 @@ CLASHING = {
 """Particulars two wordings of one fact cannot each give differently: "two cats" and "three cats",
 "on Monday" and "on Friday", "her brother" and "her sister", "loves dogs" and "hates dogs" are a
 change or a contradiction whatever a judge says (a number and an amount are one kind: "two cats"
-/ "4 hours"). Particulars of different kinds do not clash ("every Wednesday" / "at 7pm"): a
-wording may state both. A negation on one side only is never joined (``one_sided_negation``); on
-both, by ``denial`` (what one denies the other states). Names are not among them: "in Gdańsk"
-and "in Poland" may well be one fact; a judge that calls "in Berlin" and "in Lisbon" one and
-words it "in Berlin and Lisbon" is trusted (its confidence bar and the undo are what stand
-behind it)."""
+/ "4 hours"). A wording stating both would keep each value but lose which one is current: two
+values that exclude each other are a person's question, not a merge. Particulars of different
+kinds do not clash ("every Wednesday" / "at 7pm"), nor does a value with one it contains
+(``CONTAINS``). A negation on one side only is never joined (``one_sided_negation``); on both,
+by ``denial`` (what one denies the other states). Names are not among them: "in Gdańsk" and "in
+Poland" may well be one fact; a judge that calls "in Berlin" and "in Lisbon" one and words it
+"in Berlin and Lisbon" is trusted (its confidence bar and the undo are what stand behind it)."""
+
+
+def _within(kind: str, broad: str, narrow: str) -> dict[Particular, frozenset[Particular]]:
+    return {Particular(kind, broad): frozenset(Particular(kind, v) for v in narrow.split())}
+
+
+CONTAINS = (
+    _within("date", "weekend", "sat sun")
+    | _within("date", "weekday", "mon tue wed thu fri")
+    | _within("kin", "child", "son daughter")
+    | _within("kin", "parent", "mother father")
+    | _within("kin", "sibling", "sister brother")
+)
+"""A value and the values within it, which can both be true of one fact: "at weekends" / "on
+Saturdays", "her daughter" / "her only child". Each is kept in a joined wording, and neither
+excludes the other, so a judged duplicate may be joined; "Saturday" and "Sunday", "son" and
+"daughter" still clash. Not a partner and a wife: the partner words include "girlfriend",
+and "girlfriend" / "wife" is more often a change than one fact."""
+
+
+def _contained(first: Particular, second: Particular) -> bool:
+    return first in CONTAINS.get(second, ()) or second in CONTAINS.get(first, ())
 
 
 def clash(first: str, second: str) -> bool:
-    """Whether the two wordings each state a different particular of one clashing kind."""
-    kinds_first = {CLASHING.get(p.kind) for p in only_in(first, second)} - {None}
-    return bool(kinds_first & {CLASHING.get(p.kind) for p in only_in(second, first)})
+    """Whether the two wordings each state a different particular of one clashing kind, neither
+    containing the other (``CONTAINS``)."""
+    mine, theirs = only_in(first, second), only_in(second, first)
+    return any(
+        CLASHING.get(p.kind) is not None
+        and CLASHING.get(p.kind) == CLASHING.get(q.kind)
+        and not _contained(p, q)
+        for p in mine
+        for q in theirs
+    )
 
 
 _NEGATION = Particular("negation", "not")
