@@ -122,6 +122,7 @@ _OTHER_VARIABLES = {
     "ARIA_MEM_USER": "the user a command acts for",
     "ARIA_MEM_COMPANION": "the companion a command acts for",
     "ARIA_MEM_TEST_DSN": "a PostgreSQL server for the test suite",
+    "ARIA_MEM_TEST_PGDATA_TEMPLATE": "a cluster the test suite's embedded PostgreSQL copies",
     "ARIA_MEM_DOCKER_TESTS": "the opt-in Docker test suite",
     "ARIA_MEM_BENCH_DSN": "a PostgreSQL server for the benchmarks",
 }

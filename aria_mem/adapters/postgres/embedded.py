@@ -24,6 +24,10 @@ PostgreSQL), run by aria-mem itself so that no other account on the machine can 
 
 The server is started once and left running, so later commands and the daemon reuse it;
 ``ensure_running`` is cheap when it is up (it reads ``postmaster.pid``).
+
+For test suites only: where ``ARIA_MEM_TEST_PGDATA_TEMPLATE`` names a stopped cluster that
+``make_template`` made, a new cluster is a copy of it (its password with it) instead of a run of
+initdb: 0.2 against 0.6 CPU-seconds, for a suite that makes a cluster in some thirty homes.
 """
 
 from __future__ import annotations
@@ -66,6 +70,8 @@ INITDB_STAGE = "aria-mem-initdb-"
 """The prefix of the private folder in the system's temporary folder where the password is
 handed to initdb on a first start (the server account may not enter the data folder's
 parents)."""
+TEMPLATE_VARIABLE = "ARIA_MEM_TEST_PGDATA_TEMPLATE"
+"""Names a cluster made by ``make_template`` that new clusters are copied from (test suites)."""
 SOCKET_FOLDER = "aria-mem-pg-"
 """The prefix of the private folder, in the runtime or temporary folder, that holds the
 server's socket when the data folder's path is too long for a socket address."""
@@ -214,6 +220,17 @@ def _save_password(pgdata: Path, password: str) -> None:
     write_private(password_file(pgdata), password + "\n")
 
 
+def _new_cluster(pgdata: Path, account: Account) -> None:
+    """initdb, or a copy of the template a test suite named (``TEMPLATE_VARIABLE``)."""
+    template = Path(os.environ.get(TEMPLATE_VARIABLE) or "/nonexistent")
+    if not (template / "PG_VERSION").exists() or not password_file(template).exists():
+        _initdb(pgdata, account)
+        return
+    _run(["cp", "-a", f"{template}/.", str(pgdata)], account)
+    _write_hba(pgdata, account)
+    _save_password(pgdata, password_file(template).read_text().strip())
+
+
 def _initdb(pgdata: Path, account: Account) -> None:
     password = secrets.token_urlsafe(32)
     holder = Path(tempfile.mkdtemp(prefix=INITDB_STAGE))
@@ -341,7 +358,7 @@ def ensure_running(pgdata: Path) -> str:
             if running is None:
                 check_major_version(pgdata)
             if not (pgdata / "PG_VERSION").exists():
-                _initdb(pgdata, account)
+                _new_cluster(pgdata, account)
             elif not _is_secured(pgdata):
                 if running is not None:
                     _stop(pgdata, account)
@@ -360,6 +377,15 @@ def ensure_running(pgdata: Path) -> str:
             f"Could not start the embedded PostgreSQL server in {pgdata}: {exc} — see "
             f"{pgdata / 'log'}, or set [postgres] dsn to use a PostgreSQL server"
         ) from exc
+
+
+def make_template(pgdata: Path) -> None:
+    """A new, never started cluster in ``pgdata`` for ``TEMPLATE_VARIABLE`` to name: a test
+    suite makes one and its homes' clusters are copied from it."""
+    pgdata = pgdata.expanduser().absolute()
+    account = server_account()
+    _prepare_folders(pgdata, account)
+    _initdb(pgdata, account)
 
 
 def stop(pgdata: Path) -> bool:
