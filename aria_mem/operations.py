@@ -299,7 +299,7 @@ def answer(mem: AriaMem, name: str, args: dict[str, Any]) -> Any:
     if operation is None:
         raise UsageError(f"aria-mem knows no operation {name!r}")
     answered = operation(mem, args)
-    if isinstance(answered, str):  # a search's result whole (35 kB): JSON as it is
+    if isinstance(answered, bytes):  # a program's search result whole: sent as it is
         return answered
     return json.loads(json.dumps(answered, default=str))
 

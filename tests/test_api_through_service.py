@@ -7,6 +7,8 @@ in-process; a service that dies mid-search is replaced and the search still answ
 
 from __future__ import annotations
 
+import io
+import json
 import logging
 import os
 import signal
@@ -19,14 +21,19 @@ from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from aria_mem import config
 from aria_mem.adapters.postgres.store import PostgresStore
+from aria_mem.adapters.service.client import ServiceClient
 from aria_mem.adapters.service.folder import LOCK_NAME, lock_held, log_path_for
+from aria_mem.adapters.service.protocol import MAX_MESSAGE_BYTES, reply_bytes
 from aria_mem.api import AriaMem, remote
+from aria_mem.api.wire import result_from_wire, result_wire
 from aria_mem.domain.retrieval import SearchResult, Timings
-from aria_mem.errors import VectorIndexError
+from aria_mem.errors import ConfigError, VectorIndexError
 from tests.conftest import ROOT
 from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
 from tests.test_service_operations import HELD, QUESTION, Gate
@@ -219,28 +226,123 @@ def test_a_service_that_dies_mid_search_is_replaced_and_the_search_answers(
     assert "sister loves pottery" in again.prompt
 
 
+@pytest.fixture
+def sent(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """Every request of a program's search sent to the service, as it was sent."""
+    requests: list[dict[str, Any]] = []
+    call = ServiceClient.call
+
+    def spy(self: ServiceClient, request: dict[str, Any], **kwargs: Any) -> Any:
+        if request.get("name") == remote.RETRIEVE:
+            requests.append(request)
+        return call(self, request, **kwargs)
+
+    monkeypatch.setattr(ServiceClient, "call", spy)
+    return requests
+
+
+def test_the_settings_cross_once_then_by_their_digest(
+    mem: AriaMem, sent: list[dict[str, Any]], isolated_env: Path
+) -> None:
+    before = _retrieval_lines(isolated_env)
+    results = [mem.search(QUESTION, now=NOW) for _ in range(3)]
+    assert all("sister loves pottery" in r.prompt for r in results)
+    assert _retrieval_lines(isolated_env) == before + 3  # each run by the service, once
+    assert len({r["settings_digest"] for r in sent}) == 1
+    whole = [r for r in sent if "settings" in r]
+    assert len(whole) == 1 and whole[0]["settings"] == remote.settings_wire(mem.settings)
+    assert "settings" not in sent[-1] and "settings" not in sent[-2]
+
+
+def test_a_program_with_other_settings_is_searched_with_its_own(
+    mem: AriaMem,
+    embedded_dsn: str,
+    model: FakeOllama,
+    sent: list[dict[str, Any]],
+    isolated_env: Path,
+) -> None:
+    """The service keeps what it read by digest: settings changed in code are another digest,
+    read whole, and each program's search runs with its own."""
+    before = _retrieval_lines(isolated_env)
+    ours = mem.search(QUESTION, now=NOW)
+    with AriaMem.open(
+        None,
+        postgres={"dsn": embedded_dsn},
+        embedder={"host": model.url},
+        retrieval={"timeout": 60.0},
+        ranking={"importance": 0.3},
+    ) as other:
+        theirs = other.search(QUESTION, now=NOW)
+    again = mem.search(QUESTION, now=NOW)
+    assert _retrieval_lines(isolated_env) == before + 3  # all three run by the service
+    assert theirs.chosen[0].score is not None and ours.chosen[0].score is not None
+    assert theirs.chosen[0].score.weights.importance == 0.3
+    assert ours.chosen[0].score.weights.importance == mem.settings.ranking.importance != 0.3
+    assert _without_timings(again) == _without_timings(ours)
+    assert len({r["settings_digest"] for r in sent}) == 2
+    assert [r["settings"]["ranking"]["importance"] for r in sent if "settings" in r] == [
+        mem.settings.ranking.importance,
+        0.3,
+    ]
+
+
+def test_the_service_reads_settings_named_by_a_digest_only_once_it_has_them_whole(
+    isolated_env: Path,
+) -> None:
+    settings = config.load(None)
+    root = settings.index_dir
+    root.mkdir(parents=True, mode=0o700)
+    digest, whole = remote.program_settings(settings)
+    named = {"op": "operation", "name": remote.RETRIEVE, "settings_digest": digest}
+    with pytest.raises(remote.SettingsUnknown):
+        remote.settings_of(root, named)
+    read = remote.settings_of(root, {**named, **whole})
+    assert read == settings and remote.settings_of(root, named) is read
+    elsewhere = isolated_env / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    with pytest.raises(remote.SettingsUnknown):  # what one folder's service read, not another's
+        remote.settings_of(elsewhere, named)
+    with pytest.raises(ConfigError, match="its own folder only"):
+        remote.settings_of(elsewhere, {**named, **whole})
+
+
+def test_a_frame_is_read_whole_and_a_bad_one_is_refused() -> None:
+    result = SearchResult("u", "c", "a question", "model")
+    line = reply_bytes({"ok": result_wire(result)})
+    read = ServiceClient._read_reply(io.BytesIO(line))
+    assert read == {"ok": result_wire(result)} and result_from_wire(read["ok"]) == result
+    assert ServiceClient._read_reply(io.BytesIO(reply_bytes({"ok": [1]}))) == {"ok": [1]}
+    assert ServiceClient._read_reply(io.BytesIO(line[:-1])) is None  # cut short: sent again
+    for size in (-1, "3", 3.0, MAX_MESSAGE_BYTES + 1):
+        with pytest.raises(ValueError, match="a frame of"):
+            ServiceClient._read_reply(io.BytesIO(json.dumps({"frame": size}).encode() + b"\n"))
+    with pytest.raises(VectorIndexError, match="not bytes"):  # protocol 5's base64 text
+        result_from_wire(line.decode("latin-1"))
+
+
 def test_the_result_s_reader_builds_nothing_but_aria_mem_s_domain_and_value_types() -> None:
     """The socket's other end is this account's service; even so, a pickle that names any
-    other class or function is refused, not run."""
-    import base64
+    other class or function is refused, not run (also once the names a result holds were
+    read: what was allowed is remembered, nothing else)."""
     import pickle
 
-    from aria_mem.api.wire import result_from_wire
+    result = SearchResult("u", "c", "a question", "model")
+    assert result_from_wire(result_wire(result)) == result
 
     for foreign in (os.system, subprocess.Popen):
         with pytest.raises(VectorIndexError, match=f"no {foreign.__module__}"):
-            result_from_wire(base64.b64encode(pickle.dumps(foreign)).decode())
+            result_from_wire(pickle.dumps(foreign))
 
     # A dotted name walks attributes, through a domain module's own imports too.
     module, name = b"aria_mem.domain.extraction", b"json.codecs.builtins.type"
     dotted = b"\x80\x04\x8c" + bytes([len(module)]) + module
     dotted += b"\x8c" + bytes([len(name)]) + name + b"\x93."
     with pytest.raises(VectorIndexError, match="no aria_mem.domain.extraction.json"):
-        result_from_wire(base64.b64encode(dotted).decode())
+        result_from_wire(dotted)
 
     class Reaching:  # what a pickle says to reach further through an allowed type
         def __reduce__(self) -> tuple[object, tuple[object, ...]]:
             return getattr, (uuid.UUID, "__subclasses__")
 
     with pytest.raises(VectorIndexError, match="no member '__subclasses__'"):
-        result_from_wire(base64.b64encode(pickle.dumps(Reaching())).decode())
+        result_from_wire(pickle.dumps(Reaching()))

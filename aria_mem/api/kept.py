@@ -5,7 +5,6 @@ PostgreSQL pool stays open beside the index and the model the service holds
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections import OrderedDict
@@ -14,7 +13,7 @@ from contextlib import contextmanager
 
 from aria_mem.api.facade import AriaMem
 from aria_mem.api.hooks import store_answers
-from aria_mem.api.remote import settings_wire
+from aria_mem.api.remote import settings_key
 from aria_mem.config import Settings
 
 OPEN_MEMORIES = 4
@@ -60,7 +59,7 @@ _open_lock = threading.Lock()
 def borrowed(settings: Settings, *, search: bool = False) -> Iterator[AriaMem]:
     """The kept ``AriaMem`` of ``settings`` (opened when none is) for one request; ``search``:
     a program's search (``SEARCH_CHECK``)."""
-    key = json.dumps([str(settings.config_path), str(settings.data_dir), settings_wire(settings)])
+    key = settings_key(settings)
     with _open_lock:
         kept = _open.get(key)
         if kept is not None and not kept.answers(SEARCH_CHECK if search else 0.0):

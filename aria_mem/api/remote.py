@@ -10,13 +10,15 @@ can answer (an index server of one's own, a service that answers no whole operat
 ``call`` says so and the command works in-process.
 
 A program's ``AriaMem.search`` is sent the same way (``retrieve``, on the connection its
-``AriaMem`` keeps to the service): its request carries the program's settings themselves, and
-the ``SearchResult`` comes back whole (``api.wire``).
+``AriaMem`` keeps to the service): its request names the program's settings by their digest,
+and carries them whole only when the service asks (the first search, or after it restarted or
+forgot them), and the ``SearchResult`` comes back whole (``api.wire``), as raw bytes.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import logging
 import os
@@ -109,6 +111,18 @@ def call(config_path: Path | None, name: str, args: dict[str, Any], *, start: bo
 RETRIEVE = "retrieve"
 """The whole operation of a program's ``AriaMem.search``: the trip run in the service, the
 ``SearchResult`` sent back whole (``result_wire``)."""
+SEND_SETTINGS = "send_settings"
+"""The service's answer to a search that names settings by a digest it has not read: the
+program asks again with them whole (``program_settings``)."""
+
+_answering = threading.local()
+"""Set while this thread runs a search the service was asked for: its ``AriaMem`` runs it
+here (it is the process that holds the index), without asking whether to send it."""
+
+
+class SettingsUnknown(Exception):
+    """A program's search named its settings by a digest this service has not read (it started
+    since, or forgot them): answered ``SEND_SETTINGS``."""
 
 
 def served_search(
@@ -130,6 +144,8 @@ def served_search(
     (in-process, the search reaches the index and the model as it can, and says what it
     skipped). A search is a read: a service that goes away before it answers is asked again
     (a new one is started), as an index search in-process is."""
+    if getattr(_answering, "search", False):
+        return None
     args = {
         "message": message,
         "previous": previous,
@@ -156,6 +172,7 @@ def _retrieve(
 
     if hosted(settings.index_dir) is not None:
         raise NotServed(str(settings.index_dir))
+    digest, whole = program_settings(settings)
     client = connect()  # only now: making it makes the data folder, which may fail
     if not client.info:
         client.hello()  # connects, starting the service when none runs
@@ -164,21 +181,16 @@ def _retrieve(
         raise NotServed(str(settings.index_dir))
     if client.info.get("version") != __version__:  # the result's classes must be the same
         raise NotServed(str(client.info.get("version")))
-    request = {
-        "op": "operation",
-        "name": RETRIEVE,
-        "args": args,
-        "settings": settings_wire(settings),
-        "config": str(settings.config_path.absolute()),
-        "data_dir": str(settings.data_dir.absolute()),
-    }
+    request = {"op": "operation", "name": RETRIEVE, "args": args, "settings_digest": digest}
     answered = client.call(request)  # a search is a read: asked again of a new service
+    if isinstance(answered, dict) and answered.get(SEND_SETTINGS) is True:
+        answered = client.call({**request, **whole})
     if client.info.get("version") != __version__:  # a new one of another version answered
         raise NotServed(str(client.info.get("version")))
     return result_from_wire(answered)
 
 
-def answer_retrieve(search: Callable[..., SearchResult], args: dict[str, Any]) -> str:
+def answer_retrieve(search: Callable[..., SearchResult], args: dict[str, Any]) -> bytes:
     """The service's side of ``served_search``: ``search`` (that of the ``AriaMem`` of the
     program's settings) with the user and companion the program scoped, its result whole."""
     texts = {k: args.get(k) for k in ("previous", "user", "companion", "now")}
@@ -186,7 +198,39 @@ def answer_retrieve(search: Callable[..., SearchResult], args: dict[str, Any]) -
         raise ValueError("previous, user, companion and now are text or null")
     now = texts.pop("now")
     when = None if now is None else datetime.fromisoformat(now)
-    return result_wire(search(str(args["message"]), **texts, now=when))
+    _answering.search = True
+    try:
+        found = search(str(args["message"]), **texts, now=when)
+    finally:
+        _answering.search = False
+    return result_wire(found)
+
+
+@functools.lru_cache(maxsize=16)
+def program_settings(settings: config.Settings) -> tuple[str, dict[str, Any]]:
+    """What a program's search request says of its settings: their digest (every search), and
+    them whole (``settings_wire``, the config file and the data folder: when the service asks).
+    Made once for the settings of the last few objects."""
+    whole = {
+        "settings": settings_wire(settings),
+        "config": str(settings.config_path.absolute()),
+        "data_dir": str(settings.data_dir.absolute()),
+    }
+    return _digest(whole), whole
+
+
+@functools.lru_cache(maxsize=16)
+def settings_key(settings: config.Settings) -> str:
+    """A digest of everything ``settings`` holds (config file, data folder, every section): the
+    same settings, the same key (``api.kept``); made once for the last few."""
+    return _digest([str(settings.config_path), str(settings.data_dir), settings_wire(settings)])
+
+
+def _digest(value: object) -> str:
+    """SHA-256 of ``value`` as canonical JSON: the same on both sides of the socket for the
+    same values (a tuple and a list write alike)."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 @functools.lru_cache(maxsize=16)
@@ -211,11 +255,11 @@ the JSON answer out."""
 def settings_of(root: Path, request: dict[str, Any]) -> config.Settings:
     """The settings a request's command runs with, read as that command read them (its config
     file, its settings variables, its data folder), or a program's settings as the request
-    carries them (``settings_wire``); refused unless their index folder is this service's
-    ``root``."""
-    sections = request.get("settings")
-    if sections is not None:
-        return _program_settings(root, request, sections)
+    carries them (``program_settings``: whole, or their digest once this service has read
+    them; ``SettingsUnknown`` when it has not); refused unless their index folder is this
+    service's ``root``."""
+    if "settings_digest" in request or "settings" in request:
+        return _program_settings(root, request)
     env = request.get("env")
     if not isinstance(env, dict) or not all(
         isinstance(k, str) and config.is_setting_variable(k) and isinstance(v, str)
@@ -230,18 +274,32 @@ def settings_of(root: Path, request: dict[str, Any]) -> config.Settings:
     return settings
 
 
-_read: OrderedDict[str, config.Settings] = OrderedDict()
+_read: OrderedDict[tuple[str, str], config.Settings] = OrderedDict()
 _read_lock = threading.Lock()
 READ_SETTINGS = 16
-"""Programs' settings the service keeps as read (reading them again takes 0.5 ms a request)."""
+"""Programs' settings the service keeps as read (reading them again takes 0.5 ms a request), by
+the digest this service made of them when they came whole: a request naming a digest gets only
+settings the service itself read and checked."""
 
 
-def _program_settings(root: Path, request: dict[str, Any], sections: object) -> config.Settings:
+def _program_settings(root: Path, request: dict[str, Any]) -> config.Settings:
+    sections = request.get("settings")
+    if sections is None:  # named by their digest only
+        digest = request.get("settings_digest")
+        if not isinstance(digest, str):
+            raise ValueError("settings_digest must be text")
+        with _read_lock:
+            known = _read.get((str(root), digest))
+            if known is None:
+                raise SettingsUnknown(digest)
+            _read.move_to_end((str(root), digest))
+            return known
     if not isinstance(sections, dict) or not all(
         isinstance(k, str) and isinstance(v, dict) for k, v in sections.items()
     ):
         raise ValueError("settings must map section names to objects")
-    key = json.dumps([str(root), request["config"], request["data_dir"], sections])
+    whole = {"settings": sections, "config": request["config"], "data_dir": request["data_dir"]}
+    key = (str(root), _digest(whole))
     with _read_lock:
         settings = _read.get(key)
         if settings is not None:
@@ -294,7 +352,7 @@ def answer_operations(handler: Handler | None, names: Iterable[str] = ()) -> Non
     ``names``."""
     from aria_mem.adapters.service.server import answer_operations as register
 
-    register(handler, _answerable(names))
+    register(None if handler is None else _asking(handler), _answerable(names))
 
 
 def serve(argv: list[str] | None, handler: Handler, names: Iterable[str]) -> int:
@@ -302,7 +360,19 @@ def serve(argv: list[str] | None, handler: Handler, names: Iterable[str]) -> int
     whole operations ``names`` with ``handler``; its exit status."""
     from aria_mem.adapters.service.server import main
 
-    return main(argv, operations=handler, names=_answerable(names))
+    return main(argv, operations=_asking(handler), names=_answerable(names))
+
+
+def _asking(handler: Handler) -> Handler:
+    """``handler``, answering ``SEND_SETTINGS`` to a search whose settings it has not read."""
+
+    def handle(root: Path, request: dict[str, Any]) -> Any:
+        try:
+            return handler(root, request)
+        except SettingsUnknown:
+            return {SEND_SETTINGS: True}
+
+    return handle
 
 
 def _answerable(names: Iterable[str]) -> list[str]:

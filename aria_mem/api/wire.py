@@ -12,7 +12,6 @@ although the socket's other end is already checked to be this account's service.
 
 from __future__ import annotations
 
-import base64
 import functools
 import io
 import pickle
@@ -21,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import fields
 from enum import EnumMeta
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 from zoneinfo import ZoneInfo
 
 from aria_mem.errors import VectorIndexError
@@ -30,14 +29,15 @@ if TYPE_CHECKING:
     from aria_mem.domain.retrieval import SearchResult
 
 
-def result_wire(result: SearchResult) -> str:
+def result_wire(result: SearchResult) -> bytes:
     """A search's result whole, every field and type as the retriever made it, for the
-    client's ``result_from_wire``: pickled (``_by_fields``)."""
+    client's ``result_from_wire``: pickled (``_by_fields``), sent as raw bytes after the reply
+    line (the socket's ``FRAME``)."""
     out = io.BytesIO()
     pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
     pickler.dispatch_table = _by_fields()
     pickler.dump(result)
-    return base64.b64encode(out.getbuffer()).decode()
+    return out.getvalue()
 
 
 @functools.cache
@@ -88,15 +88,22 @@ class _ResultUnpickler(pickle.Unpickler):
     so no other class or function is ever looked up (an enum member named by ``getattr``
     comes from ``_member``)."""
 
+    _allowed: ClassVar[dict[tuple[str, str], Any]] = {("builtins", "getattr"): _member}
+    """What each name already allowed found (a result names some twenty; one dictionary look-up
+    each rather than the checks and the import machinery again). Only what passed the checks
+    below is kept here."""
+
     def find_class(self, module: str, name: str, /) -> Any:
-        if (module, name) == ("builtins", "getattr"):
-            return _member
+        found = self._allowed.get((module, name))
+        if found is not None:
+            return found
         domain = module == "aria_mem.domain" or module.startswith("aria_mem.domain.")
         if "." in name:  # a dotted name walks attributes: through a module's imports, too
             raise pickle.UnpicklingError(f"a search result holds no {module}.{name}")
         if domain or (module, name) in _VALUE_TYPES:
             found = super().find_class(module, name)
             if isinstance(found, type):
+                self._allowed[module, name] = found
                 return found
         raise pickle.UnpicklingError(f"a search result holds no {module}.{name}")
 
@@ -106,8 +113,12 @@ def result_from_wire(raw: object) -> SearchResult:
     search is then run in-process) when it is not one this aria-mem can read."""
     from aria_mem.domain.retrieval import SearchResult
 
+    if not isinstance(raw, bytes):
+        raise VectorIndexError(
+            f"The aria-mem service answered a search with a {type(raw).__name__}, not bytes"
+        )
     try:
-        result = _ResultUnpickler(io.BytesIO(base64.b64decode(str(raw)))).load()
+        result = _ResultUnpickler(io.BytesIO(raw)).load()
     except Exception as exc:  # what unpickling raises varies with what was sent
         raise VectorIndexError(
             f"The aria-mem service's search result is unreadable: {exc}"

@@ -35,6 +35,7 @@ from aria_mem.adapters.service.protocol import (
     MAX_REQUEST_BYTES,
     PROTOCOL,
     answer,
+    frame_size,
     peer_uid,
     raise_reply,
     socket_address,
@@ -157,8 +158,7 @@ class ServiceClient:
                 try:
                     with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                         self._conn.sendall(line)  # cut short: an error reply may be waiting
-                    raw = self._reader.readline(MAX_MESSAGE_BYTES + 1)
-                    reply = json.loads(raw) if raw else None
+                    reply = self._read_reply(self._reader)
                 except TimeoutError as exc:
                     self._drop_connection()
                     raise VectorIndexError(
@@ -172,7 +172,7 @@ class ServiceClient:
                     self._drop_connection()
                     raise VectorIndexError(
                         f"The aria-mem service for {self.root} sent a reply that is not JSON "
-                        f"(or over {MAX_MESSAGE_BYTES:,} bytes): {exc}"
+                        f"(or over {MAX_MESSAGE_BYTES:,} bytes, or a bad frame): {exc}"
                     ) from exc
                 except BaseException:  # interrupted mid-call: the next reply is not ours
                     self._drop_connection()
@@ -194,6 +194,18 @@ class ServiceClient:
             f"The aria-mem service for {self.root} kept going away (tried 3 times) — see "
             f"{log_path_for(self.root)}"
         )
+
+    @staticmethod
+    def _read_reply(reader: IO[bytes]) -> Any:
+        """One reply: its line, with the raw bytes of a ``FRAME`` as its ``ok`` value; None
+        when the connection ended before all of it came."""
+        raw = reader.readline(MAX_MESSAGE_BYTES + 1)
+        reply = json.loads(raw) if raw else None
+        size = frame_size(reply) if isinstance(reply, dict) else None
+        if size is None:
+            return reply
+        data = reader.read(size)
+        return {"ok": data} if len(data) == size else None
 
     def hello(self) -> dict[str, Any]:
         info: dict[str, Any] = self.call({"op": "hello", "protocol": PROTOCOL})

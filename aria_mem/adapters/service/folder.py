@@ -33,6 +33,8 @@ _hosted_lock = threading.Lock()
 def hosted(root: Path) -> Host | None:
     """The service of ``root`` when this process runs it (the daemon), else None: its
     clients in this process are answered in place, without the socket."""
+    if not _hosted:  # a client's process (resolving the path costs a few system calls)
+        return None
     with _hosted_lock:
         return _hosted.get(root.resolve())
 

@@ -41,16 +41,20 @@ from aria_mem.errors import (
 if TYPE_CHECKING:
     from aria_mem.adapters.qdrant_edge import EdgeIndex
 
-PROTOCOL = 5
+PROTOCOL = 6
 """The socket's protocol, exchanged by ``hello`` on every connection. 1 had no hello and sent
 vectors as JSON numbers; 2 packed them and let any aria-mem process own the index; 3 is the
 one service (clients never own; ``embed`` names any in-process model); 4 counts and lists ids
 of one model's vectors (a service of 3 would ignore the model and list all); 5 answers whole
 operations (``operation``: a command's search, remember, list, show, status) and sends their
-errors as the type raised. A client and a service of different protocols do not talk: an older
-service is restarted, a newer one named."""
+errors as the type raised; 6 sends an answer of raw bytes (a program's search result) as a
+``FRAME``, and a program's settings once (then by their digest). A client and a service of
+different protocols do not talk: an older service is restarted, a newer one named."""
 PACKED = "vector_f32"
 """The request key of a vector sent packed."""
+FRAME = "frame"
+"""The reply key of an answer that is raw bytes: their length, the bytes themselves right after
+the reply line (not base64 inside it: a search result is 20-40 kB, written and read whole)."""
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 """The longest reply line a client reads (every id of a large collection is tens of MB)."""
 MAX_REQUEST_BYTES = 16 * 1024 * 1024
@@ -288,6 +292,26 @@ def peer(sock: socket.socket) -> tuple[int, int]:
 def peer_uid(sock: socket.socket) -> int:
     """The account of the process at the other end of a Unix socket (SO_PEERCRED)."""
     return peer(sock)[1]
+
+
+def reply_bytes(result: dict[str, Any]) -> bytes:
+    """What the service writes for one reply: its line, and an answer of raw bytes as a
+    ``FRAME`` after it (one write, so the client wakes once)."""
+    answered = result.get("ok")
+    if isinstance(answered, bytes):
+        return json.dumps({FRAME: len(answered)}).encode() + b"\n" + answered
+    return json.dumps(result).encode() + b"\n"
+
+
+def frame_size(reply: dict[str, Any]) -> int | None:
+    """The length of the raw bytes after a reply line (``FRAME``), None for a reply that is
+    all on its line; ``ValueError`` for a length no client reads."""
+    if FRAME not in reply:
+        return None
+    size = reply[FRAME]
+    if type(size) is not int or not 0 <= size <= MAX_MESSAGE_BYTES:
+        raise ValueError(f"a frame of {size!r} bytes")
+    return size
 
 
 def busy_reply(message: str) -> bytes:

@@ -26,6 +26,7 @@ from aria_mem.adapters.service.protocol import (
     busy_reply,
     error_reply,
     peer,
+    reply_bytes,
     socket_address,
 )
 from aria_mem.errors import AriaMemError, IndexClosedError
@@ -79,7 +80,7 @@ class _Handler(socketserver.StreamRequestHandler):
 
     def _send(self, result: dict[str, Any]) -> bool:
         try:
-            self.wfile.write(json.dumps(result).encode() + b"\n")
+            self.wfile.write(reply_bytes(result))
             self.wfile.flush()
         except OSError:
             return False  # hung up (see Server.hang_up), or silent past the timeout
