@@ -789,3 +789,35 @@ def test_without_a_judge_the_nearest_of_the_same_type_is_asked_about_besides(
         return
     assert set(asked) == {bank, violin} and report.queued == 2
     assert asked[bank].reason.startswith("the nearest ProfileFact (0.45)")
+
+
+@pytest.mark.parametrize("memory_type", [MemoryType.PROFILE_FACT, MemoryType.EPISODIC_EVENT])
+def test_without_a_judge_the_memory_of_the_type_sharing_a_rare_word_is_asked_about(
+    any_store: Store, parts: tuple[MemoryWriter, Curator], memory_type: MemoryType
+) -> None:
+    """Far in meaning (cosine 0.003 here, 0.09 under MiniLM) and twelve memories of its type
+    nearer, but the one other memory that says "firm": put to a person, unless they are
+    events (an event that happened is not changed by a later one)."""
+    architect = "The user is an architect at a large firm in Berlin."
+    back = "The user went back to the firm part-time, violin in hand."
+    parts[0].remember(_new(architect, memory_type))
+    for n in range(1, 13):
+        parts[0].remember(_new(f"The user's violin lesson number {n}.", memory_type))
+    parts[0].remember(_new(back, memory_type))
+    bars = HygieneRule(0.9, 0.75, ask_similarity=0.5, kind_similarity=0.5)
+    asking = Consolidator(
+        any_store.memories, any_store.hygiene, parts[1], parts[0], None, bars, any_store.reads
+    )
+    report = asking.run()
+    assert report.merged == report.superseded == 0 and len(_active(any_store)) == 14
+    about_back = [
+        i
+        for i in any_store.hygiene.reviews("u1", "aria")
+        if any_store.memories.get(i.other_id).text == back  # type: ignore[arg-type]
+    ]
+    asked = {any_store.memories.get(i.memory_id).text: i for i in about_back}
+    assert any(text.startswith("The user's violin lesson") for text in asked)  # the nearest
+    if memory_type is MemoryType.EPISODIC_EVENT:
+        assert architect not in asked
+        return
+    assert asked[architect].reason.startswith("the ProfileFact that shares most of its rare words")

@@ -18,7 +18,8 @@ unless the model's one wording states every particular of both (``domain.hygiene
 a merge never drops a fact). Without a chat model the rule decides: a repeat that differs in
 no particular is merged, likely repeats and likely conflicts go to the review queue, failing
 those the nearest memory at or above the rule's ask bar, and besides the nearest of the same
-type at the same-type bar. Every action is recorded with why, and undone by ``undo``.
+type at the same-type bar and the one of its type sharing most rare words with it. Every
+action is recorded with why, and undone by ``undo``.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from datetime import UTC, datetime
 
 from aria_mem.domain import judgement
 from aria_mem.domain.hygiene import (
+    EVENTS,
     Consolidation,
     HygieneRule,
     Outcome,
@@ -46,9 +48,16 @@ from aria_mem.domain.judgement import Judgement, Verdict
 from aria_mem.domain.models import IndexState, Memory, MemoryStatus
 from aria_mem.domain.particulars import denial
 from aria_mem.domain.records import MemoryChanges
-from aria_mem.errors import ChatModelError, ServiceError, ValidationError
+from aria_mem.errors import ChatModelError, ValidationError
 from aria_mem.ports import ChatModel, Hygiene, MemoryRepository, RetrievalReads
-from aria_mem.services.curator import NEIGHBOURS, Curator, Look, Neighbour
+from aria_mem.services.curator import (
+    NEIGHBOURS,
+    Curator,
+    Look,
+    Neighbour,
+    with_words,
+    word_matches,
+)
 from aria_mem.services.pass_undo import JOINED, undo_action
 from aria_mem.services.writer import MemoryWriter
 
@@ -182,7 +191,7 @@ class Consolidator:
             self._hygiene.consolidated(memory.id, None)
             return True
         if judge is not None:
-            known, wordy = self._with_words(memory, look.neighbours)
+            known, wordy = with_words(self._words, memory, look.neighbours, WORDS)
             chosen = to_judge(
                 memory.text,
                 [n.memory.text for n in known],
@@ -200,36 +209,6 @@ class Consolidator:
         else:
             report.left += 1
         return True
-
-    def _with_words(
-        self, memory: Memory, near: list[Neighbour]
-    ) -> tuple[list[Neighbour], frozenset[int]]:
-        """``near`` and after them the older active memories that share a rare word with
-        ``memory`` (the word search's best matches), with the positions of all that do;
-        ``near`` alone when the search fails."""
-        if self._words is None:
-            return near, frozenset()
-        try:
-            hits = self._words.lexical_candidates(
-                memory.user_id, memory.companion_id, memory.text, WORDS
-            )
-        except ServiceError as exc:  # the nearest by meaning are enough to go on
-            log.debug("no word matches for a pass: %s", exc)
-            return near, frozenset()
-        known = list(near)
-        position = {n.memory.id: i for i, n in enumerate(near)}
-        for hit in hits:
-            other = hit.memory
-            if other is None or other.id == memory.id or other.id in position:
-                continue
-            if other.status is not MemoryStatus.ACTIVE or other.created_at > memory.created_at:
-                continue
-            if other.text == memory.text:
-                continue
-            position[other.id] = len(known)
-            known.append(Neighbour(other, 0.0))
-        wordy = frozenset(position[h.id] for h in hits if h.id in position)
-        return known, wordy
 
     def _judged(
         self, memory: Memory, shown: list[Neighbour], model: ChatModel, report: TidyReport
@@ -289,7 +268,9 @@ class Consolidator:
     ) -> Consolidation | None:
         """The rule on the nearest few; failing a proposal, the nearest at the ask bar; and
         besides, the nearest of the same type at the same-type bar (a new job reads unlike
-        the old one: 0.2 to 0.4 under MiniLM), each put to a person."""
+        the old one: 0.2 to 0.4 under MiniLM) and the one of its type the word search
+        matches best ("an architect at a large firm" / "went back to the firm", 0.09), each
+        put to a person. Not the word match for an event (``domain.hygiene.EVENTS``)."""
         decision = self._curator.decide(memory, Look(neighbours[:NEIGHBOURS]))
         if decision.merge_into is not None:
             return self._fold(memory, decision.merge_into.memory, decision.why, report)
@@ -310,6 +291,13 @@ class Consolidator:
             kind = memory.type.value
             why = f"the nearest {kind} ({same.similarity:.2f}): the same fact, or a change?"
             asks.append((self._kind(memory, same), same, why))
+            asked.add(same.memory.id)
+        matches = word_matches(self._words, memory, WORDS) if memory.type not in EVENTS else []
+        wordy = next((m for m in matches if m.memory.type is memory.type), None)
+        if wordy and rule and wordy.memory.id not in asked:
+            kind = memory.type.value
+            why = f"the {kind} that shares most of its rare words: the same fact, or a change?"
+            asks.append((self._kind(memory, wordy), wordy, why))
         first: Consolidation | None = None
         for kind, neighbour, why in asks:
             done = self._ask(memory, neighbour, kind, why, report)

@@ -9,6 +9,7 @@ or the index cannot answer, nothing is merged and the memory is stored as given.
 
 from __future__ import annotations
 
+import logging
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -24,7 +25,9 @@ from aria_mem.domain.hygiene import (
 from aria_mem.domain.models import MEMORIES_COLLECTION, Memory, MemoryStatus, NewMemory, SearchScope
 from aria_mem.domain.validation import normalize_text
 from aria_mem.errors import NotFoundError, ServiceError
-from aria_mem.ports import Embedder, Hygiene, MemoryRepository, VectorIndex
+from aria_mem.ports import Embedder, Hygiene, MemoryRepository, RetrievalReads, VectorIndex
+
+log = logging.getLogger(__name__)
 
 NEIGHBOURS = 5
 """How many of the nearest memories a new one is compared with."""
@@ -135,3 +138,41 @@ class Curator:
             )
             queued += self._hygiene.propose(item)
         return queued
+
+
+def word_matches(words: RetrievalReads | None, memory: Memory, limit: int) -> list[Neighbour]:
+    """The older active memories of the pair that share a rare word with ``memory`` (the word
+    search's ``limit`` best matches, best first; the similarity is the search's score, not a
+    cosine); none without a word search or when it fails."""
+    if words is None:
+        return []
+    try:
+        hits = words.lexical_candidates(memory.user_id, memory.companion_id, memory.text, limit)
+    except ServiceError as exc:  # the nearest by meaning are enough to go on
+        log.debug("no word matches for a pass: %s", exc)
+        return []
+    return [
+        Neighbour(hit.memory, hit.score)
+        for hit in hits
+        if hit.memory is not None
+        and hit.memory.id != memory.id
+        and hit.memory.status is MemoryStatus.ACTIVE
+        and hit.memory.created_at <= memory.created_at
+        and hit.memory.text != memory.text
+    ]
+
+
+def with_words(
+    words: RetrievalReads | None, memory: Memory, near: list[Neighbour], limit: int
+) -> tuple[list[Neighbour], frozenset[int]]:
+    """``near`` and after them the older memories that share a rare word with ``memory``
+    (``word_matches``), with the positions of all that do; ``near`` alone when there are
+    none."""
+    known = list(near)
+    position = {n.memory.id: i for i, n in enumerate(near)}
+    matches = word_matches(words, memory, limit)
+    for match in matches:
+        if match.memory.id not in position:
+            position[match.memory.id] = len(known)
+            known.append(Neighbour(match.memory, 0.0))
+    return known, frozenset(position[m.memory.id] for m in matches)
