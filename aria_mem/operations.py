@@ -279,6 +279,15 @@ def remember(mem: AriaMem, args: dict[str, Any]) -> dict[str, Any]:
     return write_wire(result)
 
 
+# -- status ---------------------------------------------------------------------------------
+
+
+def status(mem: AriaMem, args: dict[str, Any]) -> dict[str, Any]:
+    from aria_mem.api.status_json import status_body
+
+    return status_body(mem)
+
+
 # -- the table --------------------------------------------------------------------------------
 
 OPERATIONS: dict[str, Callable[[AriaMem, dict[str, Any]], Any]] = {
@@ -287,6 +296,7 @@ OPERATIONS: dict[str, Callable[[AriaMem, dict[str, Any]], Any]] = {
     "remember": remember,
     "list": list_memories,
     "show": show,
+    "status": status,
 }
 """Every whole operation, by the name a request gives: the command's ``AriaMem`` and its
 arguments in, JSON out."""

@@ -98,6 +98,9 @@ class WordsEmbedder:
     def dimension(self) -> int:
         return self._dimension
 
+    def probe(self) -> int:
+        return self._dimension
+
     def warm_up(self) -> None:
         """Nothing to load."""
 

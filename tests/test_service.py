@@ -128,8 +128,8 @@ def test_a_service_started_on_demand_exits_when_idle(cli: Cli, home: Path) -> No
 
 @pytest.mark.slow
 def test_status_is_ok_only_when_a_probe_write_goes_through(cli: Cli, home: Path) -> None:
-    """Made immutable (root only: chattr +i), the shard still answers reads but refuses
-    writes: status says so, naming the error, and is ok again once writes go through."""
+    """Made immutable (root only: chattr +i), the shard refuses writes: status says so,
+    naming the error, and is ok again once writes go through."""
     if os.geteuid() != 0:
         pytest.skip("making files immutable needs root")
     assert cli("remember", "The user swims.", env=IN_PROCESS).code == 0
@@ -141,7 +141,10 @@ def test_status_is_ok_only_when_a_probe_write_goes_through(cli: Cli, home: Path)
         broken = cli("status", "--json", env=IN_PROCESS)
         index = json.loads(broken.stdout)["checks"]["index"]
         assert broken.code == 1 and index["ok"] is False
-        assert "test write failed" in index["error"]
+        # A service holding the shard when it turned read-only dies at the write (a bus error
+        # in Qdrant Edge); status then asks a new one, which cannot open the shard for writing
+        # or whose test write fails: either way it names the refusal.
+        assert "test write failed" in index["error"] or "Could not open" in index["error"]
         assert "not permitted" in index["error"]
     finally:
         subprocess.run(["chattr", "-R", "-i", str(shard)], check=True)

@@ -134,12 +134,11 @@ def test_remember_through_the_service_writes_as_in_process(cli: Cli, env: dict[s
     assert wrong.code == 2 and "importance must be between 0 and 1" in wrong.stderr
 
 
-def test_search_imports_no_database_driver_index_client_or_model(
-    cli: Cli, env: dict[str, str], isolated_env: Path
-) -> None:
-    _remember(cli, env)
+def _run_light(env: dict[str, str], *args: str) -> str:
+    """A command's output, run where it must import no database driver, index client or
+    model (the service answers it)."""
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "aria_mem", "search", QUESTION],
+        [sys.executable, "-X", "importtime", "-m", "aria_mem", *args],
         capture_output=True,
         text=True,
         env={**os.environ, **env, "NO_COLOR": "1"},
@@ -147,7 +146,6 @@ def test_search_imports_no_database_driver_index_client_or_model(
         timeout=120,
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "sister loves pottery" in done.stdout
     imported = {
         line.rsplit("|", 1)[-1].strip()
         for line in done.stderr.splitlines()
@@ -155,6 +153,33 @@ def test_search_imports_no_database_driver_index_client_or_model(
     }
     for heavy in ("psycopg", "psycopg_pool", "qdrant_edge", "sentence_transformers", "httpx"):
         assert heavy not in imported
+    return done.stdout
+
+
+def test_search_imports_no_database_driver_index_client_or_model(
+    cli: Cli, env: dict[str, str], isolated_env: Path
+) -> None:
+    _remember(cli, env)
+    assert "sister loves pottery" in _run_light(env, "search", QUESTION)
+
+
+def test_status_through_the_service_says_what_in_process_says_and_imports_no_driver(
+    cli: Cli, env: dict[str, str], isolated_env: Path
+) -> None:
+    _remember(cli, env)  # the service runs
+    served = json.loads(_run_light(env, "status", "--json"))
+    here = json.loads(cli("--no-service", "status", "--json", env=env).stdout)
+    assert list(served["checks"]) == list(here["checks"])
+    assert served["memories"] == here["memories"] and served["memories"]["active"] == 2
+    owner = served["checks"]["index"]["owner"]
+    assert owner["pid"] == int((isolated_env / "data" / "index" / LOCK_NAME).read_text())
+    assert owner["this_process"] is False  # the service answered for the command
+    assert served["model_servers"] == here["model_servers"]
+    table = cli("status", env=env)
+    assert table.code == 0, table.stderr
+    assert "this process" not in table.stdout and "FAIL" not in table.stdout
+    assert "embedder server http://127.0.0.1:" in table.stdout
+    assert "memories: 2 (2 active" in table.stdout
 
 
 def test_a_service_that_dies_mid_request_is_one_line_and_the_next_command_works(

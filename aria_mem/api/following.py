@@ -111,5 +111,8 @@ class SwitchedAway:
     def dimension(self) -> int:
         raise self._refuse()
 
+    def probe(self) -> int:
+        raise self._refuse()
+
     def warm_up(self) -> None:
         raise self._refuse()

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated, Any
 
 import typer
 
 from aria_mem.cli import render
-from aria_mem.cli.context import emit_json, memory, state
+from aria_mem.cli.context import emit_json, memory, operation, state
 from aria_mem.cli.render import markup_safe
 from aria_mem.domain.ranking import DEFAULT_MIN_SIMILARITY
-
-if TYPE_CHECKING:
-    from aria_mem.api import ModelServer
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 
@@ -28,51 +26,41 @@ def status(ctx: typer.Context, as_json: JsonOpt = False) -> None:
 
     Example: aria-mem status --json
     """
-    from aria_mem.api.initialise import model_servers
+    from aria_mem.errors import VectorIndexError
 
-    mem = memory(ctx)
-    report = mem.admin.status()
-    servers = model_servers(mem.settings)
+    try:
+        body = operation(ctx, "status", {}, start=False)
+    except VectorIndexError:
+        # The service stopped while it checked (a disk that refuses its index's writes can
+        # kill it): check again from here, which starts a new one, so status says what broke.
+        state(ctx).no_service = True
+        body = operation(ctx, "status", {})
+    owner = body["checks"]["index"].get("owner")
+    if owner is not None:  # the service answers for the process that asks
+        owner["this_process"] = owner["pid"] == os.getpid()
     if as_json:
-        body = render.status_json(report)
-        body["model_servers"] = [_server_json(s) for s in servers]
         emit_json(body)
     else:
-        render.status_report(report)
-        _servers_report(servers)
-    if not report.ok:
+        render.status_report(body)
+        _servers_report(body["model_servers"])
+    if not body["ok"]:
         raise typer.Exit(1)
 
 
-def _server_json(server: ModelServer) -> dict[str, object]:
-    holder = server.listener
-    return {
-        "role": server.role,
-        "provider": server.provider,
-        "url": server.url,
-        "listening": holder.listening if holder.known else None,
-        "uid": holder.uid,
-        "account": holder.account or None,
-        "another_person": holder.another_person,
-        "trusted": server.trusted,
-        "detail": holder.describe(),
-    }
-
-
-def _servers_report(servers: tuple[ModelServer, ...]) -> None:
+def _servers_report(servers: list[dict[str, Any]]) -> None:
     """Who runs each model server: one of another person's account is sent nothing (it would
     receive the memories' text and, for chat, the prompts) unless trust_account names it."""
     for server in servers:
-        holder = server.listener
-        line = f"{server.role} server {markup_safe(server.url)}: {markup_safe(holder.describe())}"
-        key = markup_safe(f"[{server.role}] host")
-        trust = markup_safe(f"[{server.role}] trust_account")
-        if server.trusted:
+        role, account = server["role"], markup_safe(server["account"] or "")
+        line = f"{role} server {markup_safe(server['url'])}: {markup_safe(server['detail'])}"
+        key = markup_safe(f"[{role}] host")
+        trust = markup_safe(f"[{role}] trust_account")
+        if server["trusted"]:
             render.console.print(f"{line}, trusted by {trust}", highlight=False)
-        elif holder.another_person:
+        elif server["another_person"]:
             render.console.print(
                 f"[yellow]warning:[/yellow] {line}, not you — nothing is sent to it; set {key} "
-                f"to a server of your own, or {trust} = '{markup_safe(holder.account)}' if you "
+                f"to a server of your own, or {trust} = '{account}' if you "
                 "trust that account",
                 highlight=False,
             )

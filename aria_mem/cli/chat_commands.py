@@ -178,7 +178,9 @@ def _new(rest: str, session: ChatSession, mem: AriaMem, persona: str) -> None:
 
 
 def _status(rest: str, session: ChatSession, mem: AriaMem, persona: str) -> None:
-    render.status_report(mem.admin.status())
+    from aria_mem.api.status_json import status_json
+
+    render.status_report(status_json(mem.admin.status()))
 
 
 _COMMANDS: dict[str, Callable[[str, ChatSession, AriaMem, str], None]] = {

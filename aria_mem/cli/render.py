@@ -5,9 +5,8 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import asdict
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
@@ -18,10 +17,7 @@ from aria_mem.cli.terminal_text import safe as safe
 
 if TYPE_CHECKING:
     from aria_mem.api import (
-        DaemonCheck,
-        IndexOwner,
         Memory,
-        StatusReport,
         WriteResult,
     )
 
@@ -114,145 +110,88 @@ def write_line(verb: str, result: WriteResult) -> None:
         console.print(f"{verb} {short}")
 
 
-def _daemon_detail(check: DaemonCheck) -> str:
-    state = check.state
-    if not check.running or state is None:
+def _daemon_detail(daemon: dict[str, Any]) -> str:
+    if not daemon.get("running") or daemon.get("pid") is None:
         text = "not running (pending memories wait for `aria-mem sync` or the daemon)"
     else:
-        age = f"{state.heartbeat_age_s:.1f}" if state.heartbeat_age_s is not None else "?"
-        text = f"running, pid {state.pid}, heartbeat {age} s ago"
-        last = state.last_pass
-        if last is not None:
+        age = daemon.get("heartbeat_age_s")
+        text = (
+            f"running, pid {daemon['pid']}, heartbeat {'?' if age is None else f'{age:.1f}'} s ago"
+        )
+        last = daemon.get("last_pass")
+        if last:
             text += (
-                f"; last pass indexed {last.indexed}, removed {last.removed}"
-                f", {last.pending_left} pending, {last.duration_ms} ms"
+                f"; last pass indexed {last['indexed']}, removed {last['removed']}"
+                f", {last['pending_left']} pending, {last['duration_ms']} ms"
             )
-            if last.errors:
-                text += f", errors: {'; '.join(last.errors)}"
-        if state.last_sweep is not None:
-            text += f"; last sweep removed {state.last_sweep.orphans_removed} orphans"
-    if check.reindex is not None:
-        text += f"; re-index to {check.reindex.model}: {check.reindex.done}/{check.reindex.total}"
+            if last.get("errors"):
+                text += f", errors: {'; '.join(last['errors'])}"
+        if daemon.get("last_sweep"):
+            text += f"; last sweep removed {daemon['last_sweep']['orphans_removed']} orphans"
+    reindex = daemon.get("reindex")
+    if reindex is not None:
+        text += f"; re-index to {reindex['model']}: {reindex['done']}/{reindex['total']}"
     return markup_safe(text)
 
 
-def _detail(report: StatusReport, name: str) -> str:
+def _detail(name: str, check: dict[str, Any]) -> str:
     """What a check adds to its target when it is ok."""
-    if name == "embedder" and report.embedder.ok:
-        return f" — {report.embedder.dimension} dimensions"
-    if name == "index" and report.index.ok:
+    if name == "embedder" and check["ok"]:
+        return f" — {check['dimension']} dimensions"
+    if name == "index" and check["ok"]:
         parts = [
-            f"{c.name}: {c.points} vectors of {c.vector_size}"
-            if c.vector_size
-            else f"{c.name}: not created yet"
-            for c in report.index.collections
+            f"{c}: {info['points']} vectors of {info['vector_size']}"
+            if info["vector_size"]
+            else f"{c}: not created yet"
+            for c, info in check["collections"].items()
         ]
-        return " — " + ", ".join(parts) + _owner_detail(report.index.owner)
-    if name == "daemon" and report.daemon is not None:
-        return " — " + _daemon_detail(report.daemon)
-    if name == "dimension" and report.dimension.ok and not report.dimension.checked:
+        return " — " + ", ".join(parts) + _owner_detail(check.get("owner"))
+    if name == "daemon":
+        return " — " + _daemon_detail(check)
+    if name == "dimension" and check["ok"] and not check["checked"]:
         return " — not checked (a service is down)"
     return ""
 
 
-def _owner_detail(owner: IndexOwner | None) -> str:
+def _owner_detail(owner: dict[str, Any] | None) -> str:
     if owner is None:
         return ""
     how = {"on demand": "started on demand", "daemon": "`aria-mem daemon`"}
-    started = how.get(owner.command, f"`{owner.command}`")
-    model = f", model {owner.model}" if owner.model else ", no model loaded"
-    here = ", this process" if owner.this_process else ""
+    started = how.get(owner["command"], f"`{owner['command']}`")
+    model = f", model {owner['model']}" if owner["model"] else ", no model loaded"
+    here = ", this process" if owner["pid"] == os.getpid() else ""
     return (
-        f"; served by the aria-mem service (pid {owner.pid}{here}, {markup_safe(started)}, "
-        f"aria-mem {owner.version}, up {owner.uptime_s:.0f} s{markup_safe(model)})"
+        f"; served by the aria-mem service (pid {owner['pid']}{here}, {markup_safe(started)}, "
+        f"aria-mem {owner['version']}, up {owner['uptime_s']:.0f} s{markup_safe(model)})"
     )
 
 
-def status_report(report: StatusReport) -> None:
+def status_report(status: dict[str, Any]) -> None:
+    """``operations.status_json``'s answer as a table: run here or by the aria-mem service,
+    it renders alike."""
     table = Table(header_style="bold")
     table.add_column("check")
     table.add_column("")
     table.add_column("target / detail", overflow="fold")
     table.add_column("latency", justify="right")
-    for check in report.checks:
-        mark = "[green]ok[/green]" if check.ok else "[red]FAIL[/red]"
-        detail = markup_safe(check.target) + _detail(report, check.name)
-        if check.error:
-            detail += f"\n[red]{markup_safe(check.error)}[/red]"
-        latency = f"{check.latency_ms:.1f} ms" if check.latency_ms is not None else ""
-        table.add_row(check.name, mark, Text.from_markup(detail), latency)
+    for name, check in status["checks"].items():
+        mark = "[green]ok[/green]" if check["ok"] else "[red]FAIL[/red]"
+        detail = markup_safe(check["target"]) + _detail(name, check)
+        if check["error"]:
+            detail += f"\n[red]{markup_safe(check['error'])}[/red]"
+        latency = f"{check['latency_ms']:.1f} ms" if check["latency_ms"] is not None else ""
+        table.add_row(name, mark, Text.from_markup(detail), latency)
     console.print(table)
-    if report.counts is not None:
-        c = report.counts
+    c = status["memories"]
+    if c is not None:
         console.print(
-            f"memories: {c.total} ({c.active} active, {c.archived} archived, "
-            f"{c.expired} expired, {c.held} held) — index: {c.indexed} indexed, "
-            f"{c.pending} pending, {c.queued_deletions} vector removals queued; "
-            f"knowledge: {c.knowledge_passages} passages ({c.knowledge_pending} pending)"
+            f"memories: {c['total']} ({c['active']} active, {c['archived']} archived, "
+            f"{c['expired']} expired, {c['held']} held) — index: {c['indexed']} indexed, "
+            f"{c['pending']} pending, {c['queued_deletions']} vector removals queued; "
+            f"knowledge: {c['knowledge_passages']} passages ({c['knowledge_pending']} pending)"
         )
-        if c.pending and c.last_index_error:
+        if c["pending"] and c["last_index_error"]:
             console.print(
                 f"[yellow]pending memories wait for the index[/yellow] — last error: "
-                f"{markup_safe(c.last_index_error)}"
+                f"{markup_safe(c['last_index_error'])}"
             )
-
-
-def status_json(report: StatusReport) -> dict[str, object]:
-    """`status --json`: every check by name, its target, latency, error and details."""
-    checks: dict[str, dict[str, object]] = {}
-    for check in report.checks:
-        body: dict[str, object] = {
-            "ok": check.ok,
-            "target": check.target,
-            "latency_ms": check.latency_ms,
-            "error": check.error,
-        }
-        checks[check.name] = body
-    checks["index"]["collections"] = {
-        c.name: {"vector_size": c.vector_size, "points": c.points} for c in report.index.collections
-    }
-    owner = report.index.owner
-    checks["index"]["owner"] = asdict(owner) if owner is not None else None
-    checks["embedder"].update(model=report.embedder.model, dimension=report.embedder.dimension)
-    checks["dimension"].update(
-        checked=report.dimension.checked, model_dimension=report.dimension.model_dimension
-    )
-    if report.data is not None:
-        checks["data"]["unreadable"] = report.data.unreadable
-    if (v := report.vectors) is not None:
-        found = ("model", "indexed", "present", "missing", "other_model", "stale")
-        checks["vectors"].update({name: getattr(v, name) for name in found})
-    if report.daemon is not None:
-        checks["daemon"].update(_daemon_json(report.daemon))
-    return {
-        "ok": report.ok,
-        "checks": checks,
-        "memories": asdict(report.counts) if report.counts is not None else None,
-    }
-
-
-def _daemon_json(check: DaemonCheck) -> dict[str, object]:
-    state = check.state
-    body: dict[str, object] = {"running": check.running}
-    if state is not None:
-        body.update(
-            pid=state.pid,
-            host=state.host,
-            heartbeat_age_s=None
-            if state.heartbeat_age_s is None
-            else round(state.heartbeat_age_s, 1),
-            interval_s=state.reconcile_interval,
-            stopped_at=state.stopped_at,
-            last_pass=state.last_pass.as_dict() if state.last_pass else None,
-            last_sweep=state.last_sweep.as_dict() if state.last_sweep else None,
-            dimension=state.dimension.as_dict() if state.dimension else None,
-        )
-    if check.reindex is not None:
-        body["reindex"] = {
-            "model": check.reindex.model,
-            "total": check.reindex.total,
-            "done": check.reindex.done,
-            "started_at": check.reindex.started_at,
-            "background": check.reindex.background,
-        }
-    return body

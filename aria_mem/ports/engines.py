@@ -83,6 +83,11 @@ class Embedder(Protocol):
         """The vector size, learned from a test vector."""
         ...
 
+    def probe(self) -> int:
+        """The vector size, asked of the model now (`status`: what it learned before may be
+        of a model since replaced)."""
+        ...
+
     def warm_up(self) -> None:
         """Get ready to embed without delay (an in-process model loads; a server: nothing)."""
         ...

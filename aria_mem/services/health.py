@@ -258,7 +258,7 @@ def _embedder(embedder: Callable[[], Embedder], target: str) -> EmbedderCheck:
     try:
         e = embedder()
         model = e.model_name
-        size, latency = _timed(e.dimension)
+        size, latency = _timed(e.probe)
     except AriaMemError as exc:
         return EmbedderCheck("embedder", False, target, error=str(exc), model=model)
     return EmbedderCheck("embedder", True, target, latency, model=model, dimension=size)

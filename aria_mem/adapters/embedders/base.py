@@ -88,3 +88,16 @@ class BaseEmbedder:
             self.embed([PROBE_TEXT])
         assert self._dimension is not None
         return self._dimension
+
+    def probe(self) -> int:
+        """The vector size, asked of the model now, as a new process would learn it: a
+        long-running one (the aria-mem service answering `status`) may have learned it from a
+        model its server has since replaced."""
+        learned, self._dimension = self._dimension, None
+        try:
+            self.embed([PROBE_TEXT])
+        except BaseException:
+            self._dimension = learned
+            raise
+        assert self._dimension is not None
+        return self._dimension
