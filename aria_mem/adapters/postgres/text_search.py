@@ -45,7 +45,7 @@ LEXICAL_SQL = (
     "  greatest(%(min)s, ceil(%(bringing)s * pair))::int AS bringing FROM scope),"
     f" words AS (SELECT w.lexeme, {_AS_LEXEME} AS word"
     "  FROM unnest(to_tsvector(%(lang)s::regconfig, %(text)s)) w),"
-    " counted AS ("
+    " counted AS MATERIALIZED ("
     f"  SELECT word, coalesce(({_PAIR_COUNT} AND word = words.lexeme), 0) AS have FROM words),"
     " rare AS ("
     "  SELECT word, ln(1 + (scope.pair - have + 0.5) / (have + 0.5)) AS idf,"
@@ -67,7 +67,10 @@ a memory sharing any of them is a candidate; no such word, no candidates. Each m
 share of all those words it holds, each word weighed by its rarity among the pair's memories
 (``domain.words.rarity``: a word few of them have counts most). What is common and how rare
 a word is are read from ``pair_words``, which triggers keep exact (migration 008): counting
-each word's matches here read every user's postings of it. Each match comes with its row, so
+each word's matches here read every user's postings of it. Each word's count is read once
+(``counted`` is MATERIALIZED: inlined, PostgreSQL looked it up again for each of the four
+uses of ``have``; the statement's execution at 100k memories 0.38-1.01 -> 0.28-0.30 ms
+median, same rows). Each match comes with its row, so
 retrieval does not read it again to validate it."""
 
 
