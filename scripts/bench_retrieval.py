@@ -246,7 +246,9 @@ def real_data(folder: Path, sets: list[str], home: Path | None) -> None:
     as the program sees it, less the same embedding call. When the service answers the whole
     search (it runs the trip in the process that holds the index), "pipeline" is its own
     stages as the service timed them and "client" adds the request and the result's way back;
-    the last column says how many searches the service ran."""
+    "there and back" is, question by question, the wall time of ``search`` less the
+    retrieval's own total: what crossing to the service costs (less sensitive to the machine's
+    load than the two rows above it). The last column says how many searches the service ran."""
     import json
     import os
 
@@ -277,6 +279,7 @@ def real_data(folder: Path, sets: list[str], home: Path | None) -> None:
                 before = answered_by_service(mem.settings.index_dir)
                 pipeline: list[float] = []
                 client: list[float] = []
+                crossing: list[float] = []
                 stages: dict[str, list[float]] = {}
                 for i, q in enumerate([*data.questions[:20], *data.questions]):
                     t0 = time.perf_counter()
@@ -288,6 +291,7 @@ def real_data(folder: Path, sets: list[str], home: Path | None) -> None:
                     if i >= 20:
                         pipeline.append(timings["total"] - timings.get("embed", 0.0))
                         client.append(wall - timings.get("embed", 0.0))
+                        crossing.append(wall - timings["total"])
                         for stage, value in timings.items():
                             stages.setdefault(stage, []).append(value)
                 served = answered_by_service(mem.settings.index_dir) - before
@@ -296,7 +300,8 @@ def real_data(folder: Path, sets: list[str], home: Path | None) -> None:
                 f"{k} {statistics.median(v):.2f}" for k, v in stages.items() if k != "total"
             )
             parts += f"; answered by the service: {served:,} of {len(data.questions) + 20:,}"
-            for what, values in (("pipeline", pipeline), ("client", client)):
+            measured = (("pipeline", pipeline), ("client", client), ("there and back", crossing))
+            for what, values in measured:
                 p50, p95 = percentiles(values)
                 rows.append(
                     f"| {name} | {len(data.memories):,} | {len(values):,} | {what} | "
