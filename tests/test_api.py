@@ -278,3 +278,19 @@ def test_every_result_and_error_is_importable_from_aria_mem_alone() -> None:
             assert name in aria_mem.__all__ and getattr(aria_mem, name) is value, name
     with pytest.raises(AttributeError, match="no attribute 'Nope'"):
         aria_mem.Nope  # noqa: B018
+
+
+@pytest.mark.parametrize("bad", ["\x00", "\ud800"], ids=["nul", "lone-surrogate"])
+def test_a_message_postgresql_cannot_hold_is_a_clear_error_in_search_and_relay(
+    settings: Settings, dsn: str, tmp_path: Path, bad: str
+) -> None:
+    """Text PostgreSQL cannot take (a NUL, a lone surrogate from a JSON escape) is refused by
+    name, as a memory's text is, not raised from the database driver mid-search."""
+    index = EdgeIndex(tmp_path / "index")
+    with AriaMem(with_overrides(settings, postgres={"dsn": dsn}), index=index) as mem:
+        for message, previous in ((f"my sister {bad}", None), ("my sister", f"hi {bad}")):
+            with pytest.raises(ValidationError, match="NUL|lone surrogate"):
+                mem.search(message, previous=previous)
+        with pytest.raises(ValidationError, match="NUL|lone surrogate"):
+            aria_mem.relay(mem, [Turn("user", f"my sister {bad}")])
+    index.close()

@@ -329,6 +329,9 @@ class AriaMem:
         user_id, companion_id = self._context.scope(user, companion)
         if not message.strip():
             raise ValidationError("The message is empty — give the user's message")
+        validation.plain_text("The message", message)  # PostgreSQL's text cannot hold it
+        if previous is not None:
+            validation.plain_text("The previous message", previous)
         if now is not None and now.tzinfo is None:
             raise ValidationError("now has no time zone — give an aware datetime, e.g. UTC")
         if self._served:

@@ -28,6 +28,7 @@ from aria_mem.api.context import Context
 from aria_mem.domain.budget import FittedPrompt, PromptParts, Turn, fit, reached_model
 from aria_mem.domain.prompt import PromptSections
 from aria_mem.domain.retrieval import SearchResult
+from aria_mem.domain.validation import plain_text
 from aria_mem.errors import AriaMemError, ServiceError, ValidationError
 from aria_mem.ports import ChatModel
 
@@ -211,6 +212,8 @@ def _checked(conversation: Sequence[Turn]) -> tuple[Turn, ...]:
                 f"Message {n} is {len(turn.content):,} characters; at most "
                 f"{MAX_MESSAGE_CHARS:,} go in one message — shorten it"
             )
+        if turn.role == "user":  # searched and kept: no NUL, no lone surrogate
+            plain_text(f"Message {n}", turn.content)
     if not any(t.role == "user" and t.content.strip() for t in turns):
         raise ValidationError("The conversation has no user message — send at least one")
     return turns
