@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from aria_mem.adapters.embedders.local_model import LOADING
 from aria_mem.adapters.postgres import embedded
 from aria_mem.adapters.service.folder import lock_held
 from tests.conftest import ROOT, CliResult
@@ -80,7 +81,7 @@ def test_24_remember_commands_at_once_on_a_fresh_home_all_succeed_and_all_are_in
     memories = json.loads(listed.stdout)
     assert len(memories) == 24 and {m["index_state"] for m in memories} == {"indexed"}
     log = (home / "data" / "service.log").read_text()
-    assert log.count("Loading SentenceTransformer model") == 1
+    assert log.count(LOADING) == 1
 
 
 @pytest.mark.slow

@@ -8,6 +8,7 @@ by sentence-transformers.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from pathlib import Path
@@ -17,7 +18,11 @@ from aria_mem.adapters.embedders.base import BaseEmbedder
 from aria_mem.adapters.embedders.plain_bert import PlainBert, plain_model
 from aria_mem.errors import EmbedderError
 
+log = logging.getLogger(__name__)
+
 BUNDLED = "all-MiniLM-L6-v2"
+LOADING = "loading the in-process model"
+"""Logged once per load (the service's log says how often it loaded a model)."""
 
 
 class SentenceTransformerEmbedder(BaseEmbedder):
@@ -37,6 +42,7 @@ class SentenceTransformerEmbedder(BaseEmbedder):
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
         path = self._path()
+        log.info("%s %s", LOADING, path)
         try:
             plain = plain_model(Path(path))
         except ImportError:
