@@ -4,12 +4,14 @@ websockets to fake servers, and the in-process sentence-transformers model."""
 from __future__ import annotations
 
 import math
+import threading
 import warnings
 from collections.abc import Iterator
 
 import lmstudio
 import pytest
 
+from aria_mem.adapters.embedders.base import PROBE_TEXT, BaseEmbedder
 from aria_mem.adapters.embedders.lmstudio import LMStudioEmbedder, host_port
 from aria_mem.adapters.embedders.local_model import SentenceTransformerEmbedder
 from aria_mem.adapters.embedders.ollama import OllamaEmbedder
@@ -63,6 +65,47 @@ def test_wrong_number_or_size_of_vectors_is_caught(fake_ollama: FakeOllama) -> N
     fake_ollama.state.embed = lambda text, dim: [math.nan] * dim
     with pytest.raises(EmbedderError, match="NaN"):
         embedder.embed(["x"])
+
+
+class _Replaced(BaseEmbedder):
+    """A model server whose model was replaced by one of ``size`` dimensions; its answer to
+    the dimension probe waits for ``answer``."""
+
+    provider = "fake"
+
+    def __init__(self) -> None:
+        super().__init__("m")
+        self.size = 8
+        self.probing = threading.Event()
+        self.answer = threading.Event()
+
+    def _embed_batch(self, texts: list[str]) -> list[list[float]]:
+        if texts == [PROBE_TEXT] and self.size != 8:  # the probe after the replacement
+            self.probing.set()
+            self.answer.wait(10)
+        return [[1.0] * self.size for _ in texts]
+
+
+def test_a_probe_says_the_new_size_and_leaves_the_guard_on_for_others() -> None:
+    """`status` in the long-running service asks the model afresh (``probe``); meanwhile and
+    after, another request's vector of another size is still refused (the guard against a
+    model replaced mid-run stays on), and two probes at once both answer."""
+    embedder = _Replaced()
+    assert embedder.dimension() == 8
+    embedder.size = 16
+    sizes: list[int] = []
+    probe = threading.Thread(target=lambda: sizes.append(embedder.probe()))
+    probe.start()
+    assert embedder.probing.wait(10)
+    try:
+        with pytest.raises(EmbedderError, match="16-dimensional vector after an? 8-dimensional"):
+            embedder.embed(["a memory stored while status runs"])
+    finally:
+        embedder.answer.set()
+        probe.join(10)
+    assert sizes == [16] and embedder.probe() == 16
+    with pytest.raises(EmbedderError, match="16-dimensional vector after an? 8-dimensional"):
+        embedder.embed(["a memory stored after status"])
 
 
 def test_lmstudio_embeds_through_the_sdk(fake_lmstudio: FakeLMStudio) -> None:

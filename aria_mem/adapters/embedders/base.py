@@ -62,11 +62,13 @@ class BaseEmbedder:
             vectors.extend(self._checked(v) for v in got)
         return vectors
 
-    def _checked(self, vector: Sequence[float]) -> list[float]:
+    def _checked(self, vector: Sequence[float], *, learn: bool = True) -> list[float]:
+        """``learn``: hold the vector to the size learned before, and learn its size (False:
+        a probe's, which reports the size and leaves the learned one as the guard)."""
         values = list(map(float, vector))
         if not values:
             raise EmbedderError(f"The embedding model {self.model_name} returned an empty vector")
-        if self._dimension is not None and len(values) != self._dimension:
+        if learn and self._dimension is not None and len(values) != self._dimension:
             raise EmbedderError(
                 f"The embedding model {self.model_name} returned a {len(values)}-dimensional "
                 f"vector after a {self._dimension}-dimensional one"
@@ -76,7 +78,8 @@ class BaseEmbedder:
                 f"The embedding model {self.model_name} returned a vector with "
                 "NaN or infinite values"
             )
-        self._dimension = len(values)
+        if learn:
+            self._dimension = len(values)
         return values
 
     def warm_up(self) -> None:
@@ -92,12 +95,13 @@ class BaseEmbedder:
     def probe(self) -> int:
         """The vector size, asked of the model now, as a new process would learn it: a
         long-running one (the aria-mem service answering `status`) may have learned it from a
-        model its server has since replaced."""
-        learned, self._dimension = self._dimension, None
-        try:
-            self.embed([PROBE_TEXT])
-        except BaseException:
-            self._dimension = learned
-            raise
-        assert self._dimension is not None
-        return self._dimension
+        model its server has since replaced. The learned size is left as it is: it is the
+        guard that refuses a replaced model's vectors, for the requests served meanwhile and
+        after (clearing it while asking turned the guard off for them, and two probes at once
+        could find it cleared by the other)."""
+        got = self._embed_batch([self._document_prefix + PROBE_TEXT])
+        if len(got) != 1:
+            raise EmbedderError(
+                f"The embedding model {self.model_name} returned {len(got)} vectors for 1 text"
+            )
+        return len(self._checked(got[0], learn=False))
