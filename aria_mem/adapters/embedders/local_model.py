@@ -47,7 +47,7 @@ class SentenceTransformerEmbedder(BaseEmbedder):
             plain = plain_model(Path(path))
         except ImportError:
             plain = None
-        except (OSError, ValueError, RuntimeError, KeyError) as exc:
+        except Exception as exc:  # safetensors' and tokenizers' own errors among them
             raise EmbedderError(f"Could not load the model at {path}: {exc}") from exc
         if plain is not None:
             return plain
