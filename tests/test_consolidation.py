@@ -619,13 +619,17 @@ def test_undoing_a_join_gives_the_older_memory_its_own_wording_back(
             "The user plays five-a-side at 7pm.",
             "joined",
         ),
-        # a value and one it contains: both true, both kept in the joined wording
-        ("The user sketches at weekends.", "The user sketches on Saturdays.", "joined"),
+        # a kin word and one it contains, of one person named alike: both kept in the wording
         (
             "The user's daughter Lucía is a dentist.",
             "Lucía, the user's only child, is a dentist.",
             "joined",
         ),
+        # a narrower day or household, no one named alike: as often a change, so asked
+        ("The user sketches at weekends.", "The user sketches on Saturdays.", "merge"),
+        ("The user lives with her parents.", "The user lives with her mother.", "merge"),
+        ("The user works from home on weekdays.", "The user works from home on Mondays.", "merge"),
+        ("The user visits her siblings at weekends.", "The user visits her brother.", "merge"),
         # two values that exclude each other: which is current would be lost
         ("The user sketches on Saturdays.", "The user sketches on Sundays.", "merge"),
         ("The user's son Tom is a dentist.", "The user's daughter Tom is a dentist.", "merge"),
