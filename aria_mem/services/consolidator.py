@@ -292,7 +292,8 @@ class Consolidator:
             why = f"the nearest {kind} ({same.similarity:.2f}): the same fact, or a change?"
             asks.append((self._kind(memory, same), same, why))
             asked.add(same.memory.id)
-        matches = word_matches(self._words, memory, WORDS) if memory.type not in EVENTS else []
+        wanted = rule is not None and memory.type not in EVENTS
+        matches = word_matches(self._words, memory, WORDS) if wanted else []
         wordy = next((m for m in matches if m.memory.type is memory.type), None)
         if wordy and rule and wordy.memory.id not in asked:
             kind = memory.type.value
