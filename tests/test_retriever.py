@@ -430,26 +430,6 @@ def test_a_failed_read_of_the_nearest_rows_is_read_again_then_said(
         assert any("could not validate candidates" in p for p in result.degraded)
 
 
-def test_a_stale_vector_s_missing_row_is_read_once(
-    store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder
-) -> None:
-    """The early read of the nearest vectors' rows is the read: a memory it found no row for
-    was deleted (its vector not yet removed), and is not asked for again in step 8."""
-    kept = remember(store, index, embedder, "The user's sister Ann loves pottery.")
-    gone = remember(store, index, embedder, "The user's sister Bo loves pottery.")
-    with psycopg.connect(store.db.dsn, autocommit=True) as conn:  # behind the writer's back
-        conn.execute("DELETE FROM memories WHERE id = %s", (gone,))
-    reads = _ReadsFailing(store.reads, 0)
-    r = Retriever(reads, index, embedder, timeout=5)  # type: ignore[arg-type]
-    try:
-        result = r.retrieve("u1", "aria", "my sister")
-    finally:
-        r.close()
-    assert [c.memory.id for c in result.chosen] == [kept]
-    assert {d.memory_id: d.reason for d in result.selection.dropped} == {gone: DropReason.DELETED}
-    assert reads.reads_of_rows == 1
-
-
 def test_postgres_locked_degrades_instead_of_hanging(
     store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder
 ) -> None:

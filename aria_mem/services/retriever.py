@@ -184,7 +184,9 @@ class Retriever:
             self._fusion,
         )
         candidates = [Hit(mid, e.relevance, {}) for mid, e in evidence.items()]
-        confirmed = self._confirm(candidates, matches, nearest, scope, stage, now, watch)  # step 8
+        confirmed = self._confirm(
+            candidates, matches, nearest.rows, scope, stage, now, watch
+        )  # step 8
         knowledge, knowledge_problem = self._knowledge(nearest.knowledge, scope, stage)
         problems += [p for p in (confirmed.problem, knowledge_problem) if p]
         with watch.stage("rank"):  # steps 9-10: Bar and repeat rule, Ranking
@@ -296,7 +298,7 @@ class Retriever:
         self,
         hits: list[Hit],
         matches: list[LexicalHit],
-        nearest: _Nearest,
+        read_early: Future[dict[uuid.UUID, tuple[Memory, bool]]] | None,
         scope: SearchScope,
         stage: Stage,
         now: datetime,
@@ -304,17 +306,14 @@ class Retriever:
     ) -> Confirmed:
         """Step 8: deleted, archived, expired, held and foreign memories are dropped even if the
         index still had a vector for them. The word matches came with their rows, the nearest
-        vectors' were read beside the word search (one that has no row there has none: a
-        stale vector, not read again); the rest are read here in one query, bounded by the
-        store's timeout."""
+        vectors' were read beside the word search; the rest are read here in one query,
+        bounded by the store's timeout."""
         if not hits:
             return Confirmed()
         with watch.stage("validate"):
-            early = _rows_read(nearest.rows, self._timeout)
-            known = {} if early is None else early
-            asked = set() if early is None else {h.id for h in nearest.memories}
+            known = _rows_read(read_early, self._timeout)
             known.update((m.id, (m.memory, True)) for m in matches if m.memory is not None)
-            unread = [h.id for h in hits if h.id not in known and h.id not in asked]
+            unread = [h.id for h in hits if h.id not in known]
             if unread:
                 try:
                     known.update(self._reads.fetch_with_usability(unread, timeout=self._timeout))
@@ -364,15 +363,14 @@ class Retriever:
 
 def _rows_read(
     job: Future[dict[uuid.UUID, tuple[Memory, bool]]] | None, timeout: float
-) -> dict[uuid.UUID, tuple[Memory, bool]] | None:
-    """What the early read brought; None when there was none, or it failed or took past the
-    store's timeout."""
+) -> dict[uuid.UUID, tuple[Memory, bool]]:
+    """What the early read brought; nothing when it failed or took past the store's timeout."""
     if job is None:
-        return None
+        return {}
     try:
         return dict(job.result(timeout))
     except (ServiceError, FutureTimeout):
-        return None
+        return {}
 
 
 def _sections(selection: Selection, knowledge: list[KnowledgeHit]) -> PromptSections:
