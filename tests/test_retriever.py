@@ -34,7 +34,7 @@ from aria_mem.domain.payload import memory_payload
 from aria_mem.domain.records import MemoryChanges
 from aria_mem.domain.retrieval import SearchResult
 from aria_mem.domain.selection import Section
-from aria_mem.errors import NotFoundError, ServiceError
+from aria_mem.errors import NotFoundError
 from aria_mem.ports import VectorIndex
 from aria_mem.services.indexer import Indexer
 from aria_mem.services.retriever import Retriever
@@ -387,47 +387,6 @@ def test_a_hung_embedder_is_cut_off_by_the_timeout(
     assert texts(result) == ["The user is allergic to peanuts."]
     assert "took longer than 0.5s" in result.degraded[0]
     assert elapsed < 5  # the reply did not wait the 6 s the embedder takes
-
-
-class _ReadsFailing:
-    """The real store's reads, with the rows of candidates failing the first ``failures``
-    times they are read (a connection lost between two statements)."""
-
-    def __init__(self, reads: object, failures: int) -> None:
-        self._reads = reads
-        self.failures = failures
-        self.reads_of_rows = 0
-
-    def __getattr__(self, name: str) -> object:
-        return getattr(self._reads, name)
-
-    def fetch_with_usability(self, ids: list[uuid.UUID], timeout: float | None = None) -> object:
-        self.reads_of_rows += 1
-        if self.reads_of_rows <= self.failures:
-            raise ServiceError("PostgreSQL failed: the connection was lost")
-        return self._reads.fetch_with_usability(ids, timeout)  # type: ignore[attr-defined]
-
-
-@pytest.mark.parametrize("failures", [1, 2])
-def test_a_failed_read_of_the_nearest_rows_is_read_again_then_said(
-    store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder, failures: int
-) -> None:
-    """The nearest vectors' rows are read beside the word search; when that read fails,
-    confirmation reads them again; when that fails too, the result says so."""
-    _with_profile(store, index, embedder)
-    reads = _ReadsFailing(store.reads, failures)
-    r = Retriever(reads, index, embedder, timeout=5)  # type: ignore[arg-type]
-    try:
-        result = r.retrieve("u1", "aria", "my sister")
-    finally:
-        r.close()
-    assert reads.reads_of_rows == 2
-    if failures == 1:
-        assert texts(result, Section.RELEVANT) == ["The user's sister loves pottery."]
-        assert not result.is_degraded
-    else:
-        assert texts(result, Section.RELEVANT) == []
-        assert any("could not validate candidates" in p for p in result.degraded)
 
 
 def test_postgres_locked_degrades_instead_of_hanging(

@@ -4,10 +4,8 @@
 
 A straight line of steps that return values; one hand-over to a worker thread (steps 3-4, so a
 slow model cannot hold the turn past its deadline while PostgreSQL answers steps 5-6
-meanwhile). Then another worker reads the rows of the nearest vectors' memories, which step 8
-needs, on a connection of its own: that read overlaps the word search instead of adding a
-round trip after it. Each step's rule lives in the domain, one module a step, and none
-imports a later one (tests/test_trip.py holds it).
+meanwhile). Each step's rule lives in the domain, one module a step, and none imports a later
+one (tests/test_trip.py holds it).
 
 A memory failure never reaches the caller: if the embedder or the index fails or is too slow,
 semantic retrieval is skipped (and logged), the profile from PostgreSQL still comes back, and
@@ -40,7 +38,6 @@ from aria_mem.domain.models import (
     KNOWLEDGE_SCOPE_USER,
     MEMORIES_COLLECTION,
     Hit,
-    Memory,
     SearchScope,
     Stage,
 )
@@ -85,9 +82,6 @@ class _Nearest:
     memories: list[Hit] = field(default_factory=list)
     knowledge: list[Hit] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
-    rows: Future[dict[uuid.UUID, tuple[Memory, bool]]] | None = None
-    """The memories' rows, each with whether it may be used now, being read for step 8 (which
-    reads again what this read failed to bring, and says so if that fails too)."""
 
 
 class Retriever:
@@ -184,9 +178,7 @@ class Retriever:
             self._fusion,
         )
         candidates = [Hit(mid, e.relevance, {}) for mid, e in evidence.items()]
-        confirmed = self._confirm(
-            candidates, matches, nearest.rows, scope, stage, now, watch
-        )  # step 8
+        confirmed = self._confirm(candidates, matches, scope, stage, now, watch)  # step 8
         knowledge, knowledge_problem = self._knowledge(nearest.knowledge, scope, stage)
         problems += [p for p in (confirmed.problem, knowledge_problem) if p]
         with watch.stage("rank"):  # steps 9-10: Bar and repeat rule, Ranking
@@ -238,19 +230,7 @@ class Retriever:
                     self._knowledge_limit,
                     with_payload=False,
                 )
-        return _Nearest(vector, memories, passages, rows=self._read_early(memories))
-
-    def _read_early(self, hits: list[Hit]) -> Future[dict[uuid.UUID, tuple[Memory, bool]]] | None:
-        """Step 8's read of the nearest vectors' rows, started while the word search runs; on
-        a worker of its own, so a slow read never counts against the semantic deadline."""
-        if not hits:
-            return None
-        try:
-            return self._pool.submit(
-                self._reads.fetch_with_usability, [h.id for h in hits], self._timeout
-            )
-        except RuntimeError:  # the retriever is closing: step 8 reads them itself
-            return None
+        return _Nearest(vector, memories, passages)
 
     def _wait(self, job: Future[_Nearest] | None, deadline: float) -> _Nearest:
         if job is None:
@@ -298,21 +278,18 @@ class Retriever:
         self,
         hits: list[Hit],
         matches: list[LexicalHit],
-        read_early: Future[dict[uuid.UUID, tuple[Memory, bool]]] | None,
         scope: SearchScope,
         stage: Stage,
         now: datetime,
         watch: Stopwatch,
     ) -> Confirmed:
         """Step 8: deleted, archived, expired, held and foreign memories are dropped even if the
-        index still had a vector for them. The word matches came with their rows, the nearest
-        vectors' were read beside the word search; the rest are read here in one query,
-        bounded by the store's timeout."""
+        index still had a vector for them. The word matches came with their rows; the rest
+        are read here in one query, bounded by the store's timeout."""
         if not hits:
             return Confirmed()
         with watch.stage("validate"):
-            known = _rows_read(read_early, self._timeout)
-            known.update((m.id, (m.memory, True)) for m in matches if m.memory is not None)
+            known = {m.id: (m.memory, True) for m in matches if m.memory is not None}
             unread = [h.id for h in hits if h.id not in known]
             if unread:
                 try:
@@ -359,18 +336,6 @@ class Retriever:
 
     def close(self) -> None:
         self._pool.close()
-
-
-def _rows_read(
-    job: Future[dict[uuid.UUID, tuple[Memory, bool]]] | None, timeout: float
-) -> dict[uuid.UUID, tuple[Memory, bool]]:
-    """What the early read brought; nothing when it failed or took past the store's timeout."""
-    if job is None:
-        return {}
-    try:
-        return dict(job.result(timeout))
-    except (ServiceError, FutureTimeout):
-        return {}
 
 
 def _sections(selection: Selection, knowledge: list[KnowledgeHit]) -> PromptSections:
