@@ -19,12 +19,9 @@ Row = dict[str, Any]
 
 
 class Database:
-    """A pool of autocommit connections. Opening it connects nothing. Up to 8 of each kind: a
-    search holds two at once for a moment (its word search, and the rows of its nearest
-    vectors), and the aria-mem service runs several searches at a time; connections are made
-    only when wanted."""
+    """A pool of autocommit connections. Opening it connects nothing."""
 
-    def __init__(self, dsn: str, *, connect_timeout: float = 5.0, max_size: int = 8) -> None:
+    def __init__(self, dsn: str, *, connect_timeout: float = 5.0, max_size: int = 4) -> None:
         problems.check_dsn(dsn)
         self.dsn = dsn
         self.timeout = connect_timeout

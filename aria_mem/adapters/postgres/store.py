@@ -25,7 +25,7 @@ class PostgresStore:
         dsn: str,
         *,
         connect_timeout: float = 5.0,
-        max_size: int = 8,
+        max_size: int = 4,
         language: str = "english",
     ) -> None:
         """``language``: the text-search configuration memories' words are made with."""
