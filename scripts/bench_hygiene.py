@@ -494,9 +494,9 @@ def main(argv: list[str] | None = None) -> int:
         if notes:
             print(f"\n{mode}: {len(notes)} wrong merges or supersessions, e.g. {notes[:4]}")
     for mode in modes:
-        missed = [n for half in halves for n in results[mode][half].missed]
-        if missed:
-            print(f"\n{mode}: {len(missed)} repeats or changes neither done nor asked: {missed}")
+        unasked = [n for half in halves for n in results[mode][half].missed]
+        if unasked:
+            print(f"\n{mode}: {len(unasked)} repeats or changes neither done nor asked: {unasked}")
     for mode in modes if args.waiting else ():
         waiting = [w for half in halves for w in results[mode][half].waiting]
         print(f"\n{mode}: {len(waiting)} repeats or changes waiting in review:")
