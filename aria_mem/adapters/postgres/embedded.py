@@ -226,6 +226,12 @@ def _new_cluster(pgdata: Path, account: Account) -> None:
     if not (template / "PG_VERSION").exists() or not password_file(template).exists():
         _initdb(pgdata, account)
         return
+    held = template.stat()
+    if held.st_uid != account.uid or held.st_mode & 0o077:
+        # Its configuration would run as this account: only a cluster the server's own
+        # account made, and no one else can enter, is copied.
+        _initdb(pgdata, account)
+        return
     _run(["cp", "-a", f"{template}/.", str(pgdata)], account)
     _write_hba(pgdata, account)
     _save_password(pgdata, password_file(template).read_text().strip())
