@@ -223,13 +223,10 @@ def _save_password(pgdata: Path, password: str) -> None:
 def _new_cluster(pgdata: Path, account: Account) -> None:
     """initdb, or a copy of the template a test suite named (``TEMPLATE_VARIABLE``)."""
     template = Path(os.environ.get(TEMPLATE_VARIABLE) or "/nonexistent")
-    if not (template / "PG_VERSION").exists() or not password_file(template).exists():
-        _initdb(pgdata, account)
-        return
-    held = template.stat()
-    if held.st_uid != account.uid or held.st_mode & 0o077:
-        # Its configuration would run as this account: only a cluster the server's own
-        # account made, and no one else can enter, is copied.
+    made = (template / "PG_VERSION").exists() and password_file(template).exists()
+    # Its configuration would run as this account: only a cluster the server's own account
+    # made, and no one else can enter, is copied.
+    if not made or (template.stat().st_uid, template.stat().st_mode & 0o077) != (account.uid, 0):
         _initdb(pgdata, account)
         return
     _run(["cp", "-a", f"{template}/.", str(pgdata)], account)
