@@ -24,8 +24,9 @@ $(STAMP): pyproject.toml
 
 # The review page's tests drive Debian's chromium through Playwright; without it they are
 # skipped, and this says so first. Many tests spend their time waiting on the processes they
-# start, so one worker more than there are cores keeps the cores busy (2 cores, when the
-# suite was smaller: 5.4-5.9 min with 3 workers against 7.1 with 2). Each worker is handed one test at a time
+# start, so two workers more than there are cores keep the cores busy (2 cores, fresh clones
+# through .ci/run: 358 s with 4 workers against 376-385 s with 3; on a smaller suite 5.4-5.9
+# min with 3 against 7.1 with 2). Each worker is handed one test at a time
 # (--maxschedchunk 1) and the tests marked slow come first (tests/conftest.py): a long test
 # handed out last would keep the run waiting on one worker while the others are done.
 # The tests' folders are made in a RAM folder where there is one (TMPDIR=/dev/shm): the
@@ -34,7 +35,7 @@ $(STAMP): pyproject.toml
 # test: 64 s on /tmp, 34 s on /dev/shm). A passing test's folder is removed when it ends
 # (pyproject: tmp_path_retention_policy), so the RAM it takes stays small.
 TEST_TMPDIR ?= $(shell test -d /dev/shm -a -w /dev/shm && echo /dev/shm)
-WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1) + 1 )))
+WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1) + 2 )))
 test: install
 	@command -v chromium >/dev/null 2>&1 || echo "No browser found: the review page's browser tests will be skipped (apt install chromium runs them)."
 	$(if $(TEST_TMPDIR),TMPDIR=$(TEST_TMPDIR) )$(BIN)/python -m pytest -n $(WORKERS) --maxschedchunk 1
