@@ -49,7 +49,7 @@ class BaseEmbedder:
             texts = [self._document_prefix + t for t in texts]
         return self._embed_all(texts)
 
-    def _embed_all(self, texts: Sequence[str]) -> list[list[float]]:
+    def _embed_all(self, texts: Sequence[str], *, learn: bool = True) -> list[list[float]]:
         vectors: list[list[float]] = []
         for start in range(0, len(texts), self._batch_size):
             batch = list(texts[start : start + self._batch_size])
@@ -59,7 +59,7 @@ class BaseEmbedder:
                     f"The embedding model {self.model_name} returned {len(got)} vectors for "
                     f"{len(batch)} texts"
                 )
-            vectors.extend(self._checked(v) for v in got)
+            vectors.extend(self._checked(v, learn=learn) for v in got)
         return vectors
 
     def _checked(self, vector: Sequence[float], *, learn: bool = True) -> list[float]:
@@ -99,9 +99,4 @@ class BaseEmbedder:
         guard that refuses a replaced model's vectors, for the requests served meanwhile and
         after (clearing it while asking turned the guard off for them, and two probes at once
         could find it cleared by the other)."""
-        got = self._embed_batch([self._document_prefix + PROBE_TEXT])
-        if len(got) != 1:
-            raise EmbedderError(
-                f"The embedding model {self.model_name} returned {len(got)} vectors for 1 text"
-            )
-        return len(self._checked(got[0], learn=False))
+        return len(self._embed_all([self._document_prefix + PROBE_TEXT], learn=False)[0])
