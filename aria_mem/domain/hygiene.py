@@ -310,11 +310,10 @@ def clash(first: str, second: str) -> bool:
     """Whether the two wordings each state a different particular of one clashing kind, neither
     containing the other (``CONTAINS``) about one named person or place the two share."""
     mine, theirs = only_in(first, second), only_in(second, first)
-    named = _shared_name(first, second)
     return any(
         CLASHING.get(p.kind) is not None
         and CLASHING.get(p.kind) == CLASHING.get(q.kind)
-        and not (named and _contained(p, q))
+        and not (_contained(p, q) and _shared_name(first, second))
         for p in mine
         for q in theirs
     )
