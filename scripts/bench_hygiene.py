@@ -47,6 +47,7 @@ from typing import Any
 
 from aria_mem.api import AriaMem, MemoryStatus, Stage
 from aria_mem.domain.hygiene import Outcome
+from aria_mem.domain.joining import both_wordings
 from aria_mem.domain.prompt import neutralize
 from scripts.hygiene_data import TIMELINES, Said, Timeline
 
@@ -144,6 +145,9 @@ class Script:
                     merged = f"{text.rstrip('.')}; {new[0].lower()}{new[1:]}"
                     answer["merged"] = merged
                     self.joined[neutralize(" ".join(merged.split()))] = text
+                    # or both whole, where the pass keeps both (a negation in one only)
+                    whole = neutralize(" ".join(both_wordings(text, new).split()))
+                    self.joined.setdefault(whole, text)
                 return json.dumps({**answer, "reason": ""})
         return json.dumps({"verdict": "unrelated", "memory": 0, "confidence": 0.9, "reason": ""})
 

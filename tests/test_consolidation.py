@@ -600,17 +600,23 @@ def test_undoing_a_join_gives_the_older_memory_its_own_wording_back(
         ("The user loves dogs.", "The user doesn't like dogs.", "conflict"),
         # a negation each, but each denies something else: "eat" is stated by one alone
         ("The user eats meat and never drinks.", "The user never eats meat or drinks.", "conflict"),
-        # a negation in one wording only is asked, even where it denies nothing the other
-        # says, since what it denies is not always the next word
-        (
-            "The user phones her dad in Gdańsk every Sunday.",
-            "The user said she never misses the Sunday call with her dad.",
-            "conflict",
-        ),
+        # a negation in one wording only, that may deny what the other states (what it
+        # denies is not always the next word), or beside two values of one kind
         ("The user doesn't actually have a dog.", "The user has a dog.", "conflict"),
         (
             "The user doesn't currently drink coffee.",
             "The user drinks 3 coffees a day.",
+            "conflict",
+        ),
+        ("The user had a drink at the party.", "The user hasn't had a drink in years.", "conflict"),
+        (
+            "The user goes back to Lagos every year.",
+            "The user never went back to Lagos.",
+            "conflict",
+        ),
+        (
+            "The user phones her dad twice each Sunday.",
+            "The user never misses the 3 Sunday calls with her dad.",
             "conflict",
         ),
         # a day in one, a time in the other: different kinds, no clash
@@ -656,6 +662,65 @@ def test_a_judged_duplicate_is_asked_when_one_wording_denies_or_reverses_the_oth
     assert _active(any_store) == sorted([older, newer])
     [item] = any_store.hygiene.reviews("u1", "aria")
     assert item.kind is ReviewKind(kind) and "judged duplicate" in item.reason
+
+
+SUNDAY = "The user phones her dad in Gdańsk every Sunday"  # no full stop
+NEVER = "The user said she never misses the Sunday call with her dad."
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "text"),
+    [
+        (SUNDAY, NEVER, f"{SUNDAY}. {NEVER}"),
+        (
+            "The user can't stand Bangalore traffic.",
+            "Bangalore traffic drives the user up the wall.",
+            "The user can't stand Bangalore traffic. "
+            "Bangalore traffic drives the user up the wall.",
+        ),
+    ],
+)
+def test_a_judged_duplicate_with_a_negation_on_one_side_is_merged_keeping_both_wordings_whole(
+    any_store: Store,
+    parts: tuple[MemoryWriter, Curator],
+    server: FakeOllama,
+    judge: Judge,
+    older: str,
+    newer: str,
+    text: str,
+) -> None:
+    """Nothing the negation denies is in the other: the older memory holds both wordings
+    verbatim (never the judge's one wording), the history both, and undo gives both back."""
+    kept = parts[0].remember(_new(older, MemoryType.ROUTINE)).memory.id
+    folded = parts[0].remember(_new(newer, MemoryType.ROUTINE)).memory.id
+    wording = "The user calls her dad every Sunday."  # the judge's: never stands for them
+    judge.answers[(newer, older)] = {"verdict": "duplicate", "confidence": 0.9, "merged": wording}
+    consolidator = _pass(any_store, parts, server)
+    report = consolidator.run()
+    assert (report.merged, report.queued) == (1, 0) and _active(any_store) == [text]
+    assert any_store.memories.get(folded).superseded_by == kept
+    events = history(any_store.memories, any_store.hygiene, any_store.memories.get(kept)).events
+    said = {(e.kind, e.text) for e in events}
+    assert (EventKind.EDITED, older) in said and (EventKind.MERGED, newer) in said
+    [action] = any_store.hygiene.consolidations("u1", "aria", 10)
+    assert action.reason.endswith("kept both wordings: one says it with a negation")
+    assert "own wording again" in consolidator.undo(action)
+    assert _active(any_store) == sorted([older, newer])
+
+
+def test_both_wordings_over_the_text_limit_are_asked_not_merged(
+    any_store: Store, parts: tuple[MemoryWriter, Curator], server: FakeOllama, judge: Judge
+) -> None:
+    older = f"{SUNDAY}, {'and tells him about her week, ' * 63}for an hour."
+    assert len(older) + len(NEVER) > 2000 > len(older)
+    parts[0].remember(_new(older, MemoryType.ROUTINE))
+    parts[0].remember(_new(NEVER, MemoryType.ROUTINE))
+    judge.says(NEVER, older, "duplicate")
+    report = _pass(any_store, parts, server).run()
+    assert (report.merged, report.queued) == (0, 1)
+    assert _active(any_store) == sorted([older, NEVER])
+    [item] = any_store.hygiene.reviews("u1", "aria")
+    assert item.kind is ReviewKind.MERGE and "the limit is 2000" in item.reason
 
 
 SWIM = "The user's sister Maya swims 5 km every Saturday."

@@ -24,12 +24,11 @@ from aria_mem.domain.hygiene import (
     Retire,
     RetirementRule,
     ReviewKind,
-    clash,
     different_content,
     rule_for,
-    says_both,
     to_judge,
 )
+from aria_mem.domain.joining import both_wordings, clash, keeps_both, says_both
 from aria_mem.domain.memory_line import memory_from_record, memory_to_record
 from aria_mem.domain.models import (
     MEMORIES_COLLECTION,
@@ -415,12 +414,40 @@ def test_the_ask_bar_is_the_models_or_the_conflict_bar() -> None:
         ("The user phones her dad every Sunday.", "She never misses the Sunday call.", None),
         ("The user can't stand traffic jams.", "Traffic jams drive the user up the wall.", None),
         ("The user never misses a game.", "The user never skips a game.", None),
+        # what it denies may come after a word that only qualifies the negation
+        ("The user doesn't actually have a dog.", "The user has a dog.", "dog"),
+        ("The user doesn't currently drink coffee.", "The user drinks 3 coffees a day.", "drink"),
+        ("The user isn't able to drive anymore.", "The user drives to work.", "driv"),
+        ("The user doesn't always eat breakfast.", "The user eats breakfast every day.", "eat"),
+        ("The user does not really like jazz at all.", "The user loves jazz.", "likes"),
+        # an irregular verb form is its verb; "be", "have", "do" only carry the negation
+        ("The user never went back to Lagos.", "The user goes back to Lagos every year.", "go"),
+        ("The user hasn't had a drink in years.", "The user had a drink at the party.", "drink"),
+        ("The user hasn't had a drink in a year.", "The user has been sober for a year.", None),
     ],
 )
 def test_a_denial_is_a_negation_of_what_the_other_states(
     first: str, second: str, denied: str | None
 ) -> None:
     assert denial(first, second) == denial(second, first) == denied
+
+
+def test_a_negation_on_one_side_only_keeps_both_wordings_unless_it_may_deny_the_other() -> None:
+    """Both wordings whole: nothing is lost, and no wording of a judge's stands for them."""
+    sunday, call = "The user phones her dad every Sunday", "She never misses the Sunday call."
+    assert keeps_both(sunday, call) and keeps_both(call, sunday)
+    assert not says_both(f"{sunday}. {call}", sunday, call)
+    assert both_wordings(sunday, call) == f"{sunday}. {call}"
+    assert both_wordings(f" {call}", f"{sunday}! ") == f"{call} {sunday}!"
+    assert both_wordings('She said "never."', sunday) == f'She said "never." {sunday}'
+    for first, second in [
+        ("The user doesn't actually have a dog.", "The user has a dog."),  # a denial
+        ("The user doesn't currently drink coffee.", "The user drinks 3 coffees a day."),
+        ("The user phones her dad twice each Sunday.", "She never misses the 3 Sunday calls."),
+        ("The user never misses a game.", "The user never skips a game."),  # both: not one-sided
+        (sunday, "The user calls her dad on Sundays."),  # no negation at all
+    ]:
+        assert not keeps_both(first, second) and not keeps_both(second, first), first
 
 
 def test_a_joined_wording_never_joins_two_values_of_one_kind_but_may_join_two_kinds() -> None:

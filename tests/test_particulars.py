@@ -2,7 +2,7 @@
 a judgement only when neither states a number, date, time, amount, name, negation, kin or
 liking word the other does not. Any pair that differs in one such token is never merged, and a
 judge's joined wording that leaves out any one particular of either side never stands for
-both (``domain.hygiene.says_both``)."""
+both (``domain.joining.says_both``)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from aria_mem.domain.hygiene import HygieneRule, clash, different_content, is_repeat, says_both
+from aria_mem.domain.hygiene import HygieneRule, different_content, is_repeat
+from aria_mem.domain.joining import clash, says_both
 from aria_mem.domain.models import Memory, MemoryType
 from aria_mem.domain.particulars import particulars, unshared
 from tests.factories import make_memory

@@ -287,13 +287,41 @@ def unshared(first: str, second: str) -> tuple[Particular, ...]:
     return tuple(sorted(gone, key=lambda p: (p.kind, p.value)))
 
 
+_IRREGULAR = {
+    form: base
+    for base, forms in {
+        "be": "be am is are was were been being", "have": "have has had having",
+        "do": "do does did doing done", "get": "get gets got gotten getting",
+        "go": "go goes went gone going", "eat": "eat ate eaten", "drink": "drink drank drunk",
+        "see": "see saw seen", "make": "make made", "take": "take took taken", "run": "run ran",
+        "buy": "buy bought", "come": "come came", "give": "give gave given", "meet": "meet met",
+        "leave": "leave left", "keep": "keep kept", "sleep": "sleep slept", "feel": "feel felt",
+        "drive": "drive drove driven", "ride": "ride rode ridden", "swim": "swim swam swum",
+        "write": "write wrote written", "speak": "speak spoke spoken", "sing": "sing sang sung",
+        "know": "know knew known", "think": "think thought", "teach": "teach taught",
+        "bring": "bring brought", "win": "win won", "lose": "lose lost", "pay": "pay paid",
+        "say": "say said", "tell": "tell told", "sell": "sell sold", "find": "find found",
+        "fly": "fly flies flew flown", "spend": "spend spent", "wear": "wear wore worn",
+    }.items()
+    for form in forms.split()
+}  # fmt: skip
+"""Irregular verb forms and the verb they are: "went" is "go" ("never went back to Lagos" /
+"goes back to Lagos every year"), "has" is "have" (which the plural folding would make "ha")."""
+
 _NOT_DENIED = STOP_WORDS | frozenset(
     {"longer", "more", "any", "anymore", "ever", "even", "really", "always", "still", "yet",
-     "been", "being", "had", "did", "does", "doing", "got", "get", "very", "much", "all",
-     "user", "at", "a", "the"}
+     "be", "have", "do", "get", "very", "much", "all", "user", "at", "a", "the", "actually",
+     "currently", "presently", "now", "truly", "quite", "exactly", "necessarily", "entirely",
+     "totally", "fully", "completely", "particularly", "just", "usually", "normally", "often",
+     "generally", "typically", "regularly", "able", "too"}
 )  # fmt: skip
 """Words between a negation and what it denies ("no longer eats meat", "has never been to
-Spain")."""
+Spain", "doesn't actually have a dog", "doesn't currently drink coffee", "isn't able to
+drive"), compared as ``_base`` reads them: every form of "be", "have", "do" and "get" ("hasn't
+had a drink" denies "drink", not "have", which nearly every fact states)."""
+_SKIPPED = _NOT_DENIED | NEGATIONS
+_SCOPE = 6
+"""How many words after a negation are read for what it denies."""
 
 _ENDINGS = ("ing", "ed", "es", "s")
 
@@ -309,9 +337,15 @@ def _stem(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("e") else word
 
 
+def _base(raw: str, folded: str) -> str:
+    """An irregular verb form read as its verb ("went" -> "go"), any other word as folded."""
+    return _IRREGULAR.get(raw.lower(), folded)
+
+
 def _sense(group: str, raw: str, folded: str) -> str:
     """A word as a denial compares it: a liking, kin or calendar word by what it means
-    ("like" is "love", "mum" is "mother"), any other by its stem; a number as written."""
+    ("like" is "love", "mum" is "mother"), an irregular verb form as its verb ("went" is
+    "go"), any other by its stem; a number as written."""
     if group != "word":
         return folded
     if folded in LIKING or raw.lower() in ("liked", "loved", "enjoyed", "adored"):
@@ -322,7 +356,7 @@ def _sense(group: str, raw: str, folded: str) -> str:
         return f"<{KIN[folded]}>"
     if folded in WEEKDAYS:
         return f"<{WEEKDAYS[folded]}>"
-    return _stem(folded)
+    return _stem(_base(raw, folded))
 
 
 def _denied(text: str) -> tuple[set[str], set[str]]:
@@ -335,8 +369,11 @@ def _denied(text: str) -> tuple[set[str], set[str]]:
         stated.add(_sense(group, raw, folded))
         if not (folded in NEGATIONS or raw.lower().endswith("n't")):
             continue
-        for later_group, later_raw, later, _start in pieces[n + 1 : n + 5]:
-            if later_group == "word" and (later in _NOT_DENIED or later in NEGATIONS):
+        for later_group, later_raw, later, _start in pieces[n + 1 : n + 1 + _SCOPE]:
+            if (
+                later_group == "word"
+                and {later, later_raw.lower(), _base(later_raw, later)} & _SKIPPED
+            ):
                 continue
             denied.add(_sense(later_group, later_raw, later))
             break

@@ -14,12 +14,14 @@ contradicts -> a review item, unrelated -> nothing. A judgement that is unsure (
 confidence, malformed, timed out, naming a memory it was not shown) changes nothing and asks a
 person; so does a "duplicate" where one wording denies what the other states
 (``domain.particulars.denial``), or where each states a particular the other does not,
-unless the model's one wording states every particular of both (``domain.hygiene.says_both``:
-a merge never drops a fact). Without a chat model the rule decides: a repeat that differs in
-no particular is merged, likely repeats and likely conflicts go to the review queue, failing
-those the nearest memory at or above the rule's ask bar, and besides the nearest of the same
-type at the same-type bar and the one of its type sharing most rare words with it. Every
-action is recorded with why, and undone by ``undo``.
+unless the model's one wording states every particular of both (``domain.joining.says_both``:
+a merge never drops a fact). A "duplicate" with a negation in one wording only, denying
+nothing the other states, is merged into both wordings whole (``domain.joining.keeps_both``).
+Without a chat model the rule decides: a repeat that differs in no particular is merged,
+likely repeats and likely conflicts go to the review queue, failing those the nearest memory
+at or above the rule's ask bar, and besides the nearest of the same type at the same-type
+bar and the one of its type sharing most rare words with it. Every action is recorded with
+why, and undone by ``undo``.
 """
 
 from __future__ import annotations
@@ -39,11 +41,10 @@ from aria_mem.domain.hygiene import (
     ReviewItem,
     ReviewKind,
     different_content,
-    one_sided_negation,
     only_in,
-    says_both,
     to_judge,
 )
+from aria_mem.domain.joining import both_wordings, keeps_both, one_sided_negation, says_both
 from aria_mem.domain.judgement import Judgement, Verdict
 from aria_mem.domain.models import IndexState, Memory, MemoryStatus
 from aria_mem.domain.particulars import denial
@@ -58,7 +59,7 @@ from aria_mem.services.curator import (
     with_words,
     word_matches,
 )
-from aria_mem.services.pass_undo import JOINED, undo_action
+from aria_mem.services.pass_undo import JOINED, KEPT_BOTH, undo_action
 from aria_mem.services.writer import MemoryWriter
 
 log = logging.getLogger(__name__)
@@ -242,17 +243,21 @@ class Consolidator:
         if answer.verdict is Verdict.DUPLICATE:
             new_only = only_in(memory.text, target.memory.text)
             old_only = only_in(target.memory.text, memory.text)
+            if keeps_both(memory.text, target.memory.text):
+                both = both_wordings(target.memory.text, memory.text)
+                return self._join(memory, target.memory, both, why, KEPT_BOTH, report)
             denied = denial(memory.text, target.memory.text)
             if denied or one_sided_negation(memory.text, target.memory.text):
                 but = (
                     f'one says the opposite of the other ("not {denied}" in one)'
                     if denied
-                    else "one says it with a negation, the other without"
+                    else "one says it with a negation, and each gives a value of one kind"
                 )
                 return self._ask(memory, target, ReviewKind.CONFLICT, f"{why}, but {but}", report)
             if new_only and old_only:
                 if answer.merged and says_both(answer.merged, memory.text, target.memory.text):
-                    return self._join(memory, target.memory, answer.merged, why, report)
+                    wording = answer.merged
+                    return self._join(memory, target.memory, wording, why, JOINED, report)
                 differs = different_content(memory.text, target.memory.text)
                 return self._ask(memory, target, ReviewKind.MERGE, f"{why}, but {differs}", report)
             if new_only:  # the new wording says all the older one does, and more: it stays
@@ -331,17 +336,18 @@ class Consolidator:
         return self._action(folded, kept, Outcome.MERGED, why)
 
     def _join(
-        self, new: Memory, older: Memory, wording: str, why: str, report: TidyReport
+        self, new: Memory, older: Memory, wording: str, why: str, how: str, report: TidyReport
     ) -> Consolidation:
-        """A duplicate where each wording says something the other does not: the older memory
-        takes the judge's wording that says all both do (checked: ``says_both``; its text
-        before stays in its history), then the new one is merged into it."""
+        """A duplicate no one wording of the two stands for: the older memory takes one that
+        says all both do (the judge's, checked by ``says_both``, or both whole where one has a
+        negation: ``keeps_both``; its text before stays in its history), then the new one is
+        merged into it. ``how`` ends the merge's reason, for undo: ``JOINED``, ``KEPT_BOTH``."""
         try:
             self._writer.update(older.id, MemoryChanges(text=wording))
         except ValidationError as exc:
             target = Neighbour(older, 0.0)
             return self._ask(new, target, ReviewKind.MERGE, f"{why}, but {exc}", report)
-        return self._fold(new, older, f"{why}; {JOINED}", report)
+        return self._fold(new, older, f"{why}; {how}", report)
 
     def _supersede(
         self, memory: Memory, old: Neighbour, why: str, report: TidyReport

@@ -15,6 +15,9 @@ from aria_mem.services.writer import MemoryWriter
 JOINED = "both said in one wording"
 """How a join's reason ends (a duplicate merged into a wording that states both): its undo
 also gives the older memory back its own wording."""
+KEPT_BOTH = "kept both wordings: one says it with a negation"
+"""How the reason ends for a duplicate merged into both wordings whole (one has a negation
+the other does not): undone as a join."""
 
 
 def undo_action(action: Consolidation, writer: MemoryWriter, hygiene: Hygiene) -> str:
@@ -25,7 +28,7 @@ def undo_action(action: Consolidation, writer: MemoryWriter, hygiene: Hygiene) -
     if action.outcome is Outcome.MERGED:
         writer.restore(action.memory_id, "a pass's merge undone")
         done = "the merged memory is its own again"
-        if action.reason.endswith(JOINED) and action.other_id is not None:
+        if action.reason.endswith((JOINED, KEPT_BOTH)) and action.other_id is not None:
             done += _unjoin(writer, hygiene, action.other_id, action.at)
     elif action.outcome is Outcome.SUPERSEDED:
         if action.other_id is None:
@@ -44,7 +47,7 @@ def undo_action(action: Consolidation, writer: MemoryWriter, hygiene: Hygiene) -
 def _unjoin(
     writer: MemoryWriter, hygiene: Hygiene, older_id: uuid.UUID, joined_at: datetime
 ) -> str:
-    """The older memory of a join takes back the text it had before the judge's wording
+    """The older memory of a join takes back the text it had before the joined wording
     (its history's last edit up to the join); a later edit, a person's, is left alone."""
     edits = [
         e
