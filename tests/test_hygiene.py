@@ -18,6 +18,7 @@ import pytest
 from aria_mem.adapters.chat.ollama import OllamaChat
 from aria_mem.adapters.embedders.ollama import OllamaEmbedder
 from aria_mem.adapters.qdrant_edge import EdgeIndex
+from aria_mem.domain.denial import denial
 from aria_mem.domain.hygiene import (
     EventKind,
     HygieneRule,
@@ -39,7 +40,6 @@ from aria_mem.domain.models import (
     NewMemory,
     SearchScope,
 )
-from aria_mem.domain.particulars import denial
 from aria_mem.domain.payload import memory_payload
 from aria_mem.domain.records import MemoryChanges
 from aria_mem.ports import Store

@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 
+from aria_mem.domain.denial import denial
 from aria_mem.domain.models import Memory, MemoryStatus, MemoryType
-from aria_mem.domain.particulars import Particular, denial, particulars, unshared
+from aria_mem.domain.particulars import Particular, particulars, unshared
 
 
 class EventKind(StrEnum):

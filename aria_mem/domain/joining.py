@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import re
 
+from aria_mem.domain.denial import denial
 from aria_mem.domain.hygiene import only_in
-from aria_mem.domain.particulars import Particular, denial, particulars
+from aria_mem.domain.particulars import Particular, particulars
 
 CLASHING = {
     "number": "number", "amount": "number", "date": "date", "time": "time", "kin": "kin",

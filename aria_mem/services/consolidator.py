@@ -13,7 +13,7 @@ the one it repeats, its wording in that one's history), updates -> the older one
 contradicts -> a review item, unrelated -> nothing. A judgement that is unsure (low
 confidence, malformed, timed out, naming a memory it was not shown) changes nothing and asks a
 person; so does a "duplicate" where one wording denies what the other states
-(``domain.particulars.denial``), or where each states a particular the other does not,
+(``domain.denial.denial``), or where each states a particular the other does not,
 unless the model's one wording states every particular of both (``domain.joining.says_both``:
 a merge never drops a fact). A "duplicate" with a negation in one wording only, denying
 nothing the other states, is merged into both wordings whole (``domain.joining.keeps_both``).
@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from aria_mem.domain import judgement
+from aria_mem.domain.denial import denial
 from aria_mem.domain.hygiene import (
     EVENTS,
     Consolidation,
@@ -47,7 +48,6 @@ from aria_mem.domain.hygiene import (
 from aria_mem.domain.joining import both_wordings, keeps_both, one_sided_negation, says_both
 from aria_mem.domain.judgement import Judgement, Verdict
 from aria_mem.domain.models import IndexState, Memory, MemoryStatus
-from aria_mem.domain.particulars import denial
 from aria_mem.domain.records import MemoryChanges
 from aria_mem.errors import ChatModelError, ValidationError
 from aria_mem.ports import ChatModel, Hygiene, MemoryRepository, RetrievalReads
