@@ -78,7 +78,6 @@ class Daemon:
         told = False
         while not self._stop.is_set():
             if self._lock.try_acquire():
-                log.info("reconciling this database (pid %d)", os.getpid())
                 return True
             if not told:
                 state = hooks.upkeep(mem).state()
@@ -103,6 +102,7 @@ class Daemon:
                 mem.settings.daemon.reconcile_interval,
             )
         )
+        log.info("reconciling this database (pid %d)", os.getpid())  # once its record says so
         if upkeep.check_dimension().ok:
             requeued = upkeep.requeue_other_models()
             if requeued:

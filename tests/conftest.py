@@ -24,7 +24,9 @@ from aria_mem.adapters.postgres.store import PostgresStore
 from aria_mem.adapters.service.folder import lock_held, stop_service
 from aria_mem.errors import StoreError
 from aria_mem.ports import Store
+from tests import cli_forks
 from tests.accounts import intruder  # noqa: F401 (a fixture: a second local account)
+from tests.cli_forks import Forks
 from tests.fakes.concepts import concept_embed
 from tests.fakes.lmstudio_server import FakeLMStudio
 from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
@@ -289,9 +291,21 @@ class CliResult:
     stderr: str
 
 
+TERMINAL = {"COLUMNS": "200", "NO_COLOR": "1"}
+"""What every command's terminal settings are, unless a test says otherwise."""
+
+
+@pytest.fixture(scope="session")
+def _cli_forks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Forks]:
+    with cli_forks.started(tmp_path_factory.mktemp("forks"), ROOT, TERMINAL) as forks:
+        yield forks
+
+
 @pytest.fixture
-def cli(isolated_env: Path) -> Callable[..., CliResult]:
-    """Run ``aria-mem`` in a child process with this test's environment."""
+def cli(isolated_env: Path, _cli_forks: Forks) -> Callable[..., CliResult]:
+    """Run ``aria-mem`` in a process of its own with this test's environment: forked from one
+    that has imported the command line already (tests/cli_forks.py), or started afresh where a
+    setting is read at import."""
 
     def run(
         *args: str,
@@ -299,7 +313,9 @@ def cli(isolated_env: Path) -> Callable[..., CliResult]:
         input: str | None = None,
         timeout: float = 120,
     ) -> CliResult:
-        full_env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", **(env or {})}
+        full_env = {**os.environ, **TERMINAL, **(env or {})}
+        if not cli_forks.needs_fresh(full_env, _cli_forks.env):
+            return CliResult(*_cli_forks.run(list(args), full_env, ROOT, input, timeout))
         done = subprocess.run(
             [sys.executable, "-m", "aria_mem", *args],
             capture_output=True,
