@@ -4,6 +4,7 @@ parameterised; a failure says what went wrong (``problems``)."""
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -28,6 +29,11 @@ class Database:
         self._max_size = max_size
         self._pools: dict[int, ConnectionPool] = {}
         """Keyed by the statement timeout (ms) its connections are made with; 0: none."""
+        self._given: Counter[int] = Counter()
+        """Connections given out now, per pool. When a wait for one times out while the pool's
+        all are given out, the server answers: only this process asks too much at once, so
+        the pool is kept (a broken pool is closed and made again, dropping what the others
+        hold) and no connection is tried to diagnose a server that is fine."""
         self._broken = False
         self._lock = threading.Lock()
 
@@ -79,8 +85,20 @@ class Database:
         try:
             with pool.connection(timeout=wait) as conn:
                 conn.row_factory = dict_row  # type: ignore[assignment]
-                yield conn  # type: ignore[misc]
+                with self._lock:
+                    self._given[statement_timeout_ms] += 1
+                try:
+                    yield conn  # type: ignore[misc]
+                finally:
+                    with self._lock:
+                        self._given[statement_timeout_ms] -= 1
         except PoolTimeout as exc:
+            if self._given[statement_timeout_ms] >= self._max_size:
+                waited = self.timeout if wait is None else wait
+                raise StoreError(
+                    f"every one of this process's {self._max_size} connections to PostgreSQL "
+                    f"was in use for {waited:g}s; try again"
+                ) from exc
             self._broken = True
             raise StoreError(problems.diagnose(self.dsn, self.timeout)) from exc
         except psycopg.OperationalError as exc:
