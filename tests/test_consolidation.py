@@ -673,10 +673,10 @@ NEVER = "The user said she never misses the Sunday call with her dad."
     [
         (SUNDAY, NEVER, f"{SUNDAY}. {NEVER}"),
         (
-            "The user can't stand Bangalore traffic.",
-            "Bangalore traffic drives the user up the wall.",
-            "The user can't stand Bangalore traffic. "
-            "Bangalore traffic drives the user up the wall.",
+            "The user can't get through an afternoon without his fika.",
+            "The user has a fika every afternoon.",
+            "The user can't get through an afternoon without his fika. "
+            "The user has a fika every afternoon.",
         ),
     ],
 )

@@ -88,15 +88,46 @@ def one_sided_negation(first: str, second: str) -> bool:
     return (_NEGATION in particulars(first)) != (_NEGATION in particulars(second))
 
 
+_AFFIRMING = re.compile(
+    r"\bnever (?:\w+ )?(?:miss|misses|missed|skip|skips|skipped|forget|forgets|forgot|fail|fails"
+    r"|failed|stop|stops|stopped)\b"
+    r"|\b(?:can't|cannot|can not|couldn't) (?:stop|wait)\b"
+    r"|\b(?:can't|cannot|can not|couldn't) (?:get through|go|live|function|start)\b"
+    r"(?: \S+){0,4}? without\b"
+    r"|\bnever (?:gets?|got|grows?|grew) (?:old|tired)\b"
+    r"|\bnever (?:takes?|took) (?:it|them) off\b"
+    r"|\b(?:doesn't|does not|don't|do not|didn't|did not|won't|will not) (?:start|begin) until\b"
+)
+"""Negations that say a thing happens, without fail ("never misses the Sunday call", "can't
+stop buying plants", "can't get through an afternoon without his fika", "never gets old"):
+English idioms, not a fact turned around. A wording whose every negation is one of these may
+keep both wordings whole with one without a negation (``keeps_both``); any other negation ("can't
+stand her job", "has no pets", "isn't a big fan", "doesn't mind", "told no one") may turn the
+fact around in a way ``denial`` cannot see, so the pair is asked (from a stranger's review: 8
+of the project's 13 changes and look-alikes with a negation in one wording were otherwise kept
+as one text had a judge wrongly called them one fact)."""
+
+
+def affirms_only(text: str) -> bool:
+    """Whether every negation in ``text`` is within one of the idioms that affirm
+    (``_AFFIRMING``)."""
+    folded = text.replace("\u2019", "'").lower()
+    if not _AFFIRMING.search(folded):
+        return False
+    return _NEGATION not in particulars(_AFFIRMING.sub(" always ", folded))
+
+
 def keeps_both(first: str, second: str) -> bool:
     """Whether a pair a judge confidently calls one fact, with a negation in one wording only
     ("phones her dad every Sunday" / "never misses the Sunday call"), may be merged into a
-    text of both wordings whole (``both_wordings``): nothing the negation denies is stated by
-    the other (``denial``: "doesn't actually have a dog" / "has a dog" is asked) and they
-    state no two values of one kind (``clash``). Nothing is lost, a word of either included;
-    what is left to a person is a pair that may say opposite things."""
+    text of both wordings whole (``both_wordings``): the negation is an idiom that affirms
+    (``affirms_only``), nothing it denies is stated by the other (``denial``: "doesn't actually
+    have a dog" / "has a dog" is asked) and they state no two values of one kind (``clash``).
+    Nothing is lost, a word of either included."""
+    negated = first if _NEGATION in particulars(first) else second
     return (
         one_sided_negation(first, second)
+        and affirms_only(negated)
         and denial(first, second) is None
         and not clash(first, second)
     )

@@ -249,7 +249,7 @@ def particulars(text: str) -> frozenset[Particular]:
             found.add(Particular("date", WEEKDAYS[folded]))
         elif folded in MONTHS and (raw[0].isupper() or len(folded) > 4):
             found.add(Particular("date", f"month {MONTHS[folded]}"))
-        elif folded in NEGATIONS or raw.lower().endswith("n't"):
+        elif folded in NEGATIONS or raw.lower().replace("\u2019", "'").endswith("n't"):
             found.add(Particular("negation", "not"))
         elif folded in LIKING or raw.lower() in ("liked", "loved", "enjoyed", "adored"):
             found.add(Particular("liking", "likes"))

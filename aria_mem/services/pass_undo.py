@@ -47,17 +47,22 @@ def undo_action(action: Consolidation, writer: MemoryWriter, hygiene: Hygiene) -
 def _unjoin(
     writer: MemoryWriter, hygiene: Hygiene, older_id: uuid.UUID, joined_at: datetime
 ) -> str:
-    """The older memory of a join takes back the text it had before the joined wording
-    (its history's last edit up to the join); a later edit, a person's, is left alone."""
-    edits = [
-        e
-        for e in hygiene.events([older_id])
-        if e.kind is EventKind.EDITED and e.memory_id == older_id and e.text
-    ]
+    """The older memory of a join takes back the text it had before the joined wording (its
+    history's last edit up to the join) while it still holds the wording the join gave it: the
+    text before the next edit, or its text now. A later join undone first gives that wording
+    back, so joins undo in any order; an edit of a person's since is left alone."""
+    edits = sorted(
+        (
+            e
+            for e in hygiene.events([older_id])
+            if e.kind is EventKind.EDITED and e.memory_id == older_id and e.text
+        ),
+        key=lambda e: e.at,
+    )
     before = [e for e in edits if e.at <= joined_at]
-    if not before or len(before) < len(edits):
+    after = [e for e in edits if e.at > joined_at]
+    now = writer.text_of(older_id)
+    if not before or now != (after[0].text if after else now):
         return "; the older memory's wording was edited since and stays as it is"
-    text = max(before, key=lambda e: e.at).text
-    assert text is not None
-    writer.update(older_id, MemoryChanges(text=text))
+    writer.update(older_id, MemoryChanges(text=before[-1].text or ""))
     return "; the older memory has its own wording again"

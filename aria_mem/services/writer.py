@@ -187,6 +187,9 @@ class MemoryWriter:
             )
         return self._sync(self._memories.edit(memory_id, checked))
 
+    def text_of(self, memory_id: uuid.UUID) -> str:
+        return self._memories.get(memory_id).text
+
     def confirm(self, memory_id: uuid.UUID) -> WriteResult:
         memory = self._memories.confirm(memory_id)
         return WriteResult(memory, created=False, indexed=memory.index_state is IndexState.INDEXED)

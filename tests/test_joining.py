@@ -1,0 +1,100 @@
+"""A judged duplicate with a negation in one wording only is kept as both wordings whole only
+where the negation is an idiom that affirms ("never misses", "can't stop"); any other may turn
+the fact around, so the pair is asked. Joins undo in any order."""
+
+from __future__ import annotations
+
+import pytest
+
+from aria_mem.domain.joining import affirms_only, both_wordings, keeps_both, one_sided_negation
+from aria_mem.domain.models import MemoryType
+from aria_mem.ports import Store
+from aria_mem.services.curator import Curator
+from aria_mem.services.writer import MemoryWriter
+from tests.fakes.ollama_server import FakeOllama
+from tests.test_consolidation import (  # noqa: F401 (judge, server, index, parts: fixtures)
+    Judge,
+    _active,
+    _new,
+    _pass,
+    index,
+    judge,
+    parts,
+    server,
+)
+
+SUNDAY = "The user phones her dad every Sunday."
+NEVER = "She never misses the Sunday call."
+NINE = "The user phones her dad on Sundays at 9am."
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("The user can't stand her job.", "The user loves her job."),
+        ("The user has no pets.", "The user has a cat."),
+        ("The user isn't a big fan of the cold.", "The user is a fan of the cold."),
+        ("The user is allergic to nothing.", "The user is allergic to nuts."),
+        ("The user told no one about the diagnosis.", "The user told her sister."),
+        ("The user doesn't mind the commute.", "The user hates the commute."),
+        ("The user never misses the match but doesn't like the team.", "The user likes the team."),
+        ("The user doesn't actually have a dog.", "The user has a dog."),
+    ],
+)
+def test_a_negation_that_may_turn_the_fact_around_is_asked(first: str, second: str) -> None:
+    """From a stranger's review: each of these, wrongly judged one fact, was kept as one text."""
+    assert not keeps_both(first, second) and not keeps_both(second, first)
+
+
+@pytest.mark.parametrize(
+    "negated",
+    [
+        NEVER,
+        "User said he never skips his midweek game, whatever the weather.",
+        "She can't stop buying plants.",
+        "He can't get through an afternoon without his fika.",
+        "The boat ride never gets old for her.",
+        "His day doesn't start until he has had his mate.",
+        "She wears the ring and never takes it off.",
+    ],
+)
+def test_an_idiom_that_affirms_keeps_both_wordings(negated: str) -> None:
+    assert affirms_only(negated)
+    plain = "The user does it every day."
+    assert keeps_both(plain, negated) and keeps_both(negated, plain)
+
+
+def test_a_negation_typed_with_a_curly_apostrophe_is_a_negation() -> None:
+    """Phones type "doesn\u2019t": it was read as no negation at all, so "doesn\u2019t eat meat"
+    and "eats meat" differed in no particular."""
+    curly = "The user doesn\u2019t eat meat."
+    assert one_sided_negation(curly, "The user eats meat.")
+    assert not keeps_both(curly, "The user eats meat.")
+    assert affirms_only("His day doesn\u2019t start until he has had his mate.")
+
+
+def test_joins_undone_latest_first_give_each_memory_its_own_wording(
+    any_store: Store,
+    parts: tuple[MemoryWriter, Curator],  # noqa: F811 (the fixtures imported above)
+    server: FakeOllama,  # noqa: F811
+    judge: Judge,  # noqa: F811
+) -> None:
+    """Two joins into one memory, undone in turn: the first join's undo finds the wording it
+    made given back by the second's, so all three memories are their own again (the undo
+    refused before: the second join's edit counted as a person's)."""
+    writer = parts[0]
+    kept = writer.remember(_new(SUNDAY, MemoryType.ROUTINE)).memory.id
+    writer.remember(_new(NEVER, MemoryType.ROUTINE))
+    judge.says(NEVER, SUNDAY, "duplicate")
+    assert _pass(any_store, parts, server).run().merged == 1
+    once = both_wordings(SUNDAY, NEVER)
+    writer.remember(_new(NINE, MemoryType.ROUTINE))
+    judge.says(NINE, once, "duplicate")
+    consolidator = _pass(any_store, parts, server)
+    assert consolidator.run().merged == 1
+    assert _active(any_store) == [both_wordings(once, NINE)]
+    first, second = sorted(any_store.hygiene.consolidations("u1", "aria", 10), key=lambda a: a.at)
+    assert "own wording again" in consolidator.undo(second)
+    assert any_store.memories.get(kept).text == once
+    assert "own wording again" in consolidator.undo(first)
+    assert _active(any_store) == sorted([SUNDAY, NEVER, NINE])
