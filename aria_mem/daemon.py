@@ -91,7 +91,7 @@ class Daemon:
             self._wait(mem.settings.daemon.reconcile_interval)
         return False
 
-    def _start(self) -> None:
+    def _start(self, *, reloaded: bool = False) -> None:
         mem = self._memory()
         upkeep = hooks.upkeep(mem)
         upkeep.started(
@@ -102,7 +102,8 @@ class Daemon:
                 mem.settings.daemon.reconcile_interval,
             )
         )
-        log.info("reconciling this database (pid %d)", os.getpid())  # once its record says so
+        if not reloaded:  # once its record says so
+            log.info("reconciling this database (pid %d)", os.getpid())
         if upkeep.check_dimension().ok:
             requeued = upkeep.requeue_other_models()
             if requeued:
@@ -130,7 +131,7 @@ class Daemon:
     def _reload(self) -> None:
         log.info("config changed; reloading")
         self._close()
-        self._start()
+        self._start(reloaded=True)
 
     def _close(self) -> None:
         if self._mem is not None:

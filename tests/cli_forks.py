@@ -19,6 +19,7 @@ status as ``subprocess`` gives it.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import importlib
 import importlib.util
 import json
@@ -38,12 +39,11 @@ from typing import Any
 READ_AT_IMPORT = (
     *("PYTHON", "TYPER_", "_TYPER_", "TERMINAL_WIDTH"),
     *("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "TERM", "COLORTERM", "TTY_", "JUPYTER_"),
-    "OLLAMA_HOST",
+    *("LANG", "LC_", "PSYCOPG_"),
 )
-"""Settings read when Python starts or the command line is imported (Python's own, typer's, and
-rich's that aria_mem.cli.render's consoles are made with, the ollama library's default client):
-a command given other values than
-the server started with runs in a fresh process."""
+"""Settings read when Python starts or the command line is imported (Python's own and the
+locale, typer's, rich's that aria_mem.cli.render's consoles are made with, psycopg's): a command
+given other values than the server started with runs in a fresh process."""
 
 PRELOADED = (
     "aria_mem.cli.app",
@@ -60,7 +60,13 @@ PRELOADED = (
 to reach the aria-mem service, PostgreSQL and the Ollama the tests fake. None reads a setting
 when imported (``READ_AT_IMPORT`` names those that do)."""
 
-REQUEST_LIMIT = 1 << 20
+REQUEST_LIMIT = 64 << 20
+PR_SET_PDEATHSIG = 1
+
+
+SET_BY_EACH_TEST = ("ARIA_MEM_", "OLLAMA_HOST", "MEMORY_MIN_SIMILARITY")
+"""What each test sets or removes for itself (tests/conftest.py's ``isolated_env``): the server
+starts without them, as no command of its reads them at import."""
 
 
 def needs_fresh(env: dict[str, str], server_env: dict[str, str]) -> bool:
@@ -75,7 +81,10 @@ class Forks:
 
     def __init__(self, folder: Path, cwd: Path, env: dict[str, str]) -> None:
         self.socket_path = folder / "forks.sock"
-        self.env = {**os.environ, **env}
+        self.env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith(SET_BY_EACH_TEST)},
+            **env,
+        }
         self._log = (folder / "forks.log").open("wb")
         self._server = subprocess.Popen(
             [sys.executable, "-m", "tests.cli_forks", "aria_mem", str(self.socket_path)],
@@ -83,7 +92,7 @@ class Forks:
             stdout=self._log,
             stderr=self._log,
             cwd=cwd,
-            env=self.env,
+            env={**self.env, "ARIA_FORKS_OWNER": str(os.getpid())},
         )
         deadline = time.monotonic() + 60
         while not self.socket_path.exists():
@@ -107,15 +116,15 @@ class Forks:
         stdin_read, stdin_write = os.pipe() if input is not None else (os.dup(0), -1)
         out_read, out_write = os.pipe()
         err_read, err_write = os.pipe()
+        deadline = time.monotonic() + timeout
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
             conn.connect(str(self.socket_path))
-            try:
-                socket.send_fds(
-                    conn, [json.dumps(request).encode() + b"\n"], [stdin_read, out_write, err_write]
-                )
+            try:  # the descriptors ride on one byte; the request, of any size, follows
+                socket.send_fds(conn, [b"R"], [stdin_read, out_write, err_write])
             finally:
                 for fd in (stdin_read, out_write, err_write):
                     os.close(fd)
+            conn.sendall(json.dumps(request).encode() + b"\n")
             answers = conn.makefile("rb")
             pid = int(json.loads(answers.readline())["pid"])
             out, err = bytearray(), bytearray()
@@ -135,14 +144,26 @@ class Forks:
             except TimeoutError:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
-                for reader in readers[:2]:
-                    reader.join()
-                raise subprocess.TimeoutExpired(
-                    ["aria-mem", *args], timeout, _text(out), _text(err)
-                ) from None
-            for reader in readers:
-                reader.join()
+                raise self._expired(args, timeout, readers, out, err) from None
+            for reader in readers:  # as communicate(): its output must end within the time too
+                reader.join(max(0.0, deadline - time.monotonic()))
+            if any(reader.is_alive() for reader in readers[:2]):
+                raise self._expired(args, timeout, readers, out, err)
             return status, _text(out), _text(err)
+
+    @staticmethod
+    def _expired(
+        args: list[str],
+        timeout: float,
+        readers: list[threading.Thread],
+        out: bytearray,
+        err: bytearray,
+    ) -> subprocess.TimeoutExpired:
+        """What ``subprocess.run`` raises, with the output read so far (a process the command
+        started may hold its output open: that is not waited for)."""
+        for reader in readers[:2]:
+            reader.join(0.2)
+        return subprocess.TimeoutExpired(["aria-mem", *args], timeout, _text(out), _text(err))
 
 
 def _drain(fd: int, into: bytearray) -> None:
@@ -178,6 +199,9 @@ def started(folder: Path, cwd: Path, env: dict[str, str]) -> Iterator[Forks]:
 
 def _serve(path: str) -> dict[str, Any]:
     """Answer commands until killed; in a forked child, return the request it is to run."""
+    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with the test process
+    if os.getppid() != int(os.environ.get("ARIA_FORKS_OWNER", os.getppid())):
+        return {}  # the owner went before the line above: nothing to serve
     for name in PRELOADED:
         importlib.import_module(name)
 
@@ -188,8 +212,15 @@ def _serve(path: str) -> dict[str, Any]:
     os.rename(path + ".new", path)
     while True:
         conn, _ = listener.accept()
-        message, fds, _, _ = socket.recv_fds(conn, REQUEST_LIMIT, 3)
-        request = json.loads(message)
+        try:
+            _, fds, _, _ = socket.recv_fds(conn, 1, 3)
+            request = json.loads(conn.makefile("rb").readline(REQUEST_LIMIT))
+            if len(fds) != 3:
+                raise ValueError(f"{len(fds)} descriptors, not stdin, stdout and stderr")
+        except (OSError, ValueError) as exc:  # one bad request ends its connection, not all
+            print(f"refused a request: {exc}", file=sys.stderr, flush=True)
+            conn.close()
+            continue
         sys.stdout.flush()
         sys.stderr.flush()
         pid = os.fork()
@@ -227,4 +258,6 @@ def _run(module: str, request: dict[str, Any]) -> None:
 
 
 if __name__ == "__main__":
-    _run(sys.argv[1], _serve(sys.argv[2]))
+    served = _serve(sys.argv[2])
+    if served:
+        _run(sys.argv[1], served)

@@ -28,12 +28,16 @@ def _fresh(*args: str, env: dict[str, str], input: str | None = None) -> CliResu
     return CliResult(done.returncode, done.stdout, done.stderr)
 
 
-def test_a_forked_command_says_what_a_fresh_one_says(cli: Callable[..., CliResult]) -> None:
+def test_a_forked_command_says_what_a_fresh_one_says(
+    cli: Callable[..., CliResult], _cli_forks: Forks
+) -> None:
     """Output, exit code, stdin and the environment: a bad line read from stdin, a bad setting
-    from an environment variable."""
+    from an environment variable, an argument of 100,000 characters."""
+    assert not needs_fresh({**os.environ, **TERMINAL}, _cli_forks.env)  # these are forked
     bad = {"ARIA_MEM_EMBEDDER_PROVIDER": "nonsense"}
     for args, env, text in (
         (("--help",), {}, None),
+        (("remember", "x" * 100_000), bad, None),
         (("import", "-"), {}, '{"text": "The user swims."}\nnot json\n'),
         (("remember", "The user swims."), bad, None),
     ):
