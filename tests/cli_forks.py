@@ -7,7 +7,11 @@ Started afresh, such a process spent about 0.2 of its 0.3 CPU-seconds importing 
 rich and aria-mem's command line before it did anything, and the suite runs hundreds of them.
 A fork of a process that has imported those (and nothing that reads settings) starts where that
 import ends. What the fork cannot give, a fresh process does (``needs_fresh``): Python's own
-settings (``PYTHON*``) and typer's, read when they are imported.
+settings (``PYTHON*``) and typer's, read when they are imported. Known differences: the forked
+commands of one run share the server's hash seed (a set's order is the same in each), an
+uncaught traceback shows this module's frames first, and more modules are loaded already (a
+missing import in a module loaded later could go unseen; many tests still start
+``python -m aria_mem`` afresh).
 
 The server (``python -m tests.cli_forks aria_mem SOCKET``: its command line names aria_mem as
 each command's does, for the checks that ask /proc whether a process is aria-mem's) takes one
