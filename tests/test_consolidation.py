@@ -890,3 +890,31 @@ def test_without_a_judge_the_memory_of_the_type_sharing_a_rare_word_is_asked_abo
         assert architect not in asked
         return
     assert asked[architect].reason.startswith("the ProfileFact that shares most of its rare words")
+
+
+@pytest.mark.parametrize("kind_bar", [0.3, 0.4])
+def test_without_a_judge_a_later_value_already_asked_about_with_the_nearest_is_asked_too(
+    any_store: Store, parts: tuple[MemoryWriter, Curator], kind_bar: float
+) -> None:
+    """A third job reads like the first (cosine 0.67 here) more than like the second (0.33),
+    which the first is already asked about with: the second is put to a person too, when it
+    is at the same-type bar. Nothing changes."""
+    first = "The user plays violin in Berlin and drinks tea at work."
+    second = "The user quit, plays violin at home, eats a sandwich with tea."
+    third = "The user has a job in Berlin: violin teacher, coffee all day."
+    for text in (first, second, third):
+        parts[0].remember(_new(text, MemoryType.PROFILE_FACT))
+    bars = HygieneRule(0.9, 0.75, ask_similarity=0.5, kind_similarity=kind_bar)
+    asking = Consolidator(any_store.memories, any_store.hygiene, parts[1], parts[0], None, bars)
+    report = asking.run()
+    assert report.merged == report.superseded == 0 and len(_active(any_store)) == 3
+    asked = {
+        any_store.memories.get(i.memory_id).text: i
+        for i in any_store.hygiene.reviews("u1", "aria")
+        if any_store.memories.get(i.other_id).text == third  # type: ignore[arg-type]
+    }
+    if kind_bar > 0.34:
+        assert set(asked) == {first}
+        return
+    assert set(asked) == {first, second}
+    assert asked[second].reason.startswith("a later ProfileFact than the nearest")

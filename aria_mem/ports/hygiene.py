@@ -78,6 +78,11 @@ class Hygiene(Protocol):
         skip an item while the queue stands still."""
         ...
 
+    def asked_against(self, memory_id: uuid.UUID) -> list[uuid.UUID]:
+        """The other memories of the open merge and conflict items naming ``memory_id`` first
+        (its likely later wordings or values), oldest item first."""
+        ...
+
     def count_reviews(self, user_id: str | None, companion_id: str | None) -> int: ...
     def review_memories(
         self, review_ids: Sequence[uuid.UUID], user_id: str | None, companion_id: str | None

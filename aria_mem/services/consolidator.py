@@ -20,8 +20,9 @@ nothing the other states, is merged into both wordings whole (``domain.joining.k
 Without a chat model the rule decides: a repeat that differs in no particular is merged,
 likely repeats and likely conflicts go to the review queue, failing those the nearest memory
 at or above the rule's ask bar, and besides the nearest of the same type at the same-type
-bar and the one of its type sharing most rare words with it. Every action is recorded with
-why, and undone by ``undo``.
+bar, the one of its type sharing most rare words with it, and the newest one a person is
+already asked about with that nearest of its type (``Curator.asked_later``). Every action is
+recorded with why, and undone by ``undo``.
 """
 
 from __future__ import annotations
@@ -274,8 +275,9 @@ class Consolidator:
         """The rule on the nearest few; failing a proposal, the nearest at the ask bar; and
         besides, the nearest of the same type at the same-type bar (a new job reads unlike
         the old one: 0.2 to 0.4 under MiniLM) and the one of its type the word search
-        matches best ("an architect at a large firm" / "went back to the firm", 0.09), each
-        put to a person. Not the word match for an event (``domain.hygiene.EVENTS``)."""
+        matches best ("an architect at a large firm" / "went back to the firm", 0.09), and
+        the later value that nearest one is asked about with (a third job and the second),
+        each put to a person. Not the word match for an event (``domain.hygiene.EVENTS``)."""
         decision = self._curator.decide(memory, Look(neighbours[:NEIGHBOURS]))
         if decision.merge_into is not None:
             return self._fold(memory, decision.merge_into.memory, decision.why, report)
@@ -304,6 +306,14 @@ class Consolidator:
             kind = memory.type.value
             why = f"the {kind} that shares most of its rare words: the same fact, or a change?"
             asks.append((self._kind(memory, wordy), wordy, why))
+        if same and rule and same.similarity >= rule.ask_similarity:
+            later = self._curator.asked_later(memory, same, rule)
+            if later and later.memory.id not in asked:
+                kind = memory.type.value
+                why = (
+                    f"a later {kind} than the nearest, asked about with it: the same, or a change?"
+                )
+                asks.append((self._kind(memory, later), later, why))
         first: Consolidation | None = None
         for kind, neighbour, why in asks:
             done = self._ask(memory, neighbour, kind, why, report)

@@ -9,7 +9,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from aria_mem.adapters.in_memory.memories import State, now
-from aria_mem.domain.hygiene import Consolidation, EventKind, MemoryEvent, ReviewItem
+from aria_mem.domain.hygiene import Consolidation, EventKind, MemoryEvent, ReviewItem, ReviewKind
 from aria_mem.domain.models import IndexState, Memory, MemoryStatus, MemoryType
 from aria_mem.domain.validation import id_prefix, no_memory, only_match
 from aria_mem.domain.when import event_dates
@@ -177,6 +177,18 @@ class MemHygiene:
             ]
         ordered = sorted(found, key=lambda r: (r.created_at, str(r.id)))
         return ordered[offset : None if limit is None else offset + limit]
+
+    def asked_against(self, memory_id: uuid.UUID) -> list[uuid.UUID]:
+        with self._s.lock:
+            found = sorted(
+                (
+                    r
+                    for r in self._s.reviews.values()
+                    if r.memory_id == memory_id and r.kind is not ReviewKind.RETIRE
+                ),
+                key=lambda r: (r.created_at, str(r.id)),
+            )
+        return [r.other_id for r in found if r.other_id is not None]
 
     def count_reviews(self, user_id: str | None, companion_id: str | None) -> int:
         return len(self.reviews(user_id, companion_id))

@@ -240,6 +240,15 @@ class PgHygiene(PgConsolidation):
             ).fetchall()
         return [_review(r) for r in found]
 
+    def asked_against(self, memory_id: uuid.UUID) -> list[uuid.UUID]:
+        with self._db.connection() as conn:  # review_items_once serves it, kind by kind
+            found = conn.execute(
+                "SELECT other_id FROM review_items WHERE kind IN ('merge', 'conflict')"
+                " AND memory_id = %s AND other_id IS NOT NULL ORDER BY created_at, id",
+                (memory_id,),
+            ).fetchall()
+        return [r["other_id"] for r in found]
+
     def count_reviews(self, user_id: str | None, companion_id: str | None) -> int:
         with self._db.connection() as conn:
             found = conn.execute(
