@@ -424,6 +424,15 @@ def test_the_ask_bar_is_the_models_or_the_conflict_bar() -> None:
         ("The user never went back to Lagos.", "The user goes back to Lagos every year.", "go"),
         ("The user hasn't had a drink in years.", "The user had a drink at the party.", "drink"),
         ("The user hasn't had a drink in a year.", "The user has been sober for a year.", None),
+        # "nobody's X", "no one's X": what is said of X is denied, not X
+        (
+            "The user says his mum makes the best jollof rice he has ever tasted.",
+            "Nobody's jollof comes close to his mother's, according to the user.",
+            None,
+        ),
+        ("The user's mum makes the best jollof.", "No one\u2019s jollof beats his mum's.", None),
+        ("Nobody's jollof comes close to his mum's.", "The user's jollof comes close.", "com"),
+        ("The user has no jollof left.", "The user has jollof left.", "jollof"),
     ],
 )
 def test_a_denial_is_a_negation_of_what_the_other_states(

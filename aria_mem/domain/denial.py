@@ -83,6 +83,17 @@ def _sense(group: str, raw: str, folded: str) -> str:
     return _stem(_base(raw, folded))
 
 
+def _owned(pieces: list[tuple[str, str, str, bool]], n: int) -> int:
+    """How many words after the negation at ``n`` are a "nobody's" or "no one's" and what it
+    owns: what is denied is what is said of that ("Nobody's jollof comes close to his
+    mother's" denies "comes", not "jollof", which the other wording may state in praise)."""
+    raw = pieces[n][1].lower().replace("\u2019", "'")
+    after = pieces[n + 1][1].lower().replace("\u2019", "'") if n + 1 < len(pieces) else ""
+    if raw == "nobody's":
+        return 1
+    return 2 if raw == "no" and after == "one's" else 0
+
+
 def _denied(text: str) -> tuple[set[str], set[str]]:
     """What ``text`` denies (the first word after each negation) and what it states (every
     word), each as ``_sense`` compares them."""
@@ -93,7 +104,8 @@ def _denied(text: str) -> tuple[set[str], set[str]]:
         stated.add(_sense(group, raw, folded))
         if not (folded in NEGATIONS or raw.lower().endswith("n't")):
             continue
-        for later_group, later_raw, later, _start in pieces[n + 1 : n + 1 + _SCOPE]:
+        start = n + 1 + _owned(pieces, n)
+        for later_group, later_raw, later, _start in pieces[start : n + 1 + _SCOPE]:
             if (
                 later_group == "word"
                 and {later, later_raw.lower(), _base(later_raw, later)} & _SKIPPED
