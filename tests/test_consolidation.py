@@ -33,6 +33,7 @@ from aria_mem.adapters.qdrant_edge import EdgeIndex
 from aria_mem.config import load, with_overrides
 from aria_mem.domain import judgement
 from aria_mem.domain.hygiene import EventKind, HygieneRule, Outcome, ReviewKind
+from aria_mem.domain.joining import both_wordings
 from aria_mem.domain.models import MemoryStatus, MemoryType, NewMemory
 from aria_mem.ports import Store
 from aria_mem.services.consolidator import Consolidator
@@ -673,10 +674,10 @@ NEVER = "The user said she never misses the Sunday call with her dad."
     [
         (SUNDAY, NEVER, f"{SUNDAY}. {NEVER}"),
         (
-            "The user can't get through an afternoon without his fika.",
-            "The user has a fika every afternoon.",
-            "The user can't get through an afternoon without his fika. "
-            "The user has a fika every afternoon.",
+            "The user plays five-a-side every Wednesday.",
+            "The user never skips his Wednesday five-a-side game.",
+            "The user plays five-a-side every Wednesday. "
+            "The user never skips his Wednesday five-a-side game.",
         ),
     ],
 )
@@ -918,3 +919,47 @@ def test_without_a_judge_a_later_value_already_asked_about_with_the_nearest_is_a
         return
     assert set(asked) == {first, second}
     assert asked[second].reason.startswith("a later ProfileFact than the nearest")
+
+
+def test_joins_undone_latest_first_give_each_memory_its_own_wording(
+    any_store: Store, parts: tuple[MemoryWriter, Curator], server: FakeOllama, judge: Judge
+) -> None:
+    """Two joins into one memory, undone in turn: the first join's undo finds the wording it
+    made given back by the second's, so all three memories are their own again (from a
+    stranger's review: the first's undo refused, the second join's edit counting as a
+    person's)."""
+    writer = parts[0]
+    kept = writer.remember(_new(SUNDAY, MemoryType.ROUTINE)).memory.id
+    writer.remember(_new(NEVER, MemoryType.ROUTINE))
+    judge.says(NEVER, SUNDAY, "duplicate")
+    assert _pass(any_store, parts, server).run().merged == 1
+    once = both_wordings(SUNDAY, NEVER)
+    nine = "The user phones her dad on Sundays at 9am."
+    writer.remember(_new(nine, MemoryType.ROUTINE))
+    judge.says(nine, once, "duplicate")
+    consolidator = _pass(any_store, parts, server)
+    assert consolidator.run().merged == 1
+    assert _active(any_store) == [both_wordings(once, nine)]
+    first, second = sorted(any_store.hygiene.consolidations("u1", "aria", 10), key=lambda a: a.at)
+    assert "own wording again" in consolidator.undo(second)
+    assert any_store.memories.get(kept).text == once
+    assert "own wording again" in consolidator.undo(first)
+    assert _active(any_store) == sorted([SUNDAY, NEVER, nine])
+
+
+def test_a_wording_the_memory_holds_already_is_merged_into_it_not_appended(
+    any_store: Store, parts: tuple[MemoryWriter, Curator], server: FakeOllama, judge: Judge
+) -> None:
+    """From a stranger's review: once a memory held both wordings, each repeat of one was
+    appended to it again, up to the text limit."""
+    writer = parts[0]
+    writer.remember(_new(SUNDAY, MemoryType.ROUTINE))
+    writer.remember(_new(NEVER, MemoryType.ROUTINE))
+    judge.says(NEVER, SUNDAY, "duplicate")
+    assert _pass(any_store, parts, server).run().merged == 1
+    once = both_wordings(SUNDAY, NEVER)
+    writer.remember(_new(f"{SUNDAY}.", MemoryType.ROUTINE))
+    judge.says(f"{SUNDAY}.", once, "duplicate")
+    report = _pass(any_store, parts, server).run()
+    assert (report.merged, report.queued) == (1, 0)
+    assert _active(any_store) == [once]

@@ -1,26 +1,18 @@
 """A judged duplicate with a negation in one wording only is kept as both wordings whole only
 where the negation is an idiom that affirms ("never misses", "can't stop"); any other may turn
-the fact around, so the pair is asked. Joins undo in any order."""
+the fact around, so the pair is asked. A wording a memory holds already is no new wording."""
 
 from __future__ import annotations
 
 import pytest
 
-from aria_mem.domain.joining import affirms_only, both_wordings, keeps_both, one_sided_negation
-from aria_mem.domain.models import MemoryType
-from aria_mem.ports import Store
-from aria_mem.services.curator import Curator
-from aria_mem.services.writer import MemoryWriter
-from tests.fakes.ollama_server import FakeOllama
-from tests.test_consolidation import (  # noqa: F401 (judge, server, index, parts: fixtures)
-    Judge,
-    _active,
-    _new,
-    _pass,
-    index,
-    judge,
-    parts,
-    server,
+from aria_mem.domain.denial import denial
+from aria_mem.domain.joining import (
+    affirms_only,
+    both_wordings,
+    keeps_both,
+    one_sided_negation,
+    within,
 )
 
 SUNDAY = "The user phones her dad every Sunday."
@@ -70,31 +62,14 @@ def test_a_negation_typed_with_a_curly_apostrophe_is_a_negation() -> None:
     curly = "The user doesn\u2019t eat meat."
     assert one_sided_negation(curly, "The user eats meat.")
     assert not keeps_both(curly, "The user eats meat.")
+    assert denial(curly, "The user eats meat.") == "eat"
     assert affirms_only("His day doesn\u2019t start until he has had his mate.")
 
 
-def test_joins_undone_latest_first_give_each_memory_its_own_wording(
-    any_store: Store,
-    parts: tuple[MemoryWriter, Curator],  # noqa: F811 (the fixtures imported above)
-    server: FakeOllama,  # noqa: F811
-    judge: Judge,  # noqa: F811
-) -> None:
-    """Two joins into one memory, undone in turn: the first join's undo finds the wording it
-    made given back by the second's, so all three memories are their own again (the undo
-    refused before: the second join's edit counted as a person's)."""
-    writer = parts[0]
-    kept = writer.remember(_new(SUNDAY, MemoryType.ROUTINE)).memory.id
-    writer.remember(_new(NEVER, MemoryType.ROUTINE))
-    judge.says(NEVER, SUNDAY, "duplicate")
-    assert _pass(any_store, parts, server).run().merged == 1
-    once = both_wordings(SUNDAY, NEVER)
-    writer.remember(_new(NINE, MemoryType.ROUTINE))
-    judge.says(NINE, once, "duplicate")
-    consolidator = _pass(any_store, parts, server)
-    assert consolidator.run().merged == 1
-    assert _active(any_store) == [both_wordings(once, NINE)]
-    first, second = sorted(any_store.hygiene.consolidations("u1", "aria", 10), key=lambda a: a.at)
-    assert "own wording again" in consolidator.undo(second)
-    assert any_store.memories.get(kept).text == once
-    assert "own wording again" in consolidator.undo(first)
-    assert _active(any_store) == sorted([SUNDAY, NEVER, NINE])
+def test_a_wording_said_word_for_word_inside_another_is_within_it_unless_turned_round() -> None:
+    both = both_wordings(SUNDAY, NEVER)
+    assert within(SUNDAY, both) and within(NEVER, both) and within("the user PHONES her dad", both)
+    assert not within("The user has a dog.", "It is not true that the user has a dog.")
+    assert not within("The user has a dog.", "The user has a doghouse.")
+    assert within("The user has a dog.", "The user has a dog and a cat.")
+    assert not within("", both)

@@ -102,7 +102,7 @@ def _denied(text: str) -> tuple[set[str], set[str]]:
     stated: set[str] = set()
     for n, (group, raw, folded, _) in enumerate(pieces):
         stated.add(_sense(group, raw, folded))
-        if not (folded in NEGATIONS or raw.lower().endswith("n't")):
+        if not (folded in NEGATIONS or raw.lower().replace("\u2019", "'").endswith("n't")):
             continue
         start = n + 1 + _owned(pieces, n)
         for later_group, later_raw, later, _start in pieces[start : n + 1 + _SCOPE]:

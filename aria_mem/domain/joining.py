@@ -133,6 +133,24 @@ def keeps_both(first: str, second: str) -> bool:
     )
 
 
+def within(part: str, whole: str) -> bool:
+    """Whether ``whole`` says ``part`` word for word (case and punctuation aside), and nothing
+    around it turns it round: a negation ``whole`` has is one that affirms (``keeps_both``) and
+    denies nothing ``part`` states. A repeat of a wording a memory already holds adds nothing to
+    keep (before, each repeat was appended to a memory holding both wordings, from a stranger's
+    review)."""
+    words, among = _plain(part), _plain(whole)
+    if not words or f" {words} " not in f" {among} ":
+        return False
+    if denial(part, whole) is not None:
+        return False
+    return not one_sided_negation(part, whole) or keeps_both(part, whole)
+
+
+def _plain(text: str) -> str:
+    return " ".join(re.findall(r"[\w']+", text.replace("\u2019", "'").lower()))
+
+
 _CLOSED = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]]*$")
 
 

@@ -46,7 +46,13 @@ from aria_mem.domain.hygiene import (
     only_in,
     to_judge,
 )
-from aria_mem.domain.joining import both_wordings, keeps_both, one_sided_negation, says_both
+from aria_mem.domain.joining import (
+    both_wordings,
+    keeps_both,
+    one_sided_negation,
+    says_both,
+    within,
+)
 from aria_mem.domain.judgement import Judgement, Verdict
 from aria_mem.domain.models import IndexState, Memory, MemoryStatus
 from aria_mem.domain.records import MemoryChanges
@@ -244,6 +250,9 @@ class Consolidator:
         if answer.verdict is Verdict.DUPLICATE:
             new_only = only_in(memory.text, target.memory.text)
             old_only = only_in(target.memory.text, memory.text)
+            for part, whole in ((memory, target.memory), (target.memory, memory)):
+                if within(part.text, whole.text):  # one says the other word for word
+                    return self._fold(part, whole, why, report)
             if keeps_both(memory.text, target.memory.text):
                 both = both_wordings(target.memory.text, memory.text)
                 return self._join(memory, target.memory, both, why, KEPT_BOTH, report)
