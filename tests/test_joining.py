@@ -12,6 +12,7 @@ from aria_mem.domain.joining import (
     both_wordings,
     keeps_both,
     one_sided_negation,
+    turned_round,
     within,
 )
 
@@ -73,3 +74,17 @@ def test_a_wording_said_word_for_word_inside_another_is_within_it_unless_turned_
     assert not within("The user has a dog.", "The user has a doghouse.")
     assert within("The user has a dog.", "The user has a dog and a cat.")
     assert not within("", both)
+
+
+def test_the_question_says_why_a_duplicate_was_not_joined() -> None:
+    assert turned_round("The user doesn't actually have a dog.", "The user has a dog.") == (
+        'one says the opposite of the other ("not dog" in one)'
+    )
+    assert turned_round("The user can't stand her job.", "The user loves her job.") == (
+        "one says it with a negation that may turn it round"
+    )
+    weekend = "The user never misses his weekend plunge into the sea."
+    assert turned_round("The user swims in the sea on Saturdays.", weekend) == (
+        "one says it with a negation, and each gives a value of one kind"
+    )
+    assert turned_round("The user swims.", "The user swims daily.") is None

@@ -151,6 +151,19 @@ def _plain(text: str) -> str:
     return " ".join(re.findall(r"[\w']+", text.replace("\u2019", "'").lower()))
 
 
+def turned_round(first: str, second: str) -> str | None:
+    """Why a judged duplicate not kept as both wordings (``keeps_both``) is asked as a conflict:
+    one denies what the other states, or says it with a negation (one that may turn it round,
+    or with two values of one kind); None when neither."""
+    denied = denial(first, second)
+    if denied:
+        return f'one says the opposite of the other ("not {denied}" in one)'
+    if not one_sided_negation(first, second):
+        return None
+    values = ", and each gives a value of one kind" if clash(first, second) else ""
+    return f"one says it with a negation{values or ' that may turn it round'}"
+
+
 _CLOSED = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]]*$")
 
 

@@ -34,7 +34,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from aria_mem.domain import judgement
-from aria_mem.domain.denial import denial
 from aria_mem.domain.hygiene import (
     EVENTS,
     Consolidation,
@@ -46,13 +45,7 @@ from aria_mem.domain.hygiene import (
     only_in,
     to_judge,
 )
-from aria_mem.domain.joining import (
-    both_wordings,
-    keeps_both,
-    one_sided_negation,
-    says_both,
-    within,
-)
+from aria_mem.domain.joining import both_wordings, keeps_both, says_both, turned_round, within
 from aria_mem.domain.judgement import Judgement, Verdict
 from aria_mem.domain.models import IndexState, Memory, MemoryStatus
 from aria_mem.domain.records import MemoryChanges
@@ -256,14 +249,11 @@ class Consolidator:
             if keeps_both(memory.text, target.memory.text):
                 both = both_wordings(target.memory.text, memory.text)
                 return self._join(memory, target.memory, both, why, KEPT_BOTH, report)
-            denied = denial(memory.text, target.memory.text)
-            if denied or one_sided_negation(memory.text, target.memory.text):
-                but = (
-                    f'one says the opposite of the other ("not {denied}" in one)'
-                    if denied
-                    else "one says it with a negation, and each gives a value of one kind"
+            turned = turned_round(memory.text, target.memory.text)
+            if turned:
+                return self._ask(
+                    memory, target, ReviewKind.CONFLICT, f"{why}, but {turned}", report
                 )
-                return self._ask(memory, target, ReviewKind.CONFLICT, f"{why}, but {but}", report)
             if new_only and old_only:
                 if answer.merged and says_both(answer.merged, memory.text, target.memory.text):
                     wording = answer.merged
