@@ -65,6 +65,8 @@ to reach the aria-mem service, PostgreSQL and the Ollama the tests fake. None re
 when imported (``READ_AT_IMPORT`` names those that do)."""
 
 REQUEST_LIMIT = 64 << 20
+SERVER_ANSWERS = 60.0
+"""Seconds within which the server says the pid of the command it forked."""
 PR_SET_PDEATHSIG = 1
 
 
@@ -129,8 +131,10 @@ class Forks:
                 for fd in (stdin_read, out_write, err_write):
                     os.close(fd)
             conn.sendall(json.dumps(request).encode() + b"\n")
+            conn.settimeout(SERVER_ANSWERS)  # the pid comes as soon as it forks
             answers = conn.makefile("rb")
             pid = int(json.loads(answers.readline())["pid"])
+            conn.settimeout(max(0.001, deadline - time.monotonic()))
             out, err = bytearray(), bytearray()
             readers = [
                 threading.Thread(target=_drain, args=(out_read, out), daemon=True),
@@ -142,7 +146,6 @@ class Forks:
                 )
             for reader in readers:
                 reader.start()
-            conn.settimeout(timeout)
             try:
                 status = int(json.loads(answers.readline())["status"])
             except TimeoutError:
@@ -216,6 +219,7 @@ def _serve(path: str) -> dict[str, Any]:
     os.rename(path + ".new", path)
     while True:
         conn, _ = listener.accept()
+        fds: list[int] = []
         try:
             _, fds, _, _ = socket.recv_fds(conn, 1, 3)
             request = json.loads(conn.makefile("rb").readline(REQUEST_LIMIT))
@@ -223,6 +227,8 @@ def _serve(path: str) -> dict[str, Any]:
                 raise ValueError(f"{len(fds)} descriptors, not stdin, stdout and stderr")
         except (OSError, ValueError) as exc:  # one bad request ends its connection, not all
             print(f"refused a request: {exc}", file=sys.stderr, flush=True)
+            for fd in fds:
+                os.close(fd)
             conn.close()
             continue
         sys.stdout.flush()

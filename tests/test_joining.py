@@ -88,3 +88,26 @@ def test_the_question_says_why_a_duplicate_was_not_joined() -> None:
         "one says it with a negation, and each gives a value of one kind"
     )
     assert turned_round("The user swims.", "The user swims daily.") is None
+
+
+@pytest.mark.parametrize(
+    ("part", "whole"),
+    [
+        ("The user wakes up at 6.", "The user wakes up at 6.30."),
+        ("The user wakes up at 6.", "The user wakes up at 6:30."),
+        ("The user is 5.", "The user is 5.5 feet tall."),
+        ("The user eats meat.", "The user eats meat-free meals."),
+        ("skips the gym on Mondays", "The user never once skips the gym on Mondays."),
+    ],
+)
+def test_a_wording_inside_another_with_another_value_or_turned_round_is_not_within_it(
+    part: str, whole: str
+) -> None:
+    """From a second stranger's review: "6" read as said inside "6:30" merged a changed time
+    away; "never once skips" was taken for an idiom that affirms."""
+    assert not within(part, whole)
+
+
+def test_never_once_is_read_past_to_what_it_denies() -> None:
+    skips, never = "The user skips the gym on Mondays.", "The user never once skips the gym."
+    assert denial(skips, never) is not None and not keeps_both(skips, never)

@@ -37,7 +37,7 @@ _NOT_DENIED = STOP_WORDS | frozenset(
      "be", "have", "do", "get", "very", "much", "all", "user", "at", "a", "the", "actually",
      "currently", "presently", "now", "truly", "quite", "exactly", "necessarily", "entirely",
      "totally", "fully", "completely", "particularly", "just", "usually", "normally", "often",
-     "generally", "typically", "regularly", "able", "too"}
+     "generally", "typically", "regularly", "able", "too", "once"}
 )  # fmt: skip
 """Words between a negation and what it denies ("no longer eats meat", "has never been to
 Spain", "doesn't actually have a dog", "doesn't currently drink coffee", "isn't able to

@@ -89,7 +89,8 @@ def one_sided_negation(first: str, second: str) -> bool:
 
 
 _AFFIRMING = re.compile(
-    r"\bnever (?:\w+ )?(?:miss|misses|missed|skip|skips|skipped|forget|forgets|forgot|fail|fails"
+    r"\bnever (?:(?:once|ever|even|really|actually) )?(?:miss|misses|missed|skip|skips|skipped"
+    r"|forget|forgets|forgot|fail|fails"
     r"|failed|stop|stops|stopped)\b"
     r"|\b(?:can't|cannot|can not|couldn't) (?:stop|wait)\b"
     r"|\b(?:can't|cannot|can not|couldn't) (?:get through|go|live|function|start)\b"
@@ -134,21 +135,24 @@ def keeps_both(first: str, second: str) -> bool:
 
 
 def within(part: str, whole: str) -> bool:
-    """Whether ``whole`` says ``part`` word for word (case and punctuation aside), and nothing
-    around it turns it round: a negation ``whole`` has is one that affirms (``keeps_both``) and
-    denies nothing ``part`` states. A repeat of a wording a memory already holds adds nothing to
-    keep (before, each repeat was appended to a memory holding both wordings, from a stranger's
-    review)."""
+    """Whether ``whole`` says ``part`` word for word (case and the punctuation around words
+    aside: "6:30", "5.5" and "meat-free" stay words of their own), states every particular of
+    it with no other value of one kind (``clash``), and nothing around it turns it round: a
+    negation ``whole`` has is one that affirms (``keeps_both``) and denies nothing ``part``
+    states. A repeat of a wording a memory already holds adds nothing to keep (before, each
+    repeat was appended to a memory holding both wordings, from a stranger's review)."""
     words, among = _plain(part), _plain(whole)
     if not words or f" {words} " not in f" {among} ":
         return False
-    if denial(part, whole) is not None:
+    if only_in(part, whole) or clash(part, whole) or denial(part, whole) is not None:
         return False
     return not one_sided_negation(part, whole) or keeps_both(part, whole)
 
 
 def _plain(text: str) -> str:
-    return " ".join(re.findall(r"[\w']+", text.replace("\u2019", "'").lower()))
+    edges = "\"'()[]{}.,;:!?\u2026\u201c\u201d\u2018"
+    words = (word.strip(edges) for word in text.replace("\u2019", "'").lower().split())
+    return " ".join(word for word in words if word)
 
 
 def turned_round(first: str, second: str) -> str | None:

@@ -50,7 +50,8 @@ def _unjoin(
     """The older memory of a join takes back the text it had before the joined wording (its
     history's last edit up to the join) while it still holds the wording the join gave it: the
     text before the next edit, or its text now. A later join undone first gives that wording
-    back, so joins undo in any order; an edit of a person's since is left alone."""
+    back, so joins undo latest first; an edit since, a person's or a later join's still in place,
+    is left alone and named."""
     edits = sorted(
         (
             e
@@ -63,6 +64,9 @@ def _unjoin(
     after = [e for e in edits if e.at > joined_at]
     now = writer.text_of(older_id)
     if not before or now != (after[0].text if after else now):
-        return "; the older memory's wording was edited since and stays as it is"
+        return (
+            "; the older memory's wording was changed since (by a person, or by a later join: "
+            "undo that one first) and stays as it is"
+        )
     writer.update(older_id, MemoryChanges(text=before[-1].text or ""))
     return "; the older memory has its own wording again"
