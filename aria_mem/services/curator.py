@@ -142,7 +142,8 @@ class Curator:
             except NotFoundError:
                 continue
             if (
-                other.status is MemoryStatus.ACTIVE
+                (other.user_id, other.companion_id) == (memory.user_id, memory.companion_id)
+                and other.status is MemoryStatus.ACTIVE
                 and other.type is memory.type
                 and other.id != memory.id
                 and other.created_at <= memory.created_at
