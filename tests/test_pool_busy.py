@@ -3,6 +3,7 @@ pool is busy; the pool, and the connections others hold, are kept."""
 
 from __future__ import annotations
 
+import psycopg
 import pytest
 
 from aria_mem.adapters.postgres.connection import Database
@@ -36,5 +37,24 @@ def test_a_server_that_cannot_be_reached_still_says_why(dsn: str) -> None:
         with pytest.raises(StoreError) as down, db.connection(wait=0.5):
             pass
         assert "connections to PostgreSQL was in use" not in str(down.value)
+    finally:
+        db.close()
+
+
+def test_one_statement_that_fails_keeps_the_pool(dsn: str) -> None:
+    """A lock not granted is one statement's failure, not a broken server: the pool, and the
+    connection, are kept (they were closed and made again)."""
+    db = Database(dsn, max_size=1)
+    try:
+        held_by = _backend(db)
+        holder = psycopg.connect(dsn, autocommit=True)
+        try:
+            holder.execute("SELECT pg_advisory_lock(4242)")
+            with pytest.raises(StoreError, match="lock"), db.connection() as conn:
+                conn.execute("SET lock_timeout = '50ms'")
+                conn.execute("SELECT pg_advisory_lock(4242)")
+        finally:
+            holder.close()
+        assert _backend(db) == held_by
     finally:
         db.close()

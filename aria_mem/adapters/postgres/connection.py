@@ -102,7 +102,7 @@ class Database:
             self._broken = True
             raise StoreError(problems.diagnose(self.dsn, self.timeout)) from exc
         except psycopg.OperationalError as exc:
-            self._broken = True
+            self._broken = self._broken or _connection_lost(exc)
             raise StoreError(f"PostgreSQL failed: {exc}".strip()) from exc
 
     @contextmanager
@@ -132,3 +132,12 @@ class Database:
     def ping(self) -> None:
         with self.connection() as conn:
             conn.execute("SELECT 1")
+
+
+def _connection_lost(error: psycopg.OperationalError) -> bool:
+    """Whether the connection, not one statement, failed: no SQLSTATE (the server went away or
+    could not be reached), a connection exception (08) or the server shutting down (57P01-03).
+    A deadlock, a lock not granted or a statement cancelled is one statement's failure: the
+    pool, and the connections other threads hold, are kept."""
+    state = error.sqlstate
+    return state is None or state.startswith("08") or state in ("57P01", "57P02", "57P03")
