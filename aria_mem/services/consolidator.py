@@ -15,8 +15,9 @@ confidence, malformed, timed out, naming a memory it was not shown) changes noth
 person; so does a "duplicate" where one wording denies what the other states
 (``domain.denial.denial``), or where each states a particular the other does not,
 unless the model's one wording states every particular of both (``domain.joining.says_both``:
-a merge never drops a fact). A "duplicate" with a negation in one wording only, denying
-nothing the other states, is merged into both wordings whole (``domain.joining.keeps_both``).
+a merge never drops a fact). A "duplicate" with a negation in one wording only, an idiom that
+affirms ("never misses") denying nothing the other states, is merged into both wordings whole
+(``domain.joining.keeps_both``); one the other says word for word is merged into it.
 Without a chat model the rule decides: a repeat that differs in no particular is merged,
 likely repeats and likely conflicts go to the review queue, failing those the nearest memory
 at or above the rule's ask bar, and besides the nearest of the same type at the same-type
