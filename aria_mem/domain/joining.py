@@ -125,13 +125,18 @@ def keeps_both(first: str, second: str) -> bool:
     (``affirms_only``), nothing it denies is stated by the other (``denial``: "doesn't actually
     have a dog" / "has a dog" is asked) and they state no two values of one kind (``clash``).
     Nothing is lost, a word of either included."""
-    negated = first if _NEGATION in particulars(first) else second
     return (
         one_sided_negation(first, second)
-        and affirms_only(negated)
+        and _negated_affirms(first, second)
         and denial(first, second) is None
         and not clash(first, second)
     )
+
+
+def _negated_affirms(first: str, second: str) -> bool:
+    """Of a pair with a negation in one wording only, whether that wording's negations all
+    affirm (``affirms_only``)."""
+    return affirms_only(first if _NEGATION in particulars(first) else second)
 
 
 def within(part: str, whole: str) -> bool:
@@ -146,7 +151,7 @@ def within(part: str, whole: str) -> bool:
         return False
     if only_in(part, whole) or clash(part, whole) or denial(part, whole) is not None:
         return False
-    return not one_sided_negation(part, whole) or keeps_both(part, whole)
+    return not one_sided_negation(part, whole) or _negated_affirms(part, whole)
 
 
 def _plain(text: str) -> str:
