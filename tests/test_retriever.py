@@ -367,6 +367,23 @@ def test_index_down_gives_the_profile(
     assert result.is_degraded and "is it running" in result.degraded[0]
 
 
+def test_a_local_index_that_fails_gives_the_profile_and_says_so(
+    store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder, tmp_path: Path
+) -> None:
+    """Qdrant Edge is searched on the caller's thread after PostgreSQL's reads (its search
+    holds the interpreter); its failure there skips the meaning side as a worker's would."""
+    _with_profile(store, index, embedder)
+    closed = EdgeIndex(tmp_path / "index")
+    closed.close()  # a late call after the service let go of the index
+    r = Retriever(store.reads, closed, embedder, timeout=5)
+    result = r.retrieve("u1", "aria", "my sister and her pottery")
+    r.close()
+    assert closed.searches_here()
+    assert texts(result) == ["The user is allergic to peanuts."]
+    assert result.is_degraded and "semantic retrieval skipped" in result.degraded[0]
+    assert "was closed here" in result.degraded[0]
+
+
 def test_a_hung_embedder_is_cut_off_by_the_timeout(
     store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder
 ) -> None:

@@ -34,6 +34,7 @@ from aria_mem.adapters.service.protocol import (
     MAX_MESSAGE_BYTES,
     MAX_REQUEST_BYTES,
     PROTOCOL,
+    Host,
     answer,
     frame_size,
     peer_uid,
@@ -136,12 +137,16 @@ class ServiceClient:
         self.started_service = False
         """This client started the service (for its notice and for tests)."""
 
+    def here(self) -> Host | None:
+        """The service itself when this process runs it and answers in place, else None."""
+        return hosted(self.root) if self._in_place else None
+
     def call(self, request: dict[str, Any], *, resend: bool = True) -> Any:
         """The service's answer to one request; its error raised as the type it was.
         ``resend``: send the request again on a new connection when the service went away
         before answering (False for a request that is not idempotent: then the loss is an
         error that says the service stopped mid-request)."""
-        here = hosted(self.root) if self._in_place else None
+        here = self.here()
         if here is not None:
             return answer(here, request)
         line = json.dumps(request).encode() + b"\n"

@@ -36,6 +36,10 @@ class SharedEdgeIndex:
         """This process runs the service (the daemon)."""
         return hosted(self._root) is not None
 
+    def searches_here(self) -> bool:
+        """In the service's own process (``ports.LocalIndex``); elsewhere a search is a request."""
+        return self.service.here() is not None
+
     def _call(self, op: str, **args: Any) -> Any:
         return self.service.call({"op": op, **args})
 
@@ -65,6 +69,11 @@ class SharedEdgeIndex:
         *,
         with_payload: bool = True,
     ) -> list[Hit]:
+        here = self.service.here()
+        if here is not None:  # the service's own search (a whole one it runs) reads its shards
+            return here.index.search(  # as they are: its clients' requests cost 0.3 ms more
+                collection, vector, scope, limit, only, with_payload=with_payload
+            )
         result = self._call(
             "search",
             collection=collection,
