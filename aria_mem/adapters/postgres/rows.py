@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -126,10 +127,10 @@ def memory_at(values: Sequence[Any], start: int = 0) -> Memory:
         event_from,
         event_until,
     ) = values[start : start + _MEMORY_WIDTH]
-    return Memory(
-        id=memory_id,
-        user_id=user_id,
-        companion_id=companion_id,
+    return Memory(  # the names every row repeats as one string each, so a result sent whole
+        id=memory_id,  # to a program (``api.wire``, pickled) carries each once
+        user_id=sys.intern(user_id),
+        companion_id=sys.intern(companion_id),
         type=_TYPES.get(memory_type) or MemoryType(memory_type),
         text=text,
         importance=float(importance),
@@ -146,7 +147,7 @@ def memory_at(values: Sequence[Any], start: int = 0) -> Memory:
         last_confirmed_at=last_confirmed_at,
         use_count=use_count,
         index_state=_INDEX_STATES.get(index_state) or IndexState(index_state),
-        indexed_model=indexed_model,
+        indexed_model=indexed_model if indexed_model is None else sys.intern(indexed_model),
         index_attempts=index_attempts,
         index_error=index_error,
         superseded_by=superseded_by,
