@@ -49,8 +49,8 @@ def test_a_word_search_past_the_timeout_costs_the_words_not_the_profile(
     store: PostgresStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _fill(store)
-    slow = "SELECT pg_sleep(5), %(u)s::text, %(c)s::text, %(n)s::int, %(facts)s::int"
-    monkeypatch.setattr(reads, "_OPENING_SQL", slow)  # the words with the profile: one statement
+    slow = "SELECT pg_sleep(5), %(u)s::text, %(c)s::text, %(n)s::int"
+    monkeypatch.setattr(reads, "LEXICAL_SQL", slow)
     opened = store.reads.opening("u1", "aria", "What would Maya like?", 30, timeout=1)
     assert opened.stage is Stage.ESTABLISHED and len(opened.profile) == 1
     assert opened.words == []

@@ -370,8 +370,8 @@ def test_index_down_gives_the_profile(
 def test_a_local_index_that_fails_gives_the_profile_and_says_so(
     store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder, tmp_path: Path
 ) -> None:
-    """Qdrant Edge is searched on the caller's thread after PostgreSQL's reads (its search
-    holds the interpreter); its failure there skips the meaning side as a worker's would."""
+    """Qdrant Edge in this process is searched only after PostgreSQL's reads (its search holds
+    the interpreter); its failure still skips only the meaning side."""
     _with_profile(store, index, embedder)
     closed = EdgeIndex(tmp_path / "index")
     closed.close()  # a late call after the service let go of the index
@@ -382,6 +382,38 @@ def test_a_local_index_that_fails_gives_the_profile_and_says_so(
     assert texts(result) == ["The user is allergic to peanuts."]
     assert result.is_degraded and "semantic retrieval skipped" in result.degraded[0]
     assert "was closed here" in result.degraded[0]
+
+
+def test_a_local_index_held_by_other_work_is_cut_off_by_the_timeout(
+    store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder
+) -> None:
+    """Waiting for the reads before it searches, a local index's search is still the worker's,
+    so the turn keeps its deadline when the index is busy (another client's write, a sweep)."""
+    _with_profile(store, index, embedder)
+    r = Retriever(store.reads, index, embedder, timeout=0.5)
+    r.retrieve("u1", "aria", "my sister")  # warm: the model and the shards answer
+    holding = threading.Event()
+    release = threading.Event()
+
+    def hold() -> None:
+        with index._lock:  # as upsert-and-flush or the orphan sweep's ids() hold it
+            holding.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        holding.wait(5)
+        started = time.monotonic()
+        result = r.retrieve("u1", "aria", "my sister")
+        took = time.monotonic() - started
+    finally:
+        release.set()
+        holder.join()
+        r.close()
+    assert took < 5  # the lock was held for up to 10 s
+    assert texts(result) == ["The user is allergic to peanuts."]
+    assert result.is_degraded and "took longer than 0.5s" in result.degraded[0]
 
 
 def test_a_hung_embedder_is_cut_off_by_the_timeout(

@@ -94,11 +94,8 @@ def _printable(text: str) -> str:
     return "".join(kept)
 
 
-@lru_cache(maxsize=2048)
 def neutralize(text: str) -> str:
-    """Make ``text`` safe to put on one data line. Kept for the last 2,048 texts: the same
-    memories (the profile every turn) come back turn after turn, and the rules cost 10-20 us
-    a line."""
+    """Make ``text`` safe to put on one data line."""
     clean = _SPACE_RE.sub(" ", _printable(text)).strip()
     clean = _TEMPLATE_RE.sub(lambda m: m.group(0).translate(_DEFUSE), clean)
     clean = _HEADER_RE.sub(lambda m: m.group(0).lower(), clean)
@@ -124,9 +121,16 @@ def neutralize_label(text: str) -> str:
     return neutralize(text)
 
 
+@lru_cache(maxsize=32)
+def _type_label(memory_type: str) -> str:
+    """A memory type's label, neutralised once: a handful of names, on every line of every
+    turn (10-20 us each). No memory's text is kept here: a forgotten one must not linger."""
+    return neutralize_label(memory_type)
+
+
 def record_line(record: PromptRecord) -> str:
     return (
-        f"- [{neutralize_label(record.type)}] {neutralize(record.text)} "
+        f"- [{_type_label(record.type)}] {neutralize(record.text)} "
         f"(confidence: {confidence_label(record.confidence)})"
     )
 

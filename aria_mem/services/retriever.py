@@ -3,14 +3,12 @@
 8 Confirmation, 9 Bar and repeat rule, 10 Ranking, 11 Prompt.
 
 A straight line of steps that return values; one hand-over to a worker thread (steps 3-4, so a
-slow model cannot hold the turn past its deadline while PostgreSQL answers steps 5-6
-meanwhile). An index in this process (``ports.LocalIndex``: Qdrant Edge) is searched here after
-the reads instead: its search holds the interpreter, so beside the reads it held them up (at
-100k memories the reads took 1.67 ms beside it, 0.81 ms alone; the search 0.43 ms); only the
-embedding then runs against the deadline (a search in this process has no network to hang on).
-Each step's
-rule lives in the domain, one module a step, and none imports a later one (tests/test_trip.py
-holds it).
+slow model or index cannot hold the turn past its deadline while PostgreSQL answers steps 5-6
+meanwhile). An index in this process (``ports.LocalIndex``: Qdrant Edge) is searched by the
+worker only once those reads are done: its search holds the interpreter, so beside the reads it
+held them up (at 100k memories the reads took 1.67 ms beside it, 0.81 ms alone; the search
+0.43 ms). Each step's rule lives in the domain, one module a step, and none imports a later one
+(tests/test_trip.py holds it).
 
 A memory failure never reaches the caller: if the embedder or the index fails or is too slow,
 semantic retrieval is skipped (and logged), the profile from PostgreSQL still comes back, and
@@ -21,6 +19,7 @@ counts no use: the caller records the memories its reply used (``record_use``).
 from __future__ import annotations
 
 import logging
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -108,6 +107,7 @@ class Retriever:
     ) -> None:
         self._reads = reads
         self._index = index
+        self._local = index if isinstance(index, LocalIndex) else None
         self._embedder = embedder
         self._min_similarity = min_similarity
         self._timeout = timeout
@@ -149,21 +149,24 @@ class Retriever:
         scope = SearchScope(user_id, companion_id, self._embedder.model_name)
         deadline = time.monotonic() + self._timeout
         # Steps 3-4 (Embedding, Nearest vectors) run in a worker, bounded by the deadline,
-        # while PostgreSQL answers steps 5-6 here; a local index's step 4 runs here after them.
-        here = isinstance(self._index, LocalIndex) and self._index.searches_here()
-        semantic = (
-            self._pool.submit(self._nearest, query, scope, watch, not here) if query else None
-        )
+        # while PostgreSQL answers steps 5-6 here; a local index's search waits for them.
+        local = self._local is not None and self._local.searches_here()
+        read = threading.Event() if local else None
+        semantic = self._pool.submit(self._nearest, query, scope, watch, read) if query else None
         words = self._candidates == CandidateSource.FUSED and bool(query)
         try:
             with watch.stage("profile"):  # steps 5-6: Profile and Word search, one connection
-                opened = self._reads.opening(
-                    user_id,
-                    companion_id,
-                    query,
-                    self._fusion.lexical_candidates if words else 0,
-                    timeout=self._timeout,
-                )
+                try:
+                    opened = self._reads.opening(
+                        user_id,
+                        companion_id,
+                        query,
+                        self._fusion.lexical_candidates if words else 0,
+                        timeout=self._timeout,
+                    )
+                finally:
+                    if read is not None:
+                        read.set()
         except ServiceError as exc:
             skipped = tuple(self._wait(semantic, deadline).problems)
             result = without_postgres(
@@ -175,8 +178,6 @@ class Retriever:
             [f"lexical search skipped: {opened.words_skipped}"] if opened.words_skipped else []
         )
         nearest = self._wait(semantic, deadline)
-        if here and nearest.vector is not None:
-            nearest = self._search_here(nearest.vector, scope, watch)
         problems += nearest.problems
         # Step 7: Fusion (the word matches the nearest vectors missed get their cosine first).
         looked_up = self._look_up(nearest, matches, scope, problems, watch)
@@ -222,16 +223,15 @@ class Retriever:
         return self._finish(result, watch)
 
     def _nearest(
-        self, query: str, scope: SearchScope, watch: Stopwatch, search: bool = True
+        self, query: str, scope: SearchScope, watch: Stopwatch, read: threading.Event | None
     ) -> _Nearest:
-        """Steps 3-4: embed the query once and (``search``) search the memories and the
-        companion's knowledge."""
+        """Steps 3-4: embed the query once and search the memories (and the companion's
+        knowledge); a search in this process only once PostgreSQL's reads are done (``read``;
+        bounded: the caller abandons this call at its deadline all the same)."""
         with watch.stage("embed"):
             vector = self._embedder.embed_query(query)
-        return self._nearest_to(vector, scope, watch) if search else _Nearest(vector)
-
-    def _nearest_to(self, vector: list[float], scope: SearchScope, watch: Stopwatch) -> _Nearest:
-        """Step 4: the memories (and the companion's knowledge) nearest to ``vector``."""
+        if read is not None:
+            read.wait(self._timeout)
         with watch.stage("search"):
             memories = self._index.search(
                 MEMORIES_COLLECTION, vector, scope, self._weights.max_candidates, with_payload=False
@@ -247,13 +247,6 @@ class Retriever:
                     with_payload=False,
                 )
         return _Nearest(vector, memories, passages)
-
-    def _search_here(self, vector: list[float], scope: SearchScope, watch: Stopwatch) -> _Nearest:
-        """Step 4 on an index in this process (its failure skips it, as in ``_wait``)."""
-        try:
-            return self._nearest_to(vector, scope, watch)
-        except ServiceError as exc:
-            return _Nearest(problems=[f"semantic retrieval skipped: {exc}"])
 
     def _wait(self, job: Future[_Nearest] | None, deadline: float) -> _Nearest:
         if job is None:

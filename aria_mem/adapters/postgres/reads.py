@@ -12,11 +12,11 @@ import psycopg
 from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database
 from aria_mem.adapters.postgres.text_search import (
-    LEXICAL_SELECT,
-    LEXICAL_WITH,
+    LEXICAL_SQL,
     TextSearch,
     lexical_hits,
     lexical_params,
+    lexical_rows,
 )
 from aria_mem.domain.fusion import LexicalHit
 from aria_mem.domain.models import KnowledgeItem, Memory, Stage
@@ -32,8 +32,8 @@ _PROFILE_SQL = (
     f" UNION ALL (SELECT {rows.MEMORY_M} FROM memories m {rows.JOIN_RELATIONSHIP}"
     " WHERE m.user_id = %(u)s AND m.companion_id = %(c)s AND m.status = 'active'"
     " AND NOT m.pinned AND m.type IN ('ProfileFact', 'Boundary')"
-    f" AND m.importance >= %(least)s AND {rows.USABLE}"
-    f" ORDER BY m.importance DESC, {_TOUCHED} DESC, m.id LIMIT %(facts)s)"
+    f" AND m.importance >= %(min)s AND {rows.USABLE}"
+    f" ORDER BY m.importance DESC, {_TOUCHED} DESC, m.id LIMIT %(n)s)"
 )
 """Every usable pinned memory and the most important usable profile facts and boundaries
 (``domain.profile`` has the rule; the LIMIT only spares sending rows that cannot win)."""
@@ -44,14 +44,6 @@ _CONTEXT_SQL = (
 )
 """The pair's stage on every row, and the profile candidates: at least one row (the stage,
 with no memory when there is no profile). One statement: a pipeline of two cost 0.1 ms more."""
-
-_OPENING_SQL = (
-    f"{LEXICAL_WITH}, found AS ({LEXICAL_SELECT})"
-    " SELECT true AS words, NULL::text AS pair_stage, found.* FROM found"
-    f" UNION ALL SELECT false, context.*, NULL::float8 FROM ({_CONTEXT_SQL}) context"
-)
-"""``_CONTEXT_SQL`` and the word matches (``text_search.LEXICAL_SQL``) in one statement, each
-row saying which it is: one round trip where two took 0.21 ms more at 100k memories."""
 
 
 class PgRetrievalReads:
@@ -67,27 +59,24 @@ class PgRetrievalReads:
         limit: int,
         timeout: float | None = None,
     ) -> Opening:
-        """The stage, the profile candidates and the word matches: one prepared statement
-        (``_OPENING_SQL``), bounded by the timeout. A word search that fails or times out
-        costs only the words: the stage and the profile are then read alone, on the same
-        connection (the two statements one after the other took as long as this does when
-        the words time out). A psycopg pipeline of the two was slower still (1.6 ms without
-        preparing, 3.4-4.9 ms prepared, against 1.56 ms one after the other at 100k)."""
-        context = _context_params(user_id, companion_id)
+        """The stage, the profile candidates and the word matches: two prepared statements
+        on one connection, each bounded by the timeout, so a word search that fails or times
+        out costs only the words. Not one round trip: in a psycopg pipeline the two took
+        1.6 ms without preparing and 3.4-4.9 ms prepared, against 1.56 ms one after the
+        other (scripts/bench_retrieval.py at 100k, the profile stage's median); PostgreSQL
+        on this machine answers a round trip in tens of microseconds."""
         with self._db.bounded(timeout) as conn:
+            stage, profile = _context(
+                rows.tuples(conn, _CONTEXT_SQL, _context_params(user_id, companion_id))
+            )
             if not text.strip() or limit <= 0:
-                return Opening(*_context(rows.tuples(conn, _CONTEXT_SQL, context)), [])
+                return Opening(stage, profile, [])
             try:
                 language = self._text_search.language(conn)
                 params = lexical_params(language, user_id, companion_id, text, limit)
-                found = rows.tuples(conn, _OPENING_SQL, {**params, **context})
+                return Opening(stage, profile, lexical_rows(rows.tuples(conn, LEXICAL_SQL, params)))
             except psycopg.OperationalError as exc:  # QueryCanceled (the timeout) among them
-                stage, profile = _context(rows.tuples(conn, _CONTEXT_SQL, context))
                 return Opening(stage, profile, [], _why(exc, timeout))
-        stage, profile = _context([r[1:-1] for r in found if not r[0]])
-        words = [LexicalHit(r[2], float(r[-1]), rows.memory_at(r, 2)) for r in found if r[0]]
-        words.sort(key=lambda hit: (-hit.score, hit.id))  # best first, as the words were asked
-        return Opening(stage, profile, words)
 
     def retrieval_context(
         self, user_id: str, companion_id: str, timeout: float | None = None
@@ -151,12 +140,7 @@ class PgRetrievalReads:
 
 
 def _context_params(user_id: str, companion_id: str) -> dict[str, Any]:
-    return {
-        "u": user_id,
-        "c": companion_id,
-        "least": MIN_PROFILE_IMPORTANCE,
-        "facts": MAX_PROFILE_FACTS,
-    }
+    return {"u": user_id, "c": companion_id, "min": MIN_PROFILE_IMPORTANCE, "n": MAX_PROFILE_FACTS}
 
 
 def _context(found: list[tuple[Any, ...]]) -> tuple[Stage, list[Memory]]:

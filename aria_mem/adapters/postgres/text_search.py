@@ -38,7 +38,7 @@ so no text of the message can become query syntax."""
 _PAIR_COUNT = "SELECT memories FROM pair_words WHERE user_id = %(u)s AND companion_id = %(c)s"
 """How many of the pair's active memories have a word ('' for all of them; no row: none)."""
 
-LEXICAL_WITH = (
+LEXICAL_SQL = (
     "WITH scope AS ("
     f" SELECT coalesce(({_PAIR_COUNT} AND word = ''), 0) AS pair),"
     " bar AS (SELECT greatest(%(min)s, ceil(%(share)s * pair))::int AS common,"
@@ -54,21 +54,13 @@ LEXICAL_WITH = (
     " query AS ("
     "  SELECT string_agg(word::text, ' | ') FILTER (WHERE brings)::tsquery AS q,"
     "  sum(idf) AS total FROM rare)"
-)
-"""``LEXICAL_SQL``'s common table expressions, for a statement that reads more with the words
-(``reads.PgRetrievalReads.opening``)."""
-
-LEXICAL_SELECT = (
-    f"SELECT {rows.MEMORY_M},"
+    f" SELECT {rows.MEMORY_M},"
     "  (SELECT sum(r.idf) FROM rare r WHERE m.search_words @@ r.word) / query.total AS score"
     f" FROM query, memories m {rows.JOIN_RELATIONSHIP}"
     " WHERE m.user_id = %(u)s AND m.companion_id = %(c)s AND m.search_words @@ query.q"
     f" AND m.status = 'active' AND {rows.USABLE}"
     " ORDER BY score DESC, m.id LIMIT %(n)s"
 )
-"""``LEXICAL_SQL``'s matches, after ``LEXICAL_WITH``."""
-
-LEXICAL_SQL = f"{LEXICAL_WITH} {LEXICAL_SELECT}"
 """The message's words (made by the language's configuration: stemmed, stop words out) that
 are not common among the pair's memories; those rarer than ``BRINGING_SHARE`` joined by OR, so
 a memory sharing any of them is a candidate; no such word, no candidates. Each match scores the
