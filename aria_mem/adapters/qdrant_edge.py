@@ -340,10 +340,6 @@ class EdgeIndex:
             return [Hit(_point_id(p.id), p.score, {}) for p in found]
         return [Hit(_point_id(p.id), float(p.score), _from_edge(p.payload)) for p in found]
 
-    def searches_here(self) -> bool:
-        """Always: the shards are in this process (``ports.LocalIndex``)."""
-        return True
-
     def count(self, collection: str, model: str | None = None) -> int:
         with self._lock:
             if self.collection_size(collection) is None:

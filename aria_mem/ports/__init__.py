@@ -45,7 +45,6 @@ from aria_mem.domain.records import (
 from aria_mem.ports.engines import ChatModel as ChatModel
 from aria_mem.ports.engines import DocumentReader as DocumentReader
 from aria_mem.ports.engines import Embedder as Embedder
-from aria_mem.ports.engines import LocalIndex as LocalIndex
 from aria_mem.ports.engines import SharedIndex as SharedIndex
 from aria_mem.ports.engines import VectorIndex as VectorIndex
 from aria_mem.ports.hygiene import Hygiene as Hygiene

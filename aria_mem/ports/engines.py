@@ -57,16 +57,6 @@ class VectorIndex(Protocol):
 
 
 @runtime_checkable
-class LocalIndex(Protocol):
-    """An index that can search in this process (Qdrant Edge): such a search holds the
-    interpreter while it runs, so run beside PostgreSQL's reads it holds them up instead."""
-
-    def searches_here(self) -> bool:
-        """Whether a search now runs in this process (not through a socket)."""
-        ...
-
-
-@runtime_checkable
 class SharedIndex(Protocol):
     """An index one process owns and serves to the others (the embedded Qdrant Edge)."""
 

@@ -3,12 +3,9 @@
 8 Confirmation, 9 Bar and repeat rule, 10 Ranking, 11 Prompt.
 
 A straight line of steps that return values; one hand-over to a worker thread (steps 3-4, so a
-slow model or index cannot hold the turn past its deadline while PostgreSQL answers steps 5-6
-meanwhile). An index in this process (``ports.LocalIndex``: Qdrant Edge) is searched by the
-worker only once those reads are done: its search holds the interpreter, so beside the reads it
-held them up (at 100k memories the reads took 1.67 ms beside it, 0.81 ms alone; the search
-0.43 ms). Each step's rule lives in the domain, one module a step, and none imports a later one
-(tests/test_trip.py holds it).
+slow model cannot hold the turn past its deadline while PostgreSQL answers steps 5-6
+meanwhile). Each step's rule lives in the domain, one module a step, and none imports a later
+one (tests/test_trip.py holds it).
 
 A memory failure never reaches the caller: if the embedder or the index fails or is too slow,
 semantic retrieval is skipped (and logged), the profile from PostgreSQL still comes back, and
@@ -19,7 +16,6 @@ counts no use: the caller records the memories its reply used (``record_use``).
 from __future__ import annotations
 
 import logging
-import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -53,7 +49,7 @@ from aria_mem.domain.retrieval import KnowledgeHit, SearchResult, prompt_record,
 from aria_mem.domain.selection import Selection, select
 from aria_mem.domain.time_signal import DEFAULT_TIME, TimeRule, asked
 from aria_mem.errors import ServiceError
-from aria_mem.ports import Embedder, LocalIndex, RetrievalReads, VectorIndex
+from aria_mem.ports import Embedder, RetrievalReads, VectorIndex
 from aria_mem.services.background import DeadlinePool, wait_until
 from aria_mem.services.stopwatch import Stopwatch
 
@@ -107,7 +103,6 @@ class Retriever:
     ) -> None:
         self._reads = reads
         self._index = index
-        self._local = index if isinstance(index, LocalIndex) else None
         self._embedder = embedder
         self._min_similarity = min_similarity
         self._timeout = timeout
@@ -149,24 +144,18 @@ class Retriever:
         scope = SearchScope(user_id, companion_id, self._embedder.model_name)
         deadline = time.monotonic() + self._timeout
         # Steps 3-4 (Embedding, Nearest vectors) run in a worker, bounded by the deadline,
-        # while PostgreSQL answers steps 5-6 here; a local index's search waits for them.
-        local = self._local is not None and self._local.searches_here()
-        read = threading.Event() if local else None
-        semantic = self._pool.submit(self._nearest, query, scope, watch, read) if query else None
+        # while PostgreSQL answers steps 5-6 here.
+        semantic = self._pool.submit(self._nearest, query, scope, watch) if query else None
         words = self._candidates == CandidateSource.FUSED and bool(query)
         try:
             with watch.stage("profile"):  # steps 5-6: Profile and Word search, one connection
-                try:
-                    opened = self._reads.opening(
-                        user_id,
-                        companion_id,
-                        query,
-                        self._fusion.lexical_candidates if words else 0,
-                        timeout=self._timeout,
-                    )
-                finally:
-                    if read is not None:
-                        read.set()
+                opened = self._reads.opening(
+                    user_id,
+                    companion_id,
+                    query,
+                    self._fusion.lexical_candidates if words else 0,
+                    timeout=self._timeout,
+                )
         except ServiceError as exc:
             skipped = tuple(self._wait(semantic, deadline).problems)
             result = without_postgres(
@@ -222,16 +211,11 @@ class Retriever:
         )
         return self._finish(result, watch)
 
-    def _nearest(
-        self, query: str, scope: SearchScope, watch: Stopwatch, read: threading.Event | None
-    ) -> _Nearest:
+    def _nearest(self, query: str, scope: SearchScope, watch: Stopwatch) -> _Nearest:
         """Steps 3-4: embed the query once and search the memories (and the companion's
-        knowledge); a search in this process only once PostgreSQL's reads are done (``read``;
-        bounded: the caller abandons this call at its deadline all the same)."""
+        knowledge)."""
         with watch.stage("embed"):
             vector = self._embedder.embed_query(query)
-        if read is not None:
-            read.wait(self._timeout)
         with watch.stage("search"):
             memories = self._index.search(
                 MEMORIES_COLLECTION, vector, scope, self._weights.max_candidates, with_payload=False

@@ -36,10 +36,6 @@ class SharedEdgeIndex:
         """This process runs the service (the daemon)."""
         return hosted(self._root) is not None
 
-    def searches_here(self) -> bool:
-        """In the service's own process (``ports.LocalIndex``); elsewhere a search is a request."""
-        return self.service.here() is not None
-
     def _call(self, op: str, **args: Any) -> Any:
         return self.service.call({"op": op, **args})
 
