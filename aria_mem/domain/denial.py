@@ -8,7 +8,16 @@ verb form as its verb, any other word by a crude stem).
 
 from __future__ import annotations
 
-from aria_mem.domain.particulars import DISLIKING, KIN, LIKING, NEGATIONS, WEEKDAYS, tokens
+from aria_mem.domain.particulars import (
+    DISLIKING,
+    KIN,
+    LIKING,
+    NEGATIONS,
+    WEEKDAYS,
+    is_negation,
+    plain_quotes,
+    tokens,
+)
 from aria_mem.domain.words import STOP_WORDS
 
 _IRREGULAR = {
@@ -87,8 +96,8 @@ def _owned(pieces: list[tuple[str, str, str, bool]], n: int) -> int:
     """How many words after the negation at ``n`` are a "nobody's" or "no one's" and what it
     owns: what is denied is what is said of that ("Nobody's jollof comes close to his
     mother's" denies "comes", not "jollof", which the other wording may state in praise)."""
-    raw = pieces[n][1].lower().replace("\u2019", "'")
-    after = pieces[n + 1][1].lower().replace("\u2019", "'") if n + 1 < len(pieces) else ""
+    raw = plain_quotes(pieces[n][1])
+    after = plain_quotes(pieces[n + 1][1]) if n + 1 < len(pieces) else ""
     if raw == "nobody's":
         return 1
     return 2 if raw == "no" and after == "one's" else 0
@@ -102,7 +111,7 @@ def _denied(text: str) -> tuple[set[str], set[str]]:
     stated: set[str] = set()
     for n, (group, raw, folded, _) in enumerate(pieces):
         stated.add(_sense(group, raw, folded))
-        if not (folded in NEGATIONS or raw.lower().replace("\u2019", "'").endswith("n't")):
+        if not is_negation(raw, folded):
             continue
         start = n + 1 + _owned(pieces, n)
         for later_group, later_raw, later, _start in pieces[start : n + 1 + _SCOPE]:

@@ -23,7 +23,7 @@ from enum import StrEnum
 
 from aria_mem.domain.denial import denial
 from aria_mem.domain.models import Memory, MemoryStatus, MemoryType
-from aria_mem.domain.particulars import Particular, particulars, unshared
+from aria_mem.domain.particulars import Particular, particulars, plain_quotes, unshared
 
 
 class EventKind(StrEnum):
@@ -166,7 +166,7 @@ _WHY = {
 
 
 def _words(text: str) -> list[str]:
-    return _WORD.findall(text.lower().replace("\u2019", "'"))
+    return _WORD.findall(plain_quotes(text))
 
 
 def different_content(first: str, second: str) -> str | None:

@@ -14,7 +14,7 @@ import re
 
 from aria_mem.domain.denial import denial
 from aria_mem.domain.hygiene import only_in
-from aria_mem.domain.particulars import Particular, particulars
+from aria_mem.domain.particulars import Particular, particulars, plain_quotes
 
 CLASHING = {
     "number": "number", "amount": "number", "date": "date", "time": "time", "kin": "kin",
@@ -112,7 +112,7 @@ as one text had a judge wrongly called them one fact)."""
 def affirms_only(text: str) -> bool:
     """Whether every negation in ``text`` is within one of the idioms that affirm
     (``_AFFIRMING``)."""
-    folded = text.replace("\u2019", "'").lower()
+    folded = plain_quotes(text)
     if not _AFFIRMING.search(folded):
         return False
     return _NEGATION not in particulars(_AFFIRMING.sub(" always ", folded))
@@ -156,7 +156,7 @@ def within(part: str, whole: str) -> bool:
 
 def _plain(text: str) -> str:
     edges = "\"'()[]{}.,;:!?\u2026\u201c\u201d\u2018"
-    words = (word.strip(edges) for word in text.replace("\u2019", "'").lower().split())
+    words = (word.strip(edges) for word in plain_quotes(text).split())
     return " ".join(word for word in words if word)
 
 

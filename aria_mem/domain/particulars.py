@@ -136,9 +136,21 @@ def _singular(word: str) -> str:
     return word
 
 
+def plain_quotes(text: str) -> str:
+    """``text`` in lower case, a curly apostrophe read as a straight one ("Doesn\u2019t" is
+    "doesn't"): how every rule here compares words."""
+    return text.lower().replace("\u2019", "'")
+
+
+def is_negation(raw: str, folded: str) -> bool:
+    """Whether a word as ``tokens`` gives it (``raw``, ``folded``) negates: "not", "never",
+    "no", "nobody", any "-n't"."""
+    return folded in NEGATIONS or plain_quotes(raw).endswith("n't")
+
+
 def _fold(word: str) -> str:
     """Case, possessive and plural folded ("Anna's" -> "anna", "Cats" -> "cat")."""
-    lowered = word.lower().replace("\u2019", "'")
+    lowered = plain_quotes(word)
     if lowered.endswith("'s"):
         lowered = lowered[:-2]
     lowered = lowered.split("'")[0]
@@ -249,7 +261,7 @@ def particulars(text: str) -> frozenset[Particular]:
             found.add(Particular("date", WEEKDAYS[folded]))
         elif folded in MONTHS and (raw[0].isupper() or len(folded) > 4):
             found.add(Particular("date", f"month {MONTHS[folded]}"))
-        elif folded in NEGATIONS or raw.lower().replace("\u2019", "'").endswith("n't"):
+        elif is_negation(raw, folded):
             found.add(Particular("negation", "not"))
         elif folded in LIKING or raw.lower() in ("liked", "loved", "enjoyed", "adored"):
             found.add(Particular("liking", "likes"))
