@@ -171,3 +171,23 @@ def test_every_ascii_control_character_is_a_space_or_gone() -> None:
         assert got == ("a b" if chr(code) in "\n\r\t\v\f" else "ab"), hex(code)
     assert neutralize("x\x1b[2J\x07y") == "x(2Jy"
     assert neutralize("plain text, kept as it is.") == "plain text, kept as it is."
+
+
+def test_each_character_keeps_its_unicode_fate_however_many_kinds_a_text_holds() -> None:
+    """The fate of each character (a space, gone, or kept) is looked up once judged; a text of
+    more kinds of characters than the table keeps is judged the same, and the table stays
+    bounded."""
+    from aria_mem.domain import prompt
+    from aria_mem.domain.invisible import is_default_ignorable
+
+    every = "".join(chr(code) for code in range(0x80, 0x3400))  # past the table's bound
+    wanted = []
+    for ch in unicodedata.normalize("NFKC", every):
+        category = unicodedata.category(ch)
+        if ch in "\x85\u2028\u2029" or category == "Zs":
+            wanted.append(" ")
+        elif not (category.startswith("C") or is_default_ignorable(ch)):
+            wanted.append(ch)
+    for _ in range(2):  # judged, then looked up
+        assert prompt._printable(every) == "".join(wanted)
+    assert len(prompt._FATES) <= prompt._FATES_KEPT
