@@ -7,8 +7,10 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -23,6 +25,7 @@ from aria_mem.domain import fate
 from aria_mem.domain.models import (
     MEMORIES_COLLECTION,
     DropReason,
+    Hit,
     IndexPoint,
     Kind,
     MemoryStatus,
@@ -31,6 +34,7 @@ from aria_mem.domain.models import (
     Stage,
 )
 from aria_mem.domain.payload import memory_payload
+from aria_mem.domain.ranking import DEFAULT_WEIGHTS
 from aria_mem.domain.records import MemoryChanges
 from aria_mem.domain.retrieval import SearchResult
 from aria_mem.domain.selection import Section
@@ -413,6 +417,61 @@ def test_a_local_index_held_by_other_work_is_cut_off_by_the_timeout(
     assert took < 5  # the lock was held for up to 10 s
     assert texts(result) == ["The user is allergic to peanuts."]
     assert result.is_degraded and "took longer than 0.5s" in result.degraded[0]
+
+
+class _BusyAfterItsSearch(EdgeIndex):
+    """The real local index, which other work (an upsert-and-flush, the orphan sweep) takes
+    for 10 s right after a search answered: the look-up of the word matches' cosines that
+    follows finds it busy."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.release = threading.Event()
+        self.armed = False
+
+    def search(self, *args: Any, **kwargs: Any) -> list[Hit]:
+        found = super().search(*args, **kwargs)
+        if self.armed and len(args) < 5:  # a search, not the look-up by ids
+            self.armed = False
+            holding = threading.Event()
+
+            def hold() -> None:
+                with self._lock:
+                    holding.set()
+                    self.release.wait(10)
+
+            threading.Thread(target=hold, daemon=True).start()
+            holding.wait(5)
+        return found
+
+
+def test_an_index_busy_before_the_look_up_costs_only_the_look_up(
+    store: PostgresStore, embedder: OllamaEmbedder, tmp_path: Path
+) -> None:
+    """The cosines of the word matches the search missed are looked up by the worker too, so
+    a busy index cannot hold the turn past its deadline there either, and what the search
+    found in time is kept."""
+    busy = _BusyAfterItsSearch(tmp_path / "busy-index")
+    _with_profile(store, busy, embedder)
+    remember(store, busy, embedder, "The user's brother loves pottery.")
+    one = replace(DEFAULT_WEIGHTS, max_candidates=1)  # so the search misses a word match
+    r = Retriever(store.reads, busy, embedder, timeout=0.5, weights=one, knowledge_limit=0)
+    try:
+        warm = r.retrieve("u1", "aria", "who loves pottery")
+        assert not warm.is_degraded and "lookup" in dict(warm.timings.items())
+        busy.armed = True
+        started = time.monotonic()
+        result = r.retrieve("u1", "aria", "who loves pottery")
+        took = time.monotonic() - started
+    finally:
+        busy.release.set()
+        r.close()
+        busy.close()
+    assert took < 5  # the index was held for up to 10 s
+    late = "word matches not compared by meaning: the index took longer than 0.5s"
+    assert result.degraded == (late,)
+    assert [e.dense_rank for e in result.fused.values()] == [1]  # the search's hit is kept
+    assert "The user is allergic to peanuts." in texts(result)
 
 
 def test_a_hung_embedder_is_cut_off_by_the_timeout(

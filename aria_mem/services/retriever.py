@@ -2,8 +2,9 @@
 1 Message, 2 Query, 3 Embedding, 4 Nearest vectors, 5 Profile, 6 Word search, 7 Fusion,
 8 Confirmation, 9 Bar and repeat rule, 10 Ranking, 11 Prompt.
 
-A straight line of steps that return values; one hand-over to a worker thread (steps 3-4, so a
-slow model cannot hold the turn past its deadline while PostgreSQL answers steps 5-6
+A straight line of steps that return values; one hand-over to a worker thread (steps 3-4 and
+the cosines of the word matches the index missed, so neither a slow model nor an index busy
+with other work can hold the turn past its deadline, while PostgreSQL answers steps 5-6
 meanwhile). Each step's rule lives in the domain, one module a step, and none imports a later
 one (tests/test_trip.py holds it).
 
@@ -82,6 +83,9 @@ class _Nearest:
     memories: list[Hit] = field(default_factory=list)
     knowledge: list[Hit] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    looked_up: dict[uuid.UUID, float] = field(default_factory=dict)
+    """The cosine of each word match the nearest vectors missed (step 7 compares every
+    candidate by meaning too)."""
 
 
 class Retriever:
@@ -144,8 +148,15 @@ class Retriever:
         scope = SearchScope(user_id, companion_id, self._embedder.model_name)
         deadline = time.monotonic() + self._timeout
         # Steps 3-4 (Embedding, Nearest vectors) run in a worker, bounded by the deadline,
-        # while PostgreSQL answers steps 5-6 here.
-        semantic = self._pool.submit(self._nearest, query, scope, watch) if query else None
+        # while PostgreSQL answers steps 5-6 here; the worker then looks up the cosines of
+        # the word matches it is handed (``matched``) that the index missed.
+        matched: Future[list[LexicalHit]] = Future()
+        found: Future[_Nearest] = Future()
+        semantic = (
+            self._pool.submit(self._nearest, query, scope, watch, matched, found, deadline)
+            if query
+            else None
+        )
         words = self._candidates == CandidateSource.FUSED and bool(query)
         try:
             with watch.stage("profile"):  # steps 5-6: Profile and Word search, one connection
@@ -157,7 +168,8 @@ class Retriever:
                     timeout=self._timeout,
                 )
         except ServiceError as exc:
-            skipped = tuple(self._wait(semantic, deadline).problems)
+            matched.set_result([])
+            skipped = tuple(self._wait(semantic, found, deadline).problems)
             result = without_postgres(
                 user_id, companion_id, query, scope.embedding_model, exc, skipped
             )
@@ -166,14 +178,14 @@ class Retriever:
         problems = (
             [f"lexical search skipped: {opened.words_skipped}"] if opened.words_skipped else []
         )
-        nearest = self._wait(semantic, deadline)
+        matched.set_result(matches)
+        nearest = self._wait(semantic, found, deadline)
         problems += nearest.problems
-        # Step 7: Fusion (the word matches the nearest vectors missed get their cosine first).
-        looked_up = self._look_up(nearest, matches, scope, problems, watch)
+        # Step 7: Fusion (the word matches the nearest vectors missed have their cosine).
         evidence = fuse(
             [(h.id, h.score) for h in nearest.memories],
             matches,
-            looked_up,
+            nearest.looked_up,
             self._weights.max_candidates,
             self._fusion,
         )
@@ -211,9 +223,19 @@ class Retriever:
         )
         return self._finish(result, watch)
 
-    def _nearest(self, query: str, scope: SearchScope, watch: Stopwatch) -> _Nearest:
+    def _nearest(
+        self,
+        query: str,
+        scope: SearchScope,
+        watch: Stopwatch,
+        matched: Future[list[LexicalHit]],
+        found: Future[_Nearest],
+        deadline: float,
+    ) -> _Nearest:
         """Steps 3-4: embed the query once and search the memories (and the companion's
-        knowledge)."""
+        knowledge); then the cosines of the word matches the search missed, once PostgreSQL
+        has ``matched`` them. What the search ``found`` is handed over first, so a look-up
+        that misses the deadline costs only the look-up."""
         with watch.stage("embed"):
             vector = self._embedder.embed_query(query)
         with watch.stage("search"):
@@ -230,35 +252,40 @@ class Retriever:
                     self._knowledge_limit,
                     with_payload=False,
                 )
-        return _Nearest(vector, memories, passages)
+        nearest = _Nearest(vector, memories, passages)
+        found.set_result(nearest)
+        try:
+            matches = wait_until(matched, deadline)
+        except FutureTimeout:  # the caller has given up on this turn's look-up
+            return nearest
+        return self._look_up(nearest, matches, scope, watch)
 
-    def _wait(self, job: Future[_Nearest] | None, deadline: float) -> _Nearest:
+    def _wait(
+        self, job: Future[_Nearest] | None, found: Future[_Nearest], deadline: float
+    ) -> _Nearest:
         if job is None:
             return _Nearest()
         try:
             return wait_until(job, deadline)
         except FutureTimeout:
-            problem = (
-                f"embedding or index search took longer than {self._timeout:g}s; "
-                "semantic retrieval skipped"
-            )
+            late = f"took longer than {self._timeout:g}s"
+            if found.done():  # the search answered in time; the look-up did not
+                searched = found.result()
+                problem = f"word matches not compared by meaning: the index {late}"
+                return replace(searched, problems=[*searched.problems, problem])
+            problem = f"embedding or index search {late}; semantic retrieval skipped"
             return _Nearest(problems=[problem])
         except ServiceError as exc:
             return _Nearest(problems=[f"semantic retrieval skipped: {exc}"])
 
     def _look_up(
-        self,
-        nearest: _Nearest,
-        matches: list[LexicalHit],
-        scope: SearchScope,
-        problems: list[str],
-        watch: Stopwatch,
-    ) -> dict[uuid.UUID, float]:
+        self, nearest: _Nearest, matches: list[LexicalHit], scope: SearchScope, watch: Stopwatch
+    ) -> _Nearest:
         """The cosine of the word matches the nearest vectors missed, so fusion compares
         every candidate by meaning too."""
         missed = lexical_only([(h.id, h.score) for h in nearest.memories], matches)
         if not missed or nearest.vector is None:
-            return {}
+            return nearest
         try:
             with watch.stage("lookup"):
                 hits = self._index.search(
@@ -270,9 +297,9 @@ class Retriever:
                     with_payload=False,
                 )
         except ServiceError as exc:
-            problems.append(f"word matches not compared by meaning: {exc}")
-            return {}
-        return {h.id: h.score for h in hits}
+            problem = f"word matches not compared by meaning: {exc}"
+            return replace(nearest, problems=[*nearest.problems, problem])
+        return replace(nearest, looked_up={h.id: h.score for h in hits})
 
     def _confirm(
         self,
