@@ -24,6 +24,7 @@ from aria_mem.domain.hygiene import (
     HygieneRule,
     Retire,
     RetirementRule,
+    ReviewItem,
     ReviewKind,
     different_content,
     rule_for,
@@ -42,6 +43,7 @@ from aria_mem.domain.models import (
 )
 from aria_mem.domain.payload import memory_payload
 from aria_mem.domain.records import MemoryChanges
+from aria_mem.errors import ValidationError
 from aria_mem.ports import Store
 from aria_mem.services.consolidator import Consolidator
 from aria_mem.services.curator import Curator
@@ -246,6 +248,53 @@ def test_review_accept_supersedes_and_reject_keeps_both(
         any_store
     )
     assert any_store.hygiene.reviews("u1", "aria") == []
+
+
+def test_a_question_follows_its_memory_when_that_one_is_merged_away(
+    any_store: Store, writer: MemoryWriter, tidy: Consolidator
+) -> None:
+    """A review item never waits on a memory that is no longer active: merged into another,
+    the question is asked about that one (the older first, so accepting a change lets the
+    newer win); merged into the item's other memory, the question is answered and goes."""
+    berlin = writer.remember(_new("The user lives in Berlin.", MemoryType.PROFILE_FACT)).memory
+    lisbon = writer.remember(_new("The user moved to Lisbon.", MemoryType.PROFILE_FACT)).memory
+    tidy.run()
+    [asked] = any_store.hygiene.reviews("u1", "aria")
+    assert (asked.memory_id, asked.other_id) == (berlin.id, lisbon.id)
+    fuller = writer.remember(_new("The user lives in Berlin, in Kreuzberg.")).memory
+    any_store.hygiene.fold(berlin.id, fuller.id, "the fuller wording says all it does")
+    [moved] = any_store.hygiene.reviews("u1", "aria")
+    assert (moved.id, moved.kind) == (asked.id, asked.kind)
+    assert (moved.memory_id, moved.other_id) == (lisbon.id, fuller.id)
+    assert moved.reason.startswith(asked.reason)
+    assert f"first asked about {str(berlin.id)[:8]}, which {str(fuller.id)[:8]}" in moved.reason
+    assert {m.id for m in any_store.hygiene.review_memories([moved.id], "u1", "aria")} == {
+        lisbon.id,
+        fuller.id,
+    }
+    any_store.hygiene.supersede(lisbon.id, fuller.id, "moved back")
+    assert any_store.hygiene.reviews("u1", "aria") == []  # the two are one now: nothing to ask
+
+
+def test_a_question_left_on_a_memory_no_longer_active_cannot_take_the_other_away(
+    any_store: Store, writer: MemoryWriter
+) -> None:
+    """An item that names a superseded memory (asked before questions followed their
+    memories) is refused whole: accepting it would hand the other memory to one no prompt
+    shows."""
+    tea = writer.remember(_new("The user likes tea.")).memory
+    violin = writer.remember(_new("The user plays the violin.")).memory
+    coffee = writer.remember(_new("The user likes coffee.")).memory
+    any_store.hygiene.supersede(tea.id, violin.id, "by hand")
+    stale = ReviewItem(
+        uuid.uuid4(), "u1", "aria", ReviewKind.MERGE, tea.id, coffee.id, "old", tea.created_at
+    )
+    assert any_store.hygiene.propose(stale)
+    review = Review(any_store.memories, any_store.hygiene, writer)
+    with pytest.raises(ValidationError, match="is superseded, so nothing can be merged into it"):
+        review.accept(stale)
+    assert any_store.memories.get(coffee.id).status is MemoryStatus.ACTIVE
+    assert [r.id for r in any_store.hygiene.reviews("u1", "aria")] == [stale.id]
 
 
 def test_an_edit_keeps_the_old_text_and_forget_takes_the_history(

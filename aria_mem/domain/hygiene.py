@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 
@@ -77,6 +77,26 @@ class ReviewItem:
     other_id: uuid.UUID | None
     reason: str
     created_at: datetime
+
+
+_MOVED = " (first asked about "
+
+
+def moved_question(
+    item: ReviewItem, gone: uuid.UUID, holder: Memory, other: Memory | None
+) -> ReviewItem | None:
+    """An open question about ``gone`` once ``holder`` stands for it (``gone`` was merged into
+    it or superseded by it): the same question about ``holder`` and the item's other memory,
+    the older first as the queue has it (accepting a change lets the newer win), its reason
+    saying which memory it was first asked about. None when nothing is left to ask: a
+    retirement of what is no longer active, or a pair that is now one memory."""
+    if item.kind is ReviewKind.RETIRE or other is None or other.id == holder.id:
+        return None
+    older, newer = sorted((holder, other), key=lambda m: (m.created_at, m.id))
+    why, _, before = item.reason.partition(_MOVED)
+    asked_first = before[:8] or str(gone)[:8]
+    reason = f"{why}{_MOVED}{asked_first}, which {str(holder.id)[:8]} now stands for)"
+    return replace(item, memory_id=older.id, other_id=newer.id, reason=reason)
 
 
 class Outcome(StrEnum):

@@ -106,5 +106,11 @@ class Review:
             raise ValidationError(
                 f"Memory {old_id} is already superseded — reject this item, or restore it first"
             )
+        new = self._memories.get(new_id)
+        if new.status is not MemoryStatus.ACTIVE:  # it would take the other out of every prompt
+            raise ValidationError(
+                f"Memory {new_id} is {new.status.value}, so nothing can be merged into it or "
+                "replaced by it — reject this item, or restore that memory first"
+            )
         self._hygiene.supersede(old_id, new_id, why)
         return self._writer.sync(self._memories.get(old_id))

@@ -9,7 +9,14 @@ from dataclasses import replace
 from datetime import datetime
 
 from aria_mem.adapters.in_memory.memories import State, now
-from aria_mem.domain.hygiene import Consolidation, EventKind, MemoryEvent, ReviewItem, ReviewKind
+from aria_mem.domain.hygiene import (
+    Consolidation,
+    EventKind,
+    MemoryEvent,
+    ReviewItem,
+    ReviewKind,
+    moved_question,
+)
 from aria_mem.domain.models import IndexState, Memory, MemoryStatus, MemoryType
 from aria_mem.domain.validation import id_prefix, no_memory, only_match
 from aria_mem.domain.when import event_dates
@@ -75,6 +82,7 @@ class MemHygiene:
             self._s.record(old_id, EventKind.SUPERSEDED, other_id=new_id, detail=detail)
             if new_id in self._s.memories:
                 self._s.record(new_id, EventKind.REPLACES, other_id=old_id, detail=detail)
+                self._move_questions(old_id, self._s.memories[new_id])
             return old
 
     def fold(self, new_id: uuid.UUID, into_id: uuid.UUID, detail: str) -> Memory:
@@ -94,7 +102,21 @@ class MemHygiene:
             self._s.memories[into_id] = kept
             self._s.record(new_id, EventKind.SUPERSEDED, other_id=into_id, detail=detail)
             self._s.record(into_id, EventKind.MERGED, other_id=new_id, text=new.text, detail=detail)
+            self._move_questions(new_id, kept)
             return kept
+
+    def _move_questions(self, gone: uuid.UUID, holder: Memory) -> None:
+        """As the PostgreSQL store's: questions about ``gone`` are asked about ``holder``."""
+        for item in [r for r in self._s.reviews.values() if gone in (r.memory_id, r.other_id)]:
+            other_id = item.other_id if item.memory_id == gone else item.memory_id
+            other = None if other_id is None else self._s.memories.get(other_id)
+            moved = moved_question(item, gone, holder, other)
+            del self._s.reviews[item.id]
+            if moved is not None and not any(
+                (r.kind, r.memory_id, r.other_id) == (moved.kind, moved.memory_id, moved.other_id)
+                for r in self._s.reviews.values()
+            ):
+                self._s.reviews[item.id] = moved
 
     def restore(self, memory_id: uuid.UUID, detail: str) -> Memory:
         with self._s.lock:

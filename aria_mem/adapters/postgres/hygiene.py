@@ -13,7 +13,7 @@ import psycopg
 from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database, Row
 from aria_mem.adapters.postgres.consolidation import PgConsolidation
-from aria_mem.domain.hygiene import EventKind, MemoryEvent, ReviewItem, ReviewKind
+from aria_mem.domain.hygiene import EventKind, MemoryEvent, ReviewItem, ReviewKind, moved_question
 from aria_mem.domain.models import Memory
 from aria_mem.domain.validation import no_memory, normalize_text
 from aria_mem.errors import ValidationError
@@ -42,6 +42,39 @@ def record_event(
 ) -> None:
     """For the memories' own writes (an edit keeps the text before)."""
     _event(conn, memory_id, kind, **more)
+
+
+def _move_questions(conn: psycopg.Connection[Row], gone: uuid.UUID, holder: Memory) -> None:
+    """Open questions about ``gone``, now merged into ``holder`` or superseded by it, are asked
+    about ``holder`` (``domain.hygiene.moved_question``), so none waits on a memory that is no
+    longer active; one that would be asked twice, or has nothing left to ask, is closed."""
+    asked = conn.execute(
+        "SELECT * FROM review_items WHERE memory_id = %(g)s OR other_id = %(g)s", {"g": gone}
+    ).fetchall()
+    for found in asked:
+        item = _review(found)
+        other_id = item.other_id if item.memory_id == gone else item.memory_id
+        other = None
+        if other_id is not None:
+            row = conn.execute(f"SELECT {rows.MEMORY} FROM memories WHERE id = %s", (other_id,))
+            other = rows.memory(got) if (got := row.fetchone()) else None
+        moved = moved_question(item, gone, holder, other)
+        if moved is not None:
+            done = conn.execute(
+                "UPDATE review_items SET memory_id = %(m)s, other_id = %(o)s, reason = %(r)s"
+                " WHERE id = %(id)s AND NOT EXISTS (SELECT 1 FROM review_items"
+                "  WHERE kind = %(k)s AND memory_id = %(m)s AND other_id = %(o)s)",
+                {
+                    "m": moved.memory_id,
+                    "o": moved.other_id,
+                    "r": moved.reason,
+                    "id": item.id,
+                    "k": item.kind.value,
+                },
+            )
+            if done.rowcount == 1:
+                continue
+        conn.execute("DELETE FROM review_items WHERE id = %s", (item.id,))
 
 
 def _one(conn: psycopg.Connection[Row], sql: str, params: Sequence[Any]) -> Memory:
@@ -109,6 +142,9 @@ class PgHygiene(PgConsolidation):
             )
             _event(conn, old_id, EventKind.SUPERSEDED, other_id=new_id, detail=detail)
             _event(conn, new_id, EventKind.REPLACES, other_id=old_id, detail=detail)
+            new = conn.execute(f"SELECT {rows.MEMORY} FROM memories WHERE id = %s", (new_id,))
+            if (holder := new.fetchone()) is not None:
+                _move_questions(conn, old_id, rows.memory(holder))
         return old
 
     def fold(self, new_id: uuid.UUID, into_id: uuid.UUID, detail: str) -> Memory:
@@ -131,6 +167,7 @@ class PgHygiene(PgConsolidation):
             )
             _event(conn, new_id, EventKind.SUPERSEDED, other_id=into_id, detail=detail)
             _event(conn, into_id, EventKind.MERGED, other_id=new_id, text=new.text, detail=detail)
+            _move_questions(conn, new_id, kept)
         return kept
 
     def restore(self, memory_id: uuid.UUID, detail: str) -> Memory:
