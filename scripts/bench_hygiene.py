@@ -184,6 +184,15 @@ class Outcomes:
         }
         self.asked = set(self.why)
 
+    def standing(self, memory_id: uuid.UUID) -> uuid.UUID:
+        """The memory that now stands for ``memory_id``, merged or superseded: a question
+        about a memory moves to it (``domain.hygiene.moved_question``)."""
+        seen = set()
+        while memory_id not in seen and (memory_id in self.into or memory_id in self.superseded):
+            seen.add(memory_id)
+            memory_id = self.into.get(memory_id) or self.superseded[memory_id]
+        return memory_id
+
     def holder(self, memory_id: uuid.UUID) -> uuid.UUID:
         seen = set()
         while memory_id in self.into and memory_id not in seen:
@@ -243,15 +252,18 @@ def run_person(mem: AriaMem, timeline: Timeline, mode: str) -> Tally:
     for g in groups.values():
         for n, said in enumerate(g[1:], 1):
             # asked about with an earlier wording of it, or the one that wording went into
+            # (a question follows its memory when that one is merged away or superseded)
             earlier = {memory_of[o.key] for o in g[:n]}
-            earlier |= {done.holder(m) for m in earlier}
-            pairs = [frozenset((m, memory_of[said.key])) for m in earlier]
+            earlier |= {done.standing(m) for m in earlier}
+            itself = {memory_of[said.key], done.standing(memory_of[said.key])}
+            pairs = [frozenset((m, i)) for m in earlier for i in itself if m != i]
             asked = any(p in done.asked for p in pairs)
             merged = done.holder(memory_of[g[0].key]) == done.holder(memory_of[said.key])
             tally.repeats_waiting += asked and not merged
             if asked and not merged:
                 hit = next(p for p in pairs if p in done.why)
-                other = key_of.get(next(iter(hit - {memory_of[said.key]})), g[n - 1])
+                named = next(iter(hit - itself), None)
+                other = key_of.get(named, g[n - 1]) if named else g[n - 1]
                 tally.waiting.append(_waiting("repeat", other, said, done.why[hit]))
             if not merged and not asked:
                 tally.missed.append(f"repeat {g[0].key!r} / {said.key!r}")
@@ -259,13 +271,15 @@ def run_person(mem: AriaMem, timeline: Timeline, mode: str) -> Tally:
     tally.changes = len(chained)
     for said in chained:
         before = [o for o in timeline.said if o.chain == said.chain and o.step == said.step - 1]
-        waiting = any(
-            frozenset((memory_of[b.key], memory_of[said.key])) in done.asked for b in before
-        )
+        # a question follows its memory when that one is merged away or superseded
+        olds = {x for o in before for x in (memory_of[o.key], done.standing(memory_of[o.key]))}
+        itself = {memory_of[said.key], done.standing(memory_of[said.key])}
+        pairs = [frozenset((m, i)) for m in olds for i in itself if m != i]
+        waiting = any(p in done.asked for p in pairs)
         tally.changes_waiting += waiting
         if waiting:
-            pair = frozenset((memory_of[before[0].key], memory_of[said.key]))
-            tally.waiting.append(_waiting("change", before[0], said, done.why.get(pair, "")))
+            why = next((done.why[p] for p in pairs if p in done.why), "")
+            tally.waiting.append(_waiting("change", before[0], said, why))
         replaced = any(done.superseded.get(memory_of[b.key]) == memory_of[said.key] for b in before)
         if not waiting and not replaced:
             tally.missed.append(f"change {before[0].key!r} -> {said.key!r}")
