@@ -346,3 +346,17 @@ def test_the_result_s_reader_builds_nothing_but_aria_mem_s_domain_and_value_type
 
     with pytest.raises(VectorIndexError, match="no member '__subclasses__'"):
         result_from_wire(pickle.dumps(Reaching()))
+
+    class OutOfRange:  # a UUID's number past 128 bits, as only a forged pickle says
+        def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+            from aria_mem.api import wire
+
+            return wire._uuid_of, (1 << 128,)
+
+    with pytest.raises(VectorIndexError, match="is no UUID's number"):
+        result_from_wire(pickle.dumps(OutOfRange()))
+
+    ids = {uuid.uuid4(): 0.5, uuid.UUID(int=0): 0.25}  # the ids a result is keyed by, alike
+    read = result_from_wire(result_wire(SearchResult("u", "c", "q", "m", fused=ids)))  # type: ignore[arg-type]
+    assert read.fused == ids and [str(k) for k in read.fused] == [str(k) for k in ids]
+    assert all(type(k) is uuid.UUID and k.is_safe is uuid.SafeUUID.unknown for k in read.fused)

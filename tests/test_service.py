@@ -169,3 +169,24 @@ def test_a_daemon_whose_index_folder_is_removed_exits_to_be_started_afresh(
         if daemon.proc.poll() is None:
             daemon.proc.kill()
     daemon.wait_for("the index folder was removed under the service; exiting")
+
+
+def test_the_service_this_process_runs_is_found_by_any_name_of_its_folder(
+    tmp_path: Path,
+) -> None:
+    """Its own clients are answered in place whether they name the folder as it was hosted
+    or by another way to it (a link); once let go, by neither."""
+    from aria_mem.adapters.service import folder
+
+    root = tmp_path / "index"
+    root.mkdir()
+    (tmp_path / "link").symlink_to(root)
+    service = object()
+    folder.host(root, service)  # type: ignore[arg-type]
+    try:
+        assert folder.hosted(root) is service
+        assert folder.hosted(tmp_path / "link") is service
+        assert folder.hosted(tmp_path / "other") is None
+    finally:
+        folder.unhost(root=root, service=service)  # type: ignore[arg-type]
+    assert folder.hosted(root) is None and folder.hosted(tmp_path / "link") is None
