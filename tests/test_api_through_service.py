@@ -32,6 +32,7 @@ from aria_mem.adapters.service.folder import LOCK_NAME, lock_held, log_path_for
 from aria_mem.adapters.service.protocol import MAX_MESSAGE_BYTES, reply_bytes
 from aria_mem.api import AriaMem, remote
 from aria_mem.api.wire import result_from_wire, result_wire
+from aria_mem.domain.fusion import Evidence
 from aria_mem.domain.retrieval import SearchResult, Timings
 from aria_mem.errors import ConfigError, VectorIndexError
 from tests.conftest import ROOT
@@ -356,7 +357,8 @@ def test_the_result_s_reader_builds_nothing_but_aria_mem_s_domain_and_value_type
     with pytest.raises(VectorIndexError, match="is no UUID's number"):
         result_from_wire(pickle.dumps(OutOfRange()))
 
-    ids = {uuid.uuid4(): 0.5, uuid.UUID(int=0): 0.25}  # the ids a result is keyed by, alike
-    read = result_from_wire(result_wire(SearchResult("u", "c", "q", "m", fused=ids)))  # type: ignore[arg-type]
+    evidence = Evidence(0.5, 1, None, None, 0.5, 1)
+    ids = {uuid.uuid4(): evidence, uuid.UUID(int=0): evidence}  # what a result is keyed by
+    read = result_from_wire(result_wire(SearchResult("u", "c", "q", "m", fused=ids)))
     assert read.fused == ids and [str(k) for k in read.fused] == [str(k) for k in ids]
     assert all(type(k) is uuid.UUID and k.is_safe is uuid.SafeUUID.unknown for k in read.fused)

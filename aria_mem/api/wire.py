@@ -40,22 +40,26 @@ def result_wire(result: SearchResult) -> bytes:
     return out.getvalue()
 
 
+_Reduced = tuple[Callable[..., Any], tuple[Any, ...]]
+"""What pickle calls to make a record again, and with what."""
+
+
 @functools.cache
-def _by_fields() -> dict[type, Callable[[Any], tuple[type, tuple[Any, ...]]]]:
+def _by_fields() -> dict[type, Callable[[Any], _Reduced]]:
     """How the records a result holds most of cross: by their constructors (a UUID by its
     number), not by the generic state dataclasses and ``uuid`` give."""
     from aria_mem.domain.models import KnowledgeItem, Memory
     from aria_mem.domain.time_signal import Asked
     from aria_mem.domain.when import Span
 
-    def reducer(kind: type) -> Callable[[Any], tuple[type, tuple[Any, ...]]]:
+    def reducer(kind: type) -> Callable[[Any], _Reduced]:
         names = [f.name for f in fields(kind)]
         values = attrgetter(*names)
         if len(names) == 1:  # attrgetter of one name gives the value itself
             return lambda record: (kind, (values(record),))
         return lambda record: (kind, values(record))
 
-    table: dict[type, Callable[[Any], tuple[type, tuple[Any, ...]]]]
+    table: dict[type, Callable[[Any], _Reduced]]
     table = {kind: reducer(kind) for kind in (Memory, KnowledgeItem, Asked, Span)}
     table[uuid.UUID] = lambda u: (_uuid_of, (u.int,))
     return table
