@@ -88,14 +88,14 @@ def moved_question(
     """An open question about ``gone`` once ``holder`` stands for it (``gone`` was merged into
     it or superseded by it): the same question about ``holder`` and the item's other memory,
     the older first as the queue has it (accepting a change lets the newer win), its reason
-    saying which memory it was first asked about. None when nothing is left to ask: a
-    retirement of what is no longer active, or a pair that is now one memory."""
+    saying so without naming ``gone`` (forgetting it must leave no trace of it here). None
+    when nothing is left to ask: a retirement of what is no longer active, or a pair that is
+    now one memory."""
     if item.kind is ReviewKind.RETIRE or other is None or other.id == holder.id:
         return None
     older, newer = sorted((holder, other), key=lambda m: (m.created_at, m.id))
-    why, _, before = item.reason.partition(_MOVED)
-    asked_first = before[:8] or str(gone)[:8]
-    reason = f"{why}{_MOVED}{asked_first}, which {str(holder.id)[:8]} now stands for)"
+    why = item.reason.partition(_MOVED)[0]  # moved again: said once
+    reason = f"{why}{_MOVED}a memory {str(holder.id)[:8]} now stands for)"
     return replace(item, memory_id=older.id, other_id=newer.id, reason=reason)
 
 
