@@ -468,10 +468,47 @@ def test_an_index_busy_before_the_look_up_costs_only_the_look_up(
         r.close()
         busy.close()
     assert took < 5  # the index was held for up to 10 s
-    late = "word matches not compared by meaning: the index took longer than 0.5s"
+    late = "word matches not compared by meaning: the retrieval took longer than 0.5s"
     assert result.degraded == (late,)
     assert [e.dense_rank for e in result.fused.values()] == [1]  # the search's hit is kept
     assert "The user is allergic to peanuts." in texts(result)
+
+
+class _LateOpening:
+    """The real reads, whose opening read (profile and word search) answers after the
+    retrieval's deadline, as a PostgreSQL just under its own statement timeout does."""
+
+    def __init__(self, reads: Any, late: float) -> None:
+        self._reads = reads
+        self._late = late
+
+    def opening(self, *args: Any, **kwargs: Any) -> Any:
+        opened = self._reads.opening(*args, **kwargs)
+        time.sleep(self._late)
+        return opened
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._reads, name)
+
+
+def test_word_matches_that_come_after_the_deadline_are_said_to_be_left_out(
+    store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder
+) -> None:
+    """The worker looks up the word matches' cosines only until the deadline; a word search
+    that answers later leaves its matches the search missed uncompared, and the result says
+    so rather than dropping them silently."""
+    _with_profile(store, index, embedder)
+    remember(store, index, embedder, "The user's brother loves pottery.")
+    one = replace(DEFAULT_WEIGHTS, max_candidates=1)  # so the search misses a word match
+    late = _LateOpening(store.reads, 0.6)
+    r = Retriever(late, index, embedder, timeout=0.5, weights=one, knowledge_limit=0)
+    try:
+        result = r.retrieve("u1", "aria", "who loves pottery")
+    finally:
+        r.close()
+    said = "word matches not compared by meaning: the word search answered after the 0.5s deadline"
+    assert result.degraded == (said,)
+    assert [e.dense_rank for e in result.fused.values()] == [1]
 
 
 def test_a_hung_embedder_is_cut_off_by_the_timeout(

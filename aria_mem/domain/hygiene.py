@@ -79,24 +79,32 @@ class ReviewItem:
     created_at: datetime
 
 
-_MOVED = " (first asked about "
+def last_said(memory: Memory) -> datetime:
+    """When a memory's fact was last stated: written, or confirmed since (a repeat merged in)."""
+    confirmed = memory.last_confirmed_at
+    return max(memory.created_at, confirmed) if confirmed else memory.created_at
 
 
 def moved_question(
-    item: ReviewItem, gone: uuid.UUID, holder: Memory, other: Memory | None
+    item: ReviewItem, gone: Memory, holder: Memory, other: Memory | None, *, merged: bool
 ) -> ReviewItem | None:
-    """An open question about ``gone`` once ``holder`` stands for it (``gone`` was merged into
-    it or superseded by it): the same question about ``holder`` and the item's other memory,
-    the older first as the queue has it (accepting a change lets the newer win), its reason
-    saying so without naming ``gone`` (forgetting it must leave no trace of it here). None
-    when nothing is left to ask: a retirement of what is no longer active, or a pair that is
-    now one memory."""
+    """An open question about ``gone`` once ``holder`` stands for it (``gone`` was ``merged``
+    into it, or else superseded by it): the question about ``holder`` and the item's other
+    memory, the one stated last second, as the queue has it (accepting a change lets the
+    newer statement win; ``holder`` was stated when ``gone`` was, at the latest). A likely
+    repeat of a fact since replaced is asked as a likely change. The reason says only that:
+    it names and quotes neither the memory gone (forgetting that one must leave no trace of
+    it here) nor a pair no longer asked about. None when nothing is left to ask: a
+    retirement of what is no longer active, or a pair that is now one memory."""
     if item.kind is ReviewKind.RETIRE or other is None or other.id == holder.id:
         return None
-    older, newer = sorted((holder, other), key=lambda m: (m.created_at, m.id))
-    why = item.reason.partition(_MOVED)[0]  # moved again: said once
-    reason = f"{why}{_MOVED}a memory {str(holder.id)[:8]} now stands for)"
-    return replace(item, memory_id=older.id, other_id=newer.id, reason=reason)
+    said = {holder.id: max(last_said(holder), last_said(gone)), other.id: last_said(other)}
+    older, newer = sorted((holder, other), key=lambda m: (said[m.id], m.id))
+    kind = item.kind if merged else ReviewKind.CONFLICT
+    how = "merged into" if merged else "replaced by"
+    question = "the same fact, or a change of it?" if kind is ReviewKind.MERGE else "a change?"
+    reason = f"asked first about a memory since {how} {str(holder.id)[:8]}: {question}"
+    return replace(item, kind=kind, memory_id=older.id, other_id=newer.id, reason=reason)
 
 
 class Outcome(StrEnum):

@@ -36,10 +36,19 @@ def undo_action(action: Consolidation, writer: MemoryWriter, hygiene: Hygiene) -
         writer.restore(action.other_id, "a pass's supersession undone")
         done = "the superseded memory is active again"
     else:
-        for item in hygiene.reviews(action.user_id, action.companion_id):
-            if {item.memory_id, item.other_id} == {action.memory_id, action.other_id}:
-                hygiene.close_review(item.id)
-        done = "the question was withdrawn"
+        asked = [
+            item
+            for item in hygiene.reviews(action.user_id, action.companion_id)
+            if {item.memory_id, item.other_id} == {action.memory_id, action.other_id}
+        ]
+        for item in asked:
+            hygiene.close_review(item.id)
+        done = (
+            "the question was withdrawn"
+            if asked
+            else "the question is no longer open as asked (answered, or moved to a memory that "
+            "now stands for one of the two), so nothing was withdrawn"
+        )
     hygiene.mark_undone(action.id)
     return done
 

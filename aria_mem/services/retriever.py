@@ -86,6 +86,9 @@ class _Nearest:
     looked_up: dict[uuid.UUID, float] = field(default_factory=dict)
     """The cosine of each word match the nearest vectors missed (step 7 compares every
     candidate by meaning too)."""
+    settled: bool = False
+    """Whether the look-up was done, had nothing to do, or failed saying so; not when the word
+    matches came after the deadline."""
 
 
 class Retriever:
@@ -181,6 +184,12 @@ class Retriever:
         matched.set_result(matches)
         nearest = self._wait(semantic, found, deadline)
         problems += nearest.problems
+        unsettled = not nearest.settled and nearest.vector is not None
+        if unsettled and lexical_only([(h.id, h.score) for h in nearest.memories], matches):
+            problems.append(
+                "word matches not compared by meaning: the word search answered after "
+                f"the {self._timeout:g}s deadline"
+            )
         # Step 7: Fusion (the word matches the nearest vectors missed have their cosine).
         evidence = fuse(
             [(h.id, h.score) for h in nearest.memories],
@@ -271,8 +280,8 @@ class Retriever:
             late = f"took longer than {self._timeout:g}s"
             if found.done():  # the search answered in time; the look-up did not
                 searched = found.result()
-                problem = f"word matches not compared by meaning: the index {late}"
-                return replace(searched, problems=[*searched.problems, problem])
+                problem = f"word matches not compared by meaning: the retrieval {late}"
+                return replace(searched, problems=[*searched.problems, problem], settled=True)
             problem = f"embedding or index search {late}; semantic retrieval skipped"
             return _Nearest(problems=[problem])
         except ServiceError as exc:
@@ -285,7 +294,7 @@ class Retriever:
         every candidate by meaning too."""
         missed = lexical_only([(h.id, h.score) for h in nearest.memories], matches)
         if not missed or nearest.vector is None:
-            return nearest
+            return replace(nearest, settled=True)
         try:
             with watch.stage("lookup"):
                 hits = self._index.search(
@@ -298,8 +307,8 @@ class Retriever:
                 )
         except ServiceError as exc:
             problem = f"word matches not compared by meaning: {exc}"
-            return replace(nearest, problems=[*nearest.problems, problem])
-        return replace(nearest, looked_up={h.id: h.score for h in hits})
+            return replace(nearest, problems=[*nearest.problems, problem], settled=True)
+        return replace(nearest, looked_up={h.id: h.score for h in hits}, settled=True)
 
     def _confirm(
         self,

@@ -89,6 +89,8 @@ class Review:
     def edit(self, item: ReviewItem, text: str) -> Decided:
         """Say it right: the item's memory gets ``text`` (the old text stays in its history);
         for a merge or a conflict the other memory is superseded by it."""
+        if item.kind is not ReviewKind.RETIRE:  # checked before anything is written
+            self._may_supersede(self._other(item), item.memory_id)
         result = self._writer.update(item.memory_id, MemoryChanges(text=text))
         if item.kind is not ReviewKind.RETIRE:
             self._supersede(self._other(item), item.memory_id, "folded in after review")
@@ -101,6 +103,11 @@ class Review:
         return item.other_id
 
     def _supersede(self, old_id: uuid.UUID, new_id: uuid.UUID, why: str) -> WriteResult:
+        self._may_supersede(old_id, new_id)
+        self._hygiene.supersede(old_id, new_id, why)
+        return self._writer.sync(self._memories.get(old_id))
+
+    def _may_supersede(self, old_id: uuid.UUID, new_id: uuid.UUID) -> None:
         old = self._memories.get(old_id)
         if old.status is MemoryStatus.SUPERSEDED:
             raise ValidationError(
@@ -112,5 +119,3 @@ class Review:
                 f"Memory {new_id} is {new.status.value}, so nothing can be merged into it or "
                 "replaced by it — reject this item, or restore that memory first"
             )
-        self._hygiene.supersede(old_id, new_id, why)
-        return self._writer.sync(self._memories.get(old_id))

@@ -82,7 +82,7 @@ class MemHygiene:
             self._s.record(old_id, EventKind.SUPERSEDED, other_id=new_id, detail=detail)
             if new_id in self._s.memories:
                 self._s.record(new_id, EventKind.REPLACES, other_id=old_id, detail=detail)
-                self._move_questions(old_id, self._s.memories[new_id])
+                self._move_questions(old, self._s.memories[new_id], merged=False)
             return old
 
     def fold(self, new_id: uuid.UUID, into_id: uuid.UUID, detail: str) -> Memory:
@@ -102,15 +102,19 @@ class MemHygiene:
             self._s.memories[into_id] = kept
             self._s.record(new_id, EventKind.SUPERSEDED, other_id=into_id, detail=detail)
             self._s.record(into_id, EventKind.MERGED, other_id=new_id, text=new.text, detail=detail)
-            self._move_questions(new_id, kept)
+            self._move_questions(new, kept, merged=True)
             return kept
 
-    def _move_questions(self, gone: uuid.UUID, holder: Memory) -> None:
+    def _move_questions(self, gone: Memory, holder: Memory, *, merged: bool) -> None:
         """As the PostgreSQL store's: questions about ``gone`` are asked about ``holder``."""
-        for item in [r for r in self._s.reviews.values() if gone in (r.memory_id, r.other_id)]:
-            other_id = item.other_id if item.memory_id == gone else item.memory_id
+        asked = sorted(
+            (r for r in self._s.reviews.values() if gone.id in (r.memory_id, r.other_id)),
+            key=lambda r: (r.created_at, r.id),
+        )
+        for item in asked:
+            other_id = item.other_id if item.memory_id == gone.id else item.memory_id
             other = None if other_id is None else self._s.memories.get(other_id)
-            moved = moved_question(item, gone, holder, other)
+            moved = moved_question(item, gone, holder, other, merged=merged)
             del self._s.reviews[item.id]
             if moved is not None and not any(
                 (r.kind, r.memory_id, r.other_id) == (moved.kind, moved.memory_id, moved.other_id)

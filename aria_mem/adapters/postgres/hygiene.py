@@ -44,36 +44,46 @@ def record_event(
     _event(conn, memory_id, kind, **more)
 
 
-def _move_questions(conn: psycopg.Connection[Row], gone: uuid.UUID, holder: Memory) -> None:
-    """Open questions about ``gone``, now merged into ``holder`` or superseded by it, are asked
-    about ``holder`` (``domain.hygiene.moved_question``), so none waits on a memory that is no
-    longer active; one that would be asked twice, or has nothing left to ask, is closed."""
+def _move_questions(
+    conn: psycopg.Connection[Row], gone: Memory, holder: Memory, *, merged: bool
+) -> None:
+    """Open questions about ``gone``, now ``merged`` into ``holder`` or superseded by it, are
+    asked about ``holder`` (``domain.hygiene.moved_question``), so none waits on a memory that
+    is no longer active; one that would be asked twice, or has nothing left to ask, is closed.
+    The questions are locked first, so two merges at once cannot move one twice."""
     asked = conn.execute(
-        "SELECT * FROM review_items WHERE memory_id = %(g)s OR other_id = %(g)s", {"g": gone}
+        "SELECT * FROM review_items WHERE memory_id = %(g)s OR other_id = %(g)s"
+        " ORDER BY created_at, id FOR UPDATE",
+        {"g": gone.id},
     ).fetchall()
     for found in asked:
         item = _review(found)
-        other_id = item.other_id if item.memory_id == gone else item.memory_id
+        other_id = item.other_id if item.memory_id == gone.id else item.memory_id
         other = None
         if other_id is not None:
             row = conn.execute(f"SELECT {rows.MEMORY} FROM memories WHERE id = %s", (other_id,))
             other = rows.memory(got) if (got := row.fetchone()) else None
-        moved = moved_question(item, gone, holder, other)
+        moved = moved_question(item, gone, holder, other, merged=merged)
         if moved is not None:
-            done = conn.execute(
-                "UPDATE review_items SET memory_id = %(m)s, other_id = %(o)s, reason = %(r)s"
-                " WHERE id = %(id)s AND NOT EXISTS (SELECT 1 FROM review_items"
-                "  WHERE kind = %(k)s AND memory_id = %(m)s AND other_id = %(o)s)",
-                {
-                    "m": moved.memory_id,
-                    "o": moved.other_id,
-                    "r": moved.reason,
-                    "id": item.id,
-                    "k": item.kind.value,
-                },
-            )
-            if done.rowcount == 1:
-                continue
+            try:
+                with conn.transaction():  # a savepoint: a question asked meanwhile wins
+                    done = conn.execute(
+                        "UPDATE review_items SET kind = %(k)s, memory_id = %(m)s,"
+                        " other_id = %(o)s, reason = %(r)s WHERE id = %(id)s AND NOT EXISTS"
+                        " (SELECT 1 FROM review_items WHERE kind = %(k)s AND memory_id = %(m)s"
+                        "  AND other_id = %(o)s)",
+                        {
+                            "k": moved.kind.value,
+                            "m": moved.memory_id,
+                            "o": moved.other_id,
+                            "r": moved.reason,
+                            "id": item.id,
+                        },
+                    )
+                if done.rowcount == 1:
+                    continue
+            except psycopg.errors.UniqueViolation:
+                pass
         conn.execute("DELETE FROM review_items WHERE id = %s", (item.id,))
 
 
@@ -144,7 +154,7 @@ class PgHygiene(PgConsolidation):
             _event(conn, new_id, EventKind.REPLACES, other_id=old_id, detail=detail)
             new = conn.execute(f"SELECT {rows.MEMORY} FROM memories WHERE id = %s", (new_id,))
             if (holder := new.fetchone()) is not None:
-                _move_questions(conn, old_id, rows.memory(holder))
+                _move_questions(conn, old, rows.memory(holder), merged=False)
         return old
 
     def fold(self, new_id: uuid.UUID, into_id: uuid.UUID, detail: str) -> Memory:
@@ -167,7 +177,7 @@ class PgHygiene(PgConsolidation):
             )
             _event(conn, new_id, EventKind.SUPERSEDED, other_id=into_id, detail=detail)
             _event(conn, into_id, EventKind.MERGED, other_id=new_id, text=new.text, detail=detail)
-            _move_questions(conn, new_id, kept)
+            _move_questions(conn, new, kept, merged=True)
         return kept
 
     def restore(self, memory_id: uuid.UUID, detail: str) -> Memory:
