@@ -289,6 +289,17 @@ def _ask(store: Store, kind: ReviewKind, first: Memory, second: Memory, why: str
     assert store.hygiene.propose(item)
 
 
+def _accept_the_change(store: Store, writer: MemoryWriter, older: Memory, newer: Memory) -> None:
+    """The one open question is whether ``newer`` changes ``older``; accepting it says yes."""
+    [asked] = store.hygiene.reviews("u1", "aria")
+    assert (asked.kind, asked.memory_id, asked.other_id) == (
+        ReviewKind.CONFLICT,
+        older.id,
+        newer.id,
+    )
+    _accepted(store, writer, asked, replaced=older.id, kept=newer.id)
+
+
 def _accepted(
     store: Store, writer: MemoryWriter, item: ReviewItem, *, replaced: uuid.UUID, kept: uuid.UUID
 ) -> None:
@@ -298,20 +309,70 @@ def _accepted(
     assert store.memories.get(kept).status is MemoryStatus.ACTIVE
 
 
-def test_a_moved_question_lets_the_fact_stated_last_win(
-    any_store: Store, writer: MemoryWriter
+@pytest.mark.parametrize("asked_about", ["the repeat", "the memory it went into"])
+def test_a_change_asked_lets_the_fact_stated_last_win(
+    any_store: Store, writer: MemoryWriter, asked_about: str
 ) -> None:
-    """Moved, a change is asked with the memory stated last second, so accepting it keeps the
-    latest statement: "back in Lagos" (merged into the first Lagos memory) is newer than
-    Abuja, however old the memory it went into."""
+    """A likely change is kept with the memory stated last second, so accepting it keeps the
+    latest statement: "back in Lagos", merged into the first Lagos memory, is newer than
+    Abuja, however old the memory it went into, whether the question named the repeat (it
+    moves) or that memory (it is put in order)."""
     lagos = writer.remember(_new("The user lives in Lagos.", MemoryType.PROFILE_FACT)).memory
     abuja = writer.remember(_new("The user lives in Abuja.", MemoryType.PROFILE_FACT)).memory
     back = writer.remember(_new("The user is back in Lagos since May.")).memory
-    _ask(any_store, ReviewKind.CONFLICT, abuja, back, "?")
+    if asked_about == "the repeat":
+        _ask(any_store, ReviewKind.CONFLICT, abuja, back, "?")
+    else:
+        _ask(any_store, ReviewKind.CONFLICT, lagos, abuja, "?")
     any_store.hygiene.fold(back.id, lagos.id, "the same fact")
+    _accept_the_change(any_store, writer, abuja, lagos)
+
+
+def test_a_repeat_asked_about_a_memory_merged_away_keeps_what_it_went_into(
+    any_store: Store, writer: MemoryWriter
+) -> None:
+    """ "Has a beagle called Bo" was asked about as a repeat of "owns a dog", then merged into
+    "has a dog named Rex" (which now says both): accepted, the moved question merges "owns a
+    dog" into that memory, never that memory into "owns a dog" (Rex and Bo would be gone)."""
+    rex = writer.remember(_new("The user has a dog named Rex.")).memory
+    dog = writer.remember(_new("The user owns a dog.")).memory
+    bo = writer.remember(_new("The user has a beagle called Bo.")).memory
+    _ask(any_store, ReviewKind.MERGE, dog, bo, "?")
+    any_store.hygiene.fold(bo.id, rex.id, "the same dog")
     [moved] = any_store.hygiene.reviews("u1", "aria")
-    assert (moved.memory_id, moved.other_id) == (abuja.id, lagos.id)
-    _accepted(any_store, writer, moved, replaced=abuja.id, kept=lagos.id)
+    assert (moved.kind, moved.memory_id, moved.other_id) == (ReviewKind.MERGE, rex.id, dog.id)
+    _accepted(any_store, writer, moved, replaced=dog.id, kept=rex.id)
+
+
+def test_a_person_s_merge_or_edit_moves_the_other_questions_as_a_merge_does(
+    any_store: Store, writer: MemoryWriter
+) -> None:
+    """Accepting a repeat keeps the other repeat questions about it repeat questions; an edit
+    is a statement made now, so a change asked about the memory folded into the edited one
+    lets the edit win."""
+    acme = writer.remember(_new("The user works at Acme.", MemoryType.PROFILE_FACT)).memory
+    initech = writer.remember(_new("The user works at Initech.", MemoryType.PROFILE_FACT)).memory
+    globex = writer.remember(_new("The user works at Globex.", MemoryType.PROFILE_FACT)).memory
+    review = Review(any_store.memories, any_store.hygiene, writer)
+    _ask(any_store, ReviewKind.MERGE, acme, initech, "?")
+    _ask(any_store, ReviewKind.MERGE, initech, globex, "?")
+    first = next(r for r in any_store.hygiene.reviews("u1", "aria") if r.other_id == initech.id)
+    review.accept(first)  # Initech merged into Acme
+    [second] = any_store.hygiene.reviews("u1", "aria")
+    assert (second.kind, second.memory_id, second.other_id) == (
+        ReviewKind.MERGE,
+        acme.id,
+        globex.id,
+    )
+    assert "since merged into" in second.reason
+    any_store.hygiene.close_review(second.id)
+
+    hooli = writer.remember(_new("The user works at Hooli.", MemoryType.PROFILE_FACT)).memory
+    _ask(any_store, ReviewKind.CONFLICT, acme, hooli, "?")
+    _ask(any_store, ReviewKind.CONFLICT, hooli, globex, "?")
+    edited = next(r for r in any_store.hygiene.reviews("u1", "aria") if r.memory_id == acme.id)
+    review.edit(edited, "The user works at Umbrella since this week.")  # Hooli folded in
+    _accept_the_change(any_store, writer, globex, acme)
 
 
 def test_a_likely_repeat_of_a_replaced_fact_is_asked_as_a_change_and_quotes_nothing_gone(

@@ -85,26 +85,51 @@ def last_said(memory: Memory) -> datetime:
     return max(memory.created_at, confirmed) if confirmed else memory.created_at
 
 
+def _stated_last_second(
+    holder: Memory, holder_said: datetime, other: Memory
+) -> tuple[Memory, Memory]:
+    said = {holder.id: holder_said, other.id: last_said(other)}
+    first, second = sorted((holder, other), key=lambda m: (said[m.id], m.id))
+    return first, second
+
+
 def moved_question(
     item: ReviewItem, gone: Memory, holder: Memory, other: Memory | None, *, merged: bool
 ) -> ReviewItem | None:
     """An open question about ``gone`` once ``holder`` stands for it (``gone`` was ``merged``
     into it, or else superseded by it): the question about ``holder`` and the item's other
-    memory, the one stated last second, as the queue has it (accepting a change lets the
-    newer statement win; ``holder`` was stated when ``gone`` was, at the latest). A likely
-    repeat of a fact since replaced is asked as a likely change. The reason says only that:
-    it names and quotes neither the memory gone (forgetting that one must leave no trace of
-    it here) nor a pair no longer asked about. None when nothing is left to ask: a
-    retirement of what is no longer active, or a pair that is now one memory."""
+    memory. A likely change is asked with the memory stated last second, as the queue has it
+    (accepting it lets the latest statement win; ``holder`` was stated when ``gone`` was, at
+    the latest); a likely repeat with ``holder`` first (accepting it merges the other into
+    ``holder``, which holds what ``gone`` said); a likely repeat of a fact since replaced is
+    asked as a likely change. The reason says only that: it names and quotes neither the
+    memory gone (forgetting that one must leave no trace of it here) nor a pair no longer
+    asked about. None when nothing is left to ask: a retirement of what is no longer active,
+    or a pair that is now one memory."""
     if item.kind is ReviewKind.RETIRE or other is None or other.id == holder.id:
         return None
-    said = {holder.id: max(last_said(holder), last_said(gone)), other.id: last_said(other)}
-    older, newer = sorted((holder, other), key=lambda m: (said[m.id], m.id))
     kind = item.kind if merged else ReviewKind.CONFLICT
+    if kind is ReviewKind.MERGE:
+        first, second = holder, other
+    else:
+        first, second = _stated_last_second(holder, max(last_said(holder), last_said(gone)), other)
     how = "merged into" if merged else "replaced by"
     question = "the same fact, or a change of it?" if kind is ReviewKind.MERGE else "a change?"
     reason = f"asked first about a memory since {how} {str(holder.id)[:8]}: {question}"
-    return replace(item, kind=kind, memory_id=older.id, other_id=newer.id, reason=reason)
+    return replace(item, kind=kind, memory_id=first.id, other_id=second.id, reason=reason)
+
+
+def reordered_question(item: ReviewItem, holder: Memory, other: Memory | None) -> ReviewItem | None:
+    """A likely change already asked about ``holder``, once ``holder`` was stated again (a
+    repeat merged into it): the same question with the memory stated last second, so
+    accepting it still lets the latest statement win; None when it is in that order already
+    (or is no likely change)."""
+    if item.kind is not ReviewKind.CONFLICT or other is None or other.id == holder.id:
+        return None
+    first, second = _stated_last_second(holder, last_said(holder), other)
+    if (item.memory_id, item.other_id) == (first.id, second.id):
+        return None
+    return replace(item, memory_id=first.id, other_id=second.id)
 
 
 class Outcome(StrEnum):

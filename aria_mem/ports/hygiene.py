@@ -29,8 +29,13 @@ class Hygiene(Protocol):
         confidence raised to these, its text replaced by ``text`` when given (then pending)."""
         ...
 
-    def supersede(self, old_id: uuid.UUID, new_id: uuid.UUID, detail: str) -> Memory:
-        """``old_id`` is replaced by ``new_id``: superseded, never retrieved; returns it."""
+    def supersede(
+        self, old_id: uuid.UUID, new_id: uuid.UUID, detail: str, *, merged: bool = False
+    ) -> Memory:
+        """``old_id`` is replaced by ``new_id``: superseded, never retrieved; returns it.
+        ``merged``: a person found the two say one fact, so ``new_id`` is confirmed now and the
+        questions about ``old_id`` move to it as after a merge. Either way, the open questions
+        about ``old_id`` are asked about ``new_id`` (``domain.hygiene.moved_question``)."""
         ...
 
     def fold(self, new_id: uuid.UUID, into_id: uuid.UUID, detail: str) -> Memory:

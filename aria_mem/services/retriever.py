@@ -181,14 +181,15 @@ class Retriever:
         problems = (
             [f"lexical search skipped: {opened.words_skipped}"] if opened.words_skipped else []
         )
+        words_late = time.monotonic() > deadline
         matched.set_result(matches)
         nearest = self._wait(semantic, found, deadline)
         problems += nearest.problems
         unsettled = not nearest.settled and nearest.vector is not None
         if unsettled and lexical_only([(h.id, h.score) for h in nearest.memories], matches):
+            late = "the word search answered after" if words_late else "not looked up within"
             problems.append(
-                "word matches not compared by meaning: the word search answered after "
-                f"the {self._timeout:g}s deadline"
+                f"word matches not compared by meaning: {late} the {self._timeout:g}s deadline"
             )
         # Step 7: Fusion (the word matches the nearest vectors missed have their cosine).
         evidence = fuse(
@@ -277,12 +278,12 @@ class Retriever:
         try:
             return wait_until(job, deadline)
         except FutureTimeout:
-            late = f"took longer than {self._timeout:g}s"
-            if found.done():  # the search answered in time; the look-up did not
-                searched = found.result()
-                problem = f"word matches not compared by meaning: the retrieval {late}"
-                return replace(searched, problems=[*searched.problems, problem], settled=True)
-            problem = f"embedding or index search {late}; semantic retrieval skipped"
+            if found.done():  # the search answered in time; the look-up did not (said above)
+                return found.result()
+            problem = (
+                f"embedding or index search took longer than {self._timeout:g}s; "
+                "semantic retrieval skipped"
+            )
             return _Nearest(problems=[problem])
         except ServiceError as exc:
             return _Nearest(problems=[f"semantic retrieval skipped: {exc}"])

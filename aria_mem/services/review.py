@@ -73,7 +73,7 @@ class Review:
         else:
             newer = self._other(item)
             if item.kind is ReviewKind.MERGE:
-                result = self._supersede(newer, item.memory_id, "merged after review")
+                result = self._supersede(newer, item.memory_id, "merged after review", merged=True)
             else:
                 result = self._supersede(item.memory_id, newer, "superseded after review")
         self._hygiene.close_review(item.id)
@@ -93,7 +93,9 @@ class Review:
             self._may_supersede(self._other(item), item.memory_id)
         result = self._writer.update(item.memory_id, MemoryChanges(text=text))
         if item.kind is not ReviewKind.RETIRE:
-            self._supersede(self._other(item), item.memory_id, "folded in after review")
+            self._supersede(
+                self._other(item), item.memory_id, "folded in after review", merged=True
+            )
         self._hygiene.close_review(item.id)
         return Decided(item, True, result)
 
@@ -102,9 +104,12 @@ class Review:
             raise ValidationError("This review item names only one memory")
         return item.other_id
 
-    def _supersede(self, old_id: uuid.UUID, new_id: uuid.UUID, why: str) -> WriteResult:
+    def _supersede(
+        self, old_id: uuid.UUID, new_id: uuid.UUID, why: str, *, merged: bool = False
+    ) -> WriteResult:
+        """``merged``: the person found the two one fact (an accepted merge, an edit)."""
         self._may_supersede(old_id, new_id)
-        self._hygiene.supersede(old_id, new_id, why)
+        self._hygiene.supersede(old_id, new_id, why, merged=merged)
         return self._writer.sync(self._memories.get(old_id))
 
     def _may_supersede(self, old_id: uuid.UUID, new_id: uuid.UUID) -> None:

@@ -16,6 +16,7 @@ from aria_mem.domain.hygiene import (
     ReviewItem,
     ReviewKind,
     moved_question,
+    reordered_question,
 )
 from aria_mem.domain.models import IndexState, Memory, MemoryStatus, MemoryType
 from aria_mem.domain.validation import id_prefix, no_memory, only_match
@@ -72,7 +73,9 @@ class MemHygiene:
                 )
             return raised
 
-    def supersede(self, old_id: uuid.UUID, new_id: uuid.UUID, detail: str) -> Memory:
+    def supersede(
+        self, old_id: uuid.UUID, new_id: uuid.UUID, detail: str, *, merged: bool = False
+    ) -> Memory:
         if old_id == new_id:
             raise ValidationError("A memory cannot supersede itself — name another memory")
         with self._s.lock:
@@ -82,7 +85,11 @@ class MemHygiene:
             self._s.record(old_id, EventKind.SUPERSEDED, other_id=new_id, detail=detail)
             if new_id in self._s.memories:
                 self._s.record(new_id, EventKind.REPLACES, other_id=old_id, detail=detail)
-                self._move_questions(old, self._s.memories[new_id], merged=False)
+                holder = self._s.memories[new_id]
+                if merged:  # what the old one said, the new one says again now
+                    holder = replace(holder, last_confirmed_at=now())
+                    self._s.memories[new_id] = holder
+                self._move_questions(old, holder, merged=merged)
             return old
 
     def fold(self, new_id: uuid.UUID, into_id: uuid.UUID, detail: str) -> Memory:
@@ -106,21 +113,33 @@ class MemHygiene:
             return kept
 
     def _move_questions(self, gone: Memory, holder: Memory, *, merged: bool) -> None:
-        """As the PostgreSQL store's: questions about ``gone`` are asked about ``holder``."""
+        """As the PostgreSQL store's: questions about ``gone`` are asked about ``holder``, and
+        those about ``holder`` put in the order its new statement gives them."""
+        for item, other in self._asked_about(gone.id):
+            self._put(item, moved_question(item, gone, holder, other, merged=merged))
+        for item, other in self._asked_about(holder.id):
+            reordered = reordered_question(item, holder, other)
+            if reordered is not None:
+                self._put(item, reordered)
+
+    def _asked_about(self, memory_id: uuid.UUID) -> list[tuple[ReviewItem, Memory | None]]:
         asked = sorted(
-            (r for r in self._s.reviews.values() if gone.id in (r.memory_id, r.other_id)),
+            (r for r in self._s.reviews.values() if memory_id in (r.memory_id, r.other_id)),
             key=lambda r: (r.created_at, r.id),
         )
-        for item in asked:
-            other_id = item.other_id if item.memory_id == gone.id else item.memory_id
-            other = None if other_id is None else self._s.memories.get(other_id)
-            moved = moved_question(item, gone, holder, other, merged=merged)
-            del self._s.reviews[item.id]
-            if moved is not None and not any(
-                (r.kind, r.memory_id, r.other_id) == (moved.kind, moved.memory_id, moved.other_id)
-                for r in self._s.reviews.values()
-            ):
-                self._s.reviews[item.id] = moved
+        return [
+            (item, self._s.memories.get(other_id) if other_id is not None else None)
+            for item in asked
+            for other_id in [item.other_id if item.memory_id == memory_id else item.memory_id]
+        ]
+
+    def _put(self, item: ReviewItem, changed: ReviewItem | None) -> None:
+        del self._s.reviews[item.id]
+        if changed is not None and not any(
+            (r.kind, r.memory_id, r.other_id) == (changed.kind, changed.memory_id, changed.other_id)
+            for r in self._s.reviews.values()
+        ):
+            self._s.reviews[item.id] = changed
 
     def restore(self, memory_id: uuid.UUID, detail: str) -> Memory:
         with self._s.lock:

@@ -13,7 +13,8 @@ import psycopg
 from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database, Row
 from aria_mem.adapters.postgres.consolidation import PgConsolidation
-from aria_mem.domain.hygiene import EventKind, MemoryEvent, ReviewItem, ReviewKind, moved_question
+from aria_mem.domain import hygiene as rule
+from aria_mem.domain.hygiene import EventKind, MemoryEvent, ReviewItem, ReviewKind
 from aria_mem.domain.models import Memory
 from aria_mem.domain.validation import no_memory, normalize_text
 from aria_mem.errors import ValidationError
@@ -50,41 +51,62 @@ def _move_questions(
     """Open questions about ``gone``, now ``merged`` into ``holder`` or superseded by it, are
     asked about ``holder`` (``domain.hygiene.moved_question``), so none waits on a memory that
     is no longer active; one that would be asked twice, or has nothing left to ask, is closed.
-    The questions are locked first, so two merges at once cannot move one twice."""
-    asked = conn.execute(
-        "SELECT * FROM review_items WHERE memory_id = %(g)s OR other_id = %(g)s"
+    The likely changes already asked about ``holder`` are put in the order its new statement
+    gives them (``reordered_question``)."""
+    for item, other in _asked_about(conn, gone.id):
+        _put(conn, item, rule.moved_question(item, gone, holder, other, merged=merged))
+    for item, other in _asked_about(conn, holder.id):
+        reordered = rule.reordered_question(item, holder, other)
+        if reordered is not None:
+            _put(conn, item, reordered)
+
+
+def _asked_about(
+    conn: psycopg.Connection[Row], memory_id: uuid.UUID
+) -> list[tuple[ReviewItem, Memory | None]]:
+    """The open questions naming ``memory_id``, each with its other memory; locked, so two
+    merges at once cannot move one twice."""
+    found = conn.execute(
+        "SELECT * FROM review_items WHERE memory_id = %(m)s OR other_id = %(m)s"
         " ORDER BY created_at, id FOR UPDATE",
-        {"g": gone.id},
+        {"m": memory_id},
     ).fetchall()
-    for found in asked:
-        item = _review(found)
-        other_id = item.other_id if item.memory_id == gone.id else item.memory_id
+    asked = []
+    for row in found:
+        item = _review(row)
+        other_id = item.other_id if item.memory_id == memory_id else item.memory_id
         other = None
         if other_id is not None:
-            row = conn.execute(f"SELECT {rows.MEMORY} FROM memories WHERE id = %s", (other_id,))
-            other = rows.memory(got) if (got := row.fetchone()) else None
-        moved = moved_question(item, gone, holder, other, merged=merged)
-        if moved is not None:
-            try:
-                with conn.transaction():  # a savepoint: a question asked meanwhile wins
-                    done = conn.execute(
-                        "UPDATE review_items SET kind = %(k)s, memory_id = %(m)s,"
-                        " other_id = %(o)s, reason = %(r)s WHERE id = %(id)s AND NOT EXISTS"
-                        " (SELECT 1 FROM review_items WHERE kind = %(k)s AND memory_id = %(m)s"
-                        "  AND other_id = %(o)s)",
-                        {
-                            "k": moved.kind.value,
-                            "m": moved.memory_id,
-                            "o": moved.other_id,
-                            "r": moved.reason,
-                            "id": item.id,
-                        },
-                    )
-                if done.rowcount == 1:
-                    continue
-            except psycopg.errors.UniqueViolation:
-                pass
-        conn.execute("DELETE FROM review_items WHERE id = %s", (item.id,))
+            read = conn.execute(f"SELECT {rows.MEMORY} FROM memories WHERE id = %s", (other_id,))
+            other = rows.memory(got) if (got := read.fetchone()) else None
+        asked.append((item, other))
+    return asked
+
+
+def _put(conn: psycopg.Connection[Row], item: ReviewItem, changed: ReviewItem | None) -> None:
+    """``item`` made ``changed``, or closed: when there is nothing left to ask, or the same
+    question is already asked (one asked meanwhile wins: a savepoint takes the clash)."""
+    if changed is not None:
+        try:
+            with conn.transaction():
+                done = conn.execute(
+                    "UPDATE review_items SET kind = %(k)s, memory_id = %(m)s,"
+                    " other_id = %(o)s, reason = %(r)s WHERE id = %(id)s AND NOT EXISTS"
+                    " (SELECT 1 FROM review_items WHERE kind = %(k)s AND memory_id = %(m)s"
+                    "  AND other_id = %(o)s AND id <> %(id)s)",
+                    {
+                        "k": changed.kind.value,
+                        "m": changed.memory_id,
+                        "o": changed.other_id,
+                        "r": changed.reason,
+                        "id": item.id,
+                    },
+                )
+            if done.rowcount == 1:
+                return
+        except psycopg.errors.UniqueViolation:
+            pass
+    conn.execute("DELETE FROM review_items WHERE id = %s", (item.id,))
 
 
 def _one(conn: psycopg.Connection[Row], sql: str, params: Sequence[Any]) -> Memory:
@@ -139,7 +161,9 @@ class PgHygiene(PgConsolidation):
                 _event(conn, memory_id, EventKind.EDITED, text=kept, detail="a fuller wording")
         return merged
 
-    def supersede(self, old_id: uuid.UUID, new_id: uuid.UUID, detail: str) -> Memory:
+    def supersede(
+        self, old_id: uuid.UUID, new_id: uuid.UUID, detail: str, *, merged: bool = False
+    ) -> Memory:
         if old_id == new_id:
             raise ValidationError("A memory cannot supersede itself — name another memory")
         with self._db.connection() as conn, conn.transaction():
@@ -152,9 +176,16 @@ class PgHygiene(PgConsolidation):
             )
             _event(conn, old_id, EventKind.SUPERSEDED, other_id=new_id, detail=detail)
             _event(conn, new_id, EventKind.REPLACES, other_id=old_id, detail=detail)
-            new = conn.execute(f"SELECT {rows.MEMORY} FROM memories WHERE id = %s", (new_id,))
+            if merged:  # what the old one said, the new one says again now
+                new = conn.execute(
+                    "UPDATE memories SET last_confirmed_at = now() WHERE id = %s"
+                    f" RETURNING {rows.MEMORY}",
+                    (new_id,),
+                )
+            else:
+                new = conn.execute(f"SELECT {rows.MEMORY} FROM memories WHERE id = %s", (new_id,))
             if (holder := new.fetchone()) is not None:
-                _move_questions(conn, old, rows.memory(holder), merged=False)
+                _move_questions(conn, old, rows.memory(holder), merged=merged)
         return old
 
     def fold(self, new_id: uuid.UUID, into_id: uuid.UUID, detail: str) -> Memory:
