@@ -511,6 +511,32 @@ def test_word_matches_that_come_after_the_deadline_are_said_to_be_left_out(
     assert [e.dense_rank for e in result.fused.values()] == [1]
 
 
+def test_a_fault_no_adapter_foresaw_on_the_meaning_side_still_gives_the_profile(
+    store: PostgresStore,
+    index: EdgeIndex,
+    embedder: OllamaEmbedder,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A memory failure never reaches the caller, even one no adapter turns into a service
+    error (a bug in a model client, say): the turn gets the profile, says what was skipped,
+    and the log keeps the traceback."""
+    _with_profile(store, index, embedder)
+
+    class Broken(OllamaEmbedder):
+        def embed_query(self, text: str) -> list[float]:
+            raise RuntimeError("a bug in the model client")
+
+    broken = Broken("mxbai-embed-large", host=f"http://127.0.0.1:{closed_port()}", timeout=2)
+    r = Retriever(store.reads, index, broken, timeout=5)
+    with caplog.at_level("ERROR"):
+        result = r.retrieve("u1", "aria", "my sister")
+    r.close()
+    assert texts(result) == ["The user is allergic to peanuts."]
+    said = "semantic retrieval skipped: RuntimeError: a bug in the model client"
+    assert result.degraded == (said,)
+    assert "Traceback" in caplog.text and "a bug in the model client" in caplog.text
+
+
 def test_a_hung_embedder_is_cut_off_by_the_timeout(
     store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder
 ) -> None:

@@ -287,6 +287,10 @@ class Retriever:
             return _Nearest(problems=[problem])
         except ServiceError as exc:
             return _Nearest(problems=[f"semantic retrieval skipped: {exc}"])
+        except Exception as exc:  # a fault no adapter foresaw: logged whole, the turn goes on
+            log.exception("the embedding or index search failed unexpectedly")
+            problem = f"semantic retrieval skipped: {type(exc).__name__}: {exc}"
+            return _Nearest(problems=[problem])
 
     def _look_up(
         self, nearest: _Nearest, matches: list[LexicalHit], scope: SearchScope, watch: Stopwatch
