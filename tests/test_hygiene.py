@@ -309,22 +309,32 @@ def _accepted(
     assert store.memories.get(kept).status is MemoryStatus.ACTIVE
 
 
-@pytest.mark.parametrize("asked_about", ["the repeat", "the memory it went into"])
+@pytest.mark.parametrize(
+    "said_again",
+    ["a repeat merged in, asked about", "a repeat merged in", "the same words", "confirmed"],
+)
 def test_a_change_asked_lets_the_fact_stated_last_win(
-    any_store: Store, writer: MemoryWriter, asked_about: str
+    any_store: Store, writer: MemoryWriter, said_again: str
 ) -> None:
     """A likely change is kept with the memory stated last second, so accepting it keeps the
-    latest statement: "back in Lagos", merged into the first Lagos memory, is newer than
-    Abuja, however old the memory it went into, whether the question named the repeat (it
-    moves) or that memory (it is put in order)."""
+    latest statement: Lagos said again after Abuja wins, however it was said again ("back in
+    Lagos" merged into the first Lagos memory, the question on it moved or the question on
+    the first put in order; the same words again; a confirmation)."""
     lagos = writer.remember(_new("The user lives in Lagos.", MemoryType.PROFILE_FACT)).memory
     abuja = writer.remember(_new("The user lives in Abuja.", MemoryType.PROFILE_FACT)).memory
     back = writer.remember(_new("The user is back in Lagos since May.")).memory
-    if asked_about == "the repeat":
+    if said_again == "a repeat merged in, asked about":
         _ask(any_store, ReviewKind.CONFLICT, abuja, back, "?")
     else:
         _ask(any_store, ReviewKind.CONFLICT, lagos, abuja, "?")
-    any_store.hygiene.fold(back.id, lagos.id, "the same fact")
+    if said_again.startswith("a repeat merged in"):
+        any_store.hygiene.fold(back.id, lagos.id, "the same fact")
+    elif said_again == "the same words":
+        assert not writer.remember(
+            _new("The user lives in Lagos.", MemoryType.PROFILE_FACT)
+        ).created
+    else:
+        writer.confirm(lagos.id)
     _accept_the_change(any_store, writer, abuja, lagos)
 
 

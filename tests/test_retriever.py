@@ -7,6 +7,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -527,13 +528,10 @@ def test_a_fault_no_adapter_foresaw_on_the_meaning_side_still_gives_the_profile(
             raise RuntimeError("a bug in the model client")
 
     broken = Broken("mxbai-embed-large", host=f"http://127.0.0.1:{closed_port()}", timeout=2)
-    r = Retriever(store.reads, index, broken, timeout=5)
-    with caplog.at_level("ERROR"):
-        result = r.retrieve("u1", "aria", "my sister")
-    r.close()
-    assert texts(result) == ["The user is allergic to peanuts."]
+    with caplog.at_level("ERROR"), closing(Retriever(store.reads, index, broken)) as retriever:
+        result = retriever.retrieve("u1", "aria", "my sister")
     said = "semantic retrieval skipped: RuntimeError: a bug in the model client"
-    assert result.degraded == (said,)
+    assert result.degraded == (said,) and texts(result) == ["The user is allergic to peanuts."]
     assert "Traceback" in caplog.text and "a bug in the model client" in caplog.text
 
 

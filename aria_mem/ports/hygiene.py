@@ -29,6 +29,12 @@ class Hygiene(Protocol):
         confidence raised to these, its text replaced by ``text`` when given (then pending)."""
         ...
 
+    def restated(self, memory_id: uuid.UUID) -> None:
+        """``memory_id`` was said again (confirmed): the likely changes asked about it are put
+        with the memory stated last second (``domain.hygiene.reordered_question``), so
+        accepting one lets the latest statement win. A merge does the same by itself."""
+        ...
+
     def supersede(
         self, old_id: uuid.UUID, new_id: uuid.UUID, detail: str, *, merged: bool = False
     ) -> Memory:

@@ -102,6 +102,8 @@ class MemoryWriter:
             if decision.merge_into is not None:
                 return self._merge(new, decision.merge_into.memory, decision.why)
         outcome = self._memories.save(new)
+        if not outcome.created and self._hygiene is not None:  # the same words, said again
+            self._hygiene.restated(outcome.memory.id)
         if outcome.created or outcome.memory.index_state is IndexState.PENDING:
             result = self._sync(outcome.memory, outcome.created)
         else:
@@ -192,6 +194,8 @@ class MemoryWriter:
 
     def confirm(self, memory_id: uuid.UUID) -> WriteResult:
         memory = self._memories.confirm(memory_id)
+        if self._hygiene is not None:
+            self._hygiene.restated(memory_id)
         return WriteResult(memory, created=False, indexed=memory.index_state is IndexState.INDEXED)
 
     def forget(self, memory_id: uuid.UUID) -> WriteResult:

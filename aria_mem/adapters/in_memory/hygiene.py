@@ -71,6 +71,7 @@ class MemHygiene:
                 self._s.record(
                     memory_id, EventKind.EDITED, text=current.text, detail="a fuller wording"
                 )
+            self._reorder_questions(raised)
             return raised
 
     def supersede(
@@ -117,10 +118,18 @@ class MemHygiene:
         those about ``holder`` put in the order its new statement gives them."""
         for item, other in self._asked_about(gone.id):
             self._put(item, moved_question(item, gone, holder, other, merged=merged))
-        for item, other in self._asked_about(holder.id):
-            reordered = reordered_question(item, holder, other)
+        self._reorder_questions(holder)
+
+    def _reorder_questions(self, said: Memory) -> None:
+        for item, other in self._asked_about(said.id):
+            reordered = reordered_question(item, said, other)
             if reordered is not None:
                 self._put(item, reordered)
+
+    def restated(self, memory_id: uuid.UUID) -> None:
+        with self._s.lock:
+            if (said := self._s.memories.get(memory_id)) is not None:
+                self._reorder_questions(said)
 
     def _asked_about(self, memory_id: uuid.UUID) -> list[tuple[ReviewItem, Memory | None]]:
         asked = sorted(

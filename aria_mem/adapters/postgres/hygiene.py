@@ -55,8 +55,13 @@ def _move_questions(
     gives them (``reordered_question``)."""
     for item, other in _asked_about(conn, gone.id):
         _put(conn, item, rule.moved_question(item, gone, holder, other, merged=merged))
-    for item, other in _asked_about(conn, holder.id):
-        reordered = rule.reordered_question(item, holder, other)
+    _reorder_questions(conn, holder)
+
+
+def _reorder_questions(conn: psycopg.Connection[Row], said: Memory) -> None:
+    """The likely changes asked about ``said``, just stated again, in the order that gives."""
+    for item, other in _asked_about(conn, said.id):
+        reordered = rule.reordered_question(item, said, other)
         if reordered is not None:
             _put(conn, item, reordered)
 
@@ -159,7 +164,14 @@ class PgHygiene(PgConsolidation):
             _event(conn, memory_id, EventKind.MERGED, text=said, detail=detail)
             if kept is not None:
                 _event(conn, memory_id, EventKind.EDITED, text=kept, detail="a fuller wording")
+            _reorder_questions(conn, merged)
         return merged
+
+    def restated(self, memory_id: uuid.UUID) -> None:
+        with self._db.connection() as conn, conn.transaction():
+            row = conn.execute(f"SELECT {rows.MEMORY} FROM memories WHERE id = %s", (memory_id,))
+            if (said := row.fetchone()) is not None:
+                _reorder_questions(conn, rows.memory(said))
 
     def supersede(
         self, old_id: uuid.UUID, new_id: uuid.UUID, detail: str, *, merged: bool = False
