@@ -10,6 +10,7 @@ import json
 import re
 import uuid
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from aria_mem.domain.hygiene import (
     RetirementRule,
     ReviewItem,
     ReviewKind,
+    asked_in_order,
     different_content,
     rule_for,
     to_judge,
@@ -36,6 +38,7 @@ from aria_mem.domain.models import (
     MEMORIES_COLLECTION,
     DropReason,
     IndexPoint,
+    IndexState,
     Memory,
     MemoryStatus,
     MemoryType,
@@ -369,11 +372,8 @@ def test_a_person_s_merge_or_edit_moves_the_other_questions_as_a_merge_does(
     first = next(r for r in any_store.hygiene.reviews("u1", "aria") if r.other_id == initech.id)
     review.accept(first)  # Initech merged into Acme
     [second] = any_store.hygiene.reviews("u1", "aria")
-    assert (second.kind, second.memory_id, second.other_id) == (
-        ReviewKind.MERGE,
-        acme.id,
-        globex.id,
-    )
+    assert second.kind is ReviewKind.MERGE  # the one saying more first: here the longer
+    assert (second.memory_id, second.other_id) == (globex.id, acme.id)
     assert "since merged into" in second.reason
     any_store.hygiene.close_review(second.id)
 
@@ -383,6 +383,69 @@ def test_a_person_s_merge_or_edit_moves_the_other_questions_as_a_merge_does(
     edited = next(r for r in any_store.hygiene.reviews("u1", "aria") if r.memory_id == acme.id)
     review.edit(edited, "The user works at Umbrella since this week.")  # Hooli folded in
     _accept_the_change(any_store, writer, globex, acme)
+
+
+def _said(writer: MemoryWriter, *texts: str) -> list[Memory]:
+    """Memories said one after another, stored as given (no merge on the way in)."""
+    return [writer.remember(_new(text), merge=False).memory for text in texts]
+
+
+def test_a_person_s_yes_to_a_repeat_is_no_new_statement_of_it(
+    any_store: Store, writer: MemoryWriter
+) -> None:
+    """Accepting "is the dog Rex" as a repeat of "a dog named Rex" does not make that fact
+    newer than "the dog is Bo now", said after both: Bo still wins the change asked."""
+    rex, again, bo = _said(writer, "The user has a dog named Rex.", "Dog: Rex.", "Dog: Bo now.")
+    _ask(any_store, ReviewKind.MERGE, rex, again, "?")
+    _ask(any_store, ReviewKind.CONFLICT, again, bo, "?")
+    merge = next(r for r in any_store.hygiene.reviews("u1", "aria") if r.kind is ReviewKind.MERGE)
+    Review(any_store.memories, any_store.hygiene, writer).accept(merge)
+    _accept_the_change(any_store, writer, rex, bo)
+
+
+def test_a_pass_that_merges_late_does_not_make_the_repeat_newer_than_it_was_said(
+    any_store: Store, writer: MemoryWriter
+) -> None:
+    """A pass that folds "has a dog called Rex" into "the dog is Rex" after "the dog is Bo
+    now" was said counts the repeat as said when it was, not when the pass ran."""
+    rex, repeat, bo = _said(writer, "Dog: Rex.", "The user has a dog called Rex.", "Dog: Bo now.")
+    _ask(any_store, ReviewKind.CONFLICT, rex, bo, "?")
+    any_store.hygiene.fold(repeat.id, rex.id, "the same fact")
+    _accept_the_change(any_store, writer, rex, bo)
+
+
+def test_a_repeat_moved_across_a_merge_keeps_the_memory_that_says_more(
+    any_store: Store, writer: MemoryWriter
+) -> None:
+    """Moved, a repeat question keeps first (and accepted, keeps) whichever of the two says
+    more, the memory merged into or the other."""
+    dog, beagle, owns = _said(
+        writer, "The user has a dog.", "The user has a beagle called Bo, three years old.",
+        "The user owns a dog.",
+    )  # fmt: skip
+    _ask(any_store, ReviewKind.MERGE, beagle, owns, "?")
+    any_store.hygiene.fold(owns.id, dog.id, "the same fact")
+    [moved] = any_store.hygiene.reviews("u1", "aria")
+    assert (moved.kind, moved.memory_id, moved.other_id) == (ReviewKind.MERGE, beagle.id, dog.id)
+    _accepted(any_store, writer, moved, replaced=dog.id, kept=beagle.id)
+
+
+def test_a_new_change_is_asked_with_the_memory_stated_last_second() -> None:
+    """A pass asks about a change with the memory stated last second, even when the older
+    memory was said again after the new one was written."""
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    base = Memory(
+        uuid.uuid4(), "u1", "aria", MemoryType.PROFILE_FACT, "The user lives in Lagos.", 0.5,
+        0.0, 0.9, "", False, MemoryStatus.ACTIVE, None, None, at, at, None, None, 0,
+        IndexState.INDEXED, MODEL, 0, None, None, None, None,
+    )  # fmt: skip
+    abuja = replace(
+        base, id=uuid.uuid4(), text="The user lives in Abuja.", created_at=at + timedelta(days=1)
+    )
+    lagos = replace(base, last_confirmed_at=at + timedelta(days=2))
+    assert asked_in_order(ReviewKind.CONFLICT, lagos, abuja) == (abuja, lagos)
+    assert asked_in_order(ReviewKind.CONFLICT, base, abuja) == (base, abuja)
+    assert asked_in_order(ReviewKind.MERGE, lagos, abuja) == (lagos, abuja)
 
 
 def test_a_likely_repeat_of_a_replaced_fact_is_asked_as_a_change_and_quotes_nothing_gone(

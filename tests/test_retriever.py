@@ -535,6 +535,30 @@ def test_a_fault_no_adapter_foresaw_on_the_meaning_side_still_gives_the_profile(
     assert "Traceback" in caplog.text and "a bug in the model client" in caplog.text
 
 
+class _LookUpBug(EdgeIndex):
+    """The real local index, whose look-up by ids meets a fault no adapter foresaw."""
+
+    def search(self, *args: Any, **kwargs: Any) -> list[Hit]:
+        if len(args) >= 5:
+            raise RuntimeError("a bug in the look-up")
+        return super().search(*args, **kwargs)
+
+
+def test_a_fault_in_the_look_up_alone_keeps_what_the_search_found(
+    store: PostgresStore, embedder: OllamaEmbedder, tmp_path: Path
+) -> None:
+    buggy = _LookUpBug(tmp_path / "buggy-index")
+    _with_profile(store, buggy, embedder)
+    remember(store, buggy, embedder, "The user's brother loves pottery.")
+    one = replace(DEFAULT_WEIGHTS, max_candidates=1)  # so the search misses a word match
+    with closing(Retriever(store.reads, buggy, embedder, weights=one, knowledge_limit=0)) as r:
+        result = r.retrieve("u1", "aria", "who loves pottery")
+    buggy.close()
+    said = "word matches not compared by meaning: RuntimeError: a bug in the look-up"
+    assert result.degraded == (said,)
+    assert [e.dense_rank for e in result.fused.values()] == [1]
+
+
 def test_a_hung_embedder_is_cut_off_by_the_timeout(
     store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder
 ) -> None:

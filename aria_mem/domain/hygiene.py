@@ -85,48 +85,57 @@ def last_said(memory: Memory) -> datetime:
     return max(memory.created_at, confirmed) if confirmed else memory.created_at
 
 
-def _stated_last_second(
-    holder: Memory, holder_said: datetime, other: Memory
-) -> tuple[Memory, Memory]:
-    said = {holder.id: holder_said, other.id: last_said(other)}
+def _stated_last_second(holder: Memory, said_at: datetime, other: Memory) -> tuple[Memory, Memory]:
+    said = {holder.id: said_at, other.id: last_said(other)}
     first, second = sorted((holder, other), key=lambda m: (said[m.id], m.id))
     return first, second
 
 
+def asked_in_order(kind: ReviewKind, first: Memory, second: Memory) -> tuple[Memory, Memory]:
+    """The two memories of a new question as the queue has them: a likely change with the
+    memory stated last second (accepting it lets the latest statement win, whichever was
+    written first); any other question as given."""
+    if kind is not ReviewKind.CONFLICT:
+        return first, second
+    return _stated_last_second(first, last_said(first), second)
+
+
 def moved_question(
-    item: ReviewItem, gone: Memory, holder: Memory, other: Memory | None, *, merged: bool
+    item: ReviewItem, holder: Memory, other: Memory | None, *, said_at: datetime, merged: bool
 ) -> ReviewItem | None:
-    """An open question about ``gone`` once ``holder`` stands for it (``gone`` was ``merged``
-    into it, or else superseded by it): the question about ``holder`` and the item's other
-    memory. A likely change is asked with the memory stated last second, as the queue has it
-    (accepting it lets the latest statement win; ``holder`` was stated when ``gone`` was, at
-    the latest); a likely repeat with ``holder`` first (accepting it merges the other into
-    ``holder``, which holds what ``gone`` said); a likely repeat of a fact since replaced is
-    asked as a likely change. The reason says only that: it names and quotes neither the
-    memory gone (forgetting that one must leave no trace of it here) nor a pair no longer
-    asked about. None when nothing is left to ask: a retirement of what is no longer active,
-    or a pair that is now one memory."""
+    """An open question about a memory now ``merged`` into ``holder`` (or else superseded by
+    it), whose fact was last stated ``said_at``: the question about ``holder`` and the
+    item's other memory. A likely change is asked with the memory stated last second, as the
+    queue has it (accepting it lets the latest statement win); a likely repeat with the one
+    that says more first (accepting it merges the other into that one); a likely repeat of a
+    fact since replaced is asked as a likely change. The reason says only that: it names and
+    quotes neither the memory gone (forgetting that one must leave no trace of it here) nor
+    a pair no longer asked about. None when nothing is left to ask: a retirement of what is
+    no longer active, or a pair that is now one memory."""
     if item.kind is ReviewKind.RETIRE or other is None or other.id == holder.id:
         return None
     kind = item.kind if merged else ReviewKind.CONFLICT
     if kind is ReviewKind.MERGE:
-        first, second = holder, other
+        says_more = more_informative(holder.text, other.text) == holder.text
+        first, second = (holder, other) if says_more else (other, holder)
     else:
-        first, second = _stated_last_second(holder, max(last_said(holder), last_said(gone)), other)
+        first, second = _stated_last_second(holder, said_at, other)
     how = "merged into" if merged else "replaced by"
     question = "the same fact, or a change of it?" if kind is ReviewKind.MERGE else "a change?"
     reason = f"asked first about a memory since {how} {str(holder.id)[:8]}: {question}"
     return replace(item, kind=kind, memory_id=first.id, other_id=second.id, reason=reason)
 
 
-def reordered_question(item: ReviewItem, holder: Memory, other: Memory | None) -> ReviewItem | None:
-    """A likely change already asked about ``holder``, once ``holder`` was stated again (a
-    repeat merged into it): the same question with the memory stated last second, so
-    accepting it still lets the latest statement win; None when it is in that order already
-    (or is no likely change)."""
+def reordered_question(
+    item: ReviewItem, holder: Memory, other: Memory | None, *, said_at: datetime
+) -> ReviewItem | None:
+    """A likely change already asked about ``holder``, once ``holder`` was stated again (at
+    ``said_at``: a repeat said, or merged in): the same question with the memory stated last
+    second, so accepting it still lets the latest statement win; None when it is in that
+    order already (or is no likely change)."""
     if item.kind is not ReviewKind.CONFLICT or other is None or other.id == holder.id:
         return None
-    first, second = _stated_last_second(holder, last_said(holder), other)
+    first, second = _stated_last_second(holder, said_at, other)
     if (item.memory_id, item.other_id) == (first.id, second.id):
         return None
     return replace(item, memory_id=first.id, other_id=second.id)

@@ -39,9 +39,9 @@ class Hygiene(Protocol):
         self, old_id: uuid.UUID, new_id: uuid.UUID, detail: str, *, merged: bool = False
     ) -> Memory:
         """``old_id`` is replaced by ``new_id``: superseded, never retrieved; returns it.
-        ``merged``: a person found the two say one fact, so ``new_id`` is confirmed now and the
-        questions about ``old_id`` move to it as after a merge. Either way, the open questions
-        about ``old_id`` are asked about ``new_id`` (``domain.hygiene.moved_question``)."""
+        The open questions about ``old_id`` are asked about ``new_id``
+        (``domain.hygiene.moved_question``): as after a merge when ``merged`` (a person found
+        the two one fact), else as after a change."""
         ...
 
     def fold(self, new_id: uuid.UUID, into_id: uuid.UUID, detail: str) -> Memory:

@@ -42,6 +42,7 @@ from aria_mem.domain.hygiene import (
     Outcome,
     ReviewItem,
     ReviewKind,
+    asked_in_order,
     different_content,
     only_in,
     to_judge,
@@ -369,13 +370,14 @@ class Consolidator:
     def _ask(
         self, memory: Memory, other: Neighbour, kind: ReviewKind, why: str, report: TidyReport
     ) -> Consolidation:
+        first, second = asked_in_order(kind, other.memory, memory)
         item = ReviewItem(
             uuid.uuid4(),
             memory.user_id,
             memory.companion_id,
             kind,
-            other.memory.id,
-            memory.id,
+            first.id,
+            second.id,
             why,
             datetime.now(UTC),
         )

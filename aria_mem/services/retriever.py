@@ -288,7 +288,11 @@ class Retriever:
         except ServiceError as exc:
             return _Nearest(problems=[f"semantic retrieval skipped: {exc}"])
         except Exception as exc:  # a fault no adapter foresaw: logged whole, the turn goes on
-            log.exception("the embedding or index search failed unexpectedly")
+            log.exception("the embedding, index search or look-up failed unexpectedly")
+            if found.done():  # only the look-up failed: what the search found is kept
+                problem = f"word matches not compared by meaning: {type(exc).__name__}: {exc}"
+                searched = found.result()
+                return replace(searched, problems=[*searched.problems, problem], settled=True)
             problem = f"semantic retrieval skipped: {type(exc).__name__}: {exc}"
             return _Nearest(problems=[problem])
 

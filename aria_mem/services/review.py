@@ -92,6 +92,7 @@ class Review:
         if item.kind is not ReviewKind.RETIRE:  # checked before anything is written
             self._may_supersede(self._other(item), item.memory_id)
         result = self._writer.update(item.memory_id, MemoryChanges(text=text))
+        self._writer.confirm(item.memory_id)  # the person says it now
         if item.kind is not ReviewKind.RETIRE:
             self._supersede(
                 self._other(item), item.memory_id, "folded in after review", merged=True

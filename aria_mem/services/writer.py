@@ -7,6 +7,7 @@ it; nothing is lost.
 
 from __future__ import annotations
 
+import logging
 import uuid
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -21,6 +22,8 @@ from aria_mem.errors import ServiceError, ValidationError
 from aria_mem.ports import Hygiene, MemoryRepository, Relationships
 from aria_mem.services.curator import Curator
 from aria_mem.services.indexer import Indexer
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -102,8 +105,8 @@ class MemoryWriter:
             if decision.merge_into is not None:
                 return self._merge(new, decision.merge_into.memory, decision.why)
         outcome = self._memories.save(new)
-        if not outcome.created and self._hygiene is not None:  # the same words, said again
-            self._hygiene.restated(outcome.memory.id)
+        if not outcome.created:  # the same words, said again
+            self._restated(outcome.memory.id)
         if outcome.created or outcome.memory.index_state is IndexState.PENDING:
             result = self._sync(outcome.memory, outcome.created)
         else:
@@ -194,9 +197,19 @@ class MemoryWriter:
 
     def confirm(self, memory_id: uuid.UUID) -> WriteResult:
         memory = self._memories.confirm(memory_id)
-        if self._hygiene is not None:
-            self._hygiene.restated(memory_id)
+        self._restated(memory_id)
         return WriteResult(memory, created=False, indexed=memory.index_state is IndexState.INDEXED)
+
+    def _restated(self, memory_id: uuid.UUID) -> None:
+        """The questions about a memory said again are put in order; the memory is kept
+        whatever happens to them (a failure here is logged, and the next statement of it or
+        merge into it orders them again)."""
+        if self._hygiene is None:
+            return
+        try:
+            self._hygiene.restated(memory_id)
+        except ServiceError as exc:
+            log.warning("questions about memory %s not put in order: %s", memory_id, exc)
 
     def forget(self, memory_id: uuid.UUID) -> WriteResult:
         """Delete for good; the vector's removal is queued in the same transaction and

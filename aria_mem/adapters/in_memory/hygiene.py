@@ -15,6 +15,7 @@ from aria_mem.domain.hygiene import (
     MemoryEvent,
     ReviewItem,
     ReviewKind,
+    last_said,
     moved_question,
     reordered_question,
 )
@@ -71,7 +72,7 @@ class MemHygiene:
                 self._s.record(
                     memory_id, EventKind.EDITED, text=current.text, detail="a fuller wording"
                 )
-            self._reorder_questions(raised)
+            self._reorder_questions(raised, last_said(raised))  # a repeat said now
             return raised
 
     def supersede(
@@ -87,10 +88,8 @@ class MemHygiene:
             if new_id in self._s.memories:
                 self._s.record(new_id, EventKind.REPLACES, other_id=old_id, detail=detail)
                 holder = self._s.memories[new_id]
-                if merged:  # what the old one said, the new one says again now
-                    holder = replace(holder, last_confirmed_at=now())
-                    self._s.memories[new_id] = holder
-                self._move_questions(old, holder, merged=merged)
+                said_at = max(last_said(holder), last_said(old))
+                self._move_questions(old, holder, said_at, merged)
             return old
 
     def fold(self, new_id: uuid.UUID, into_id: uuid.UUID, detail: str) -> Memory:
@@ -110,26 +109,29 @@ class MemHygiene:
             self._s.memories[into_id] = kept
             self._s.record(new_id, EventKind.SUPERSEDED, other_id=into_id, detail=detail)
             self._s.record(into_id, EventKind.MERGED, other_id=new_id, text=new.text, detail=detail)
-            self._move_questions(new, kept, merged=True)
+            self._move_questions(new, kept, max(last_said(into), last_said(new)), True)
             return kept
 
-    def _move_questions(self, gone: Memory, holder: Memory, *, merged: bool) -> None:
+    def _move_questions(
+        self, gone: Memory, holder: Memory, said_at: datetime, merged: bool
+    ) -> None:
         """As the PostgreSQL store's: questions about ``gone`` are asked about ``holder``, and
-        those about ``holder`` put in the order its new statement gives them."""
+        those about ``holder`` put in the order its statement at ``said_at`` gives them."""
         for item, other in self._asked_about(gone.id):
-            self._put(item, moved_question(item, gone, holder, other, merged=merged))
-        self._reorder_questions(holder)
+            moved = moved_question(item, holder, other, said_at=said_at, merged=merged)
+            self._put(item, moved)
+        self._reorder_questions(holder, said_at)
 
-    def _reorder_questions(self, said: Memory) -> None:
+    def _reorder_questions(self, said: Memory, said_at: datetime) -> None:
         for item, other in self._asked_about(said.id):
-            reordered = reordered_question(item, said, other)
+            reordered = reordered_question(item, said, other, said_at=said_at)
             if reordered is not None:
                 self._put(item, reordered)
 
     def restated(self, memory_id: uuid.UUID) -> None:
         with self._s.lock:
             if (said := self._s.memories.get(memory_id)) is not None:
-                self._reorder_questions(said)
+                self._reorder_questions(said, last_said(said))
 
     def _asked_about(self, memory_id: uuid.UUID) -> list[tuple[ReviewItem, Memory | None]]:
         asked = sorted(

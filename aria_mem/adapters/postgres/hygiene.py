@@ -13,8 +13,8 @@ import psycopg
 from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database, Row
 from aria_mem.adapters.postgres.consolidation import PgConsolidation
-from aria_mem.domain import hygiene as rule
-from aria_mem.domain.hygiene import EventKind, MemoryEvent, ReviewItem, ReviewKind
+from aria_mem.adapters.postgres.questions import move_questions, reorder_questions, review_item
+from aria_mem.domain.hygiene import EventKind, MemoryEvent, ReviewItem, last_said
 from aria_mem.domain.models import Memory
 from aria_mem.domain.validation import no_memory, normalize_text
 from aria_mem.errors import ValidationError
@@ -43,75 +43,6 @@ def record_event(
 ) -> None:
     """For the memories' own writes (an edit keeps the text before)."""
     _event(conn, memory_id, kind, **more)
-
-
-def _move_questions(
-    conn: psycopg.Connection[Row], gone: Memory, holder: Memory, *, merged: bool
-) -> None:
-    """Open questions about ``gone``, now ``merged`` into ``holder`` or superseded by it, are
-    asked about ``holder`` (``domain.hygiene.moved_question``), so none waits on a memory that
-    is no longer active; one that would be asked twice, or has nothing left to ask, is closed.
-    The likely changes already asked about ``holder`` are put in the order its new statement
-    gives them (``reordered_question``)."""
-    for item, other in _asked_about(conn, gone.id):
-        _put(conn, item, rule.moved_question(item, gone, holder, other, merged=merged))
-    _reorder_questions(conn, holder)
-
-
-def _reorder_questions(conn: psycopg.Connection[Row], said: Memory) -> None:
-    """The likely changes asked about ``said``, just stated again, in the order that gives."""
-    for item, other in _asked_about(conn, said.id):
-        reordered = rule.reordered_question(item, said, other)
-        if reordered is not None:
-            _put(conn, item, reordered)
-
-
-def _asked_about(
-    conn: psycopg.Connection[Row], memory_id: uuid.UUID
-) -> list[tuple[ReviewItem, Memory | None]]:
-    """The open questions naming ``memory_id``, each with its other memory; locked, so two
-    merges at once cannot move one twice."""
-    found = conn.execute(
-        "SELECT * FROM review_items WHERE memory_id = %(m)s OR other_id = %(m)s"
-        " ORDER BY created_at, id FOR UPDATE",
-        {"m": memory_id},
-    ).fetchall()
-    asked = []
-    for row in found:
-        item = _review(row)
-        other_id = item.other_id if item.memory_id == memory_id else item.memory_id
-        other = None
-        if other_id is not None:
-            read = conn.execute(f"SELECT {rows.MEMORY} FROM memories WHERE id = %s", (other_id,))
-            other = rows.memory(got) if (got := read.fetchone()) else None
-        asked.append((item, other))
-    return asked
-
-
-def _put(conn: psycopg.Connection[Row], item: ReviewItem, changed: ReviewItem | None) -> None:
-    """``item`` made ``changed``, or closed: when there is nothing left to ask, or the same
-    question is already asked (one asked meanwhile wins: a savepoint takes the clash)."""
-    if changed is not None:
-        try:
-            with conn.transaction():
-                done = conn.execute(
-                    "UPDATE review_items SET kind = %(k)s, memory_id = %(m)s,"
-                    " other_id = %(o)s, reason = %(r)s WHERE id = %(id)s AND NOT EXISTS"
-                    " (SELECT 1 FROM review_items WHERE kind = %(k)s AND memory_id = %(m)s"
-                    "  AND other_id = %(o)s AND id <> %(id)s)",
-                    {
-                        "k": changed.kind.value,
-                        "m": changed.memory_id,
-                        "o": changed.other_id,
-                        "r": changed.reason,
-                        "id": item.id,
-                    },
-                )
-            if done.rowcount == 1:
-                return
-        except psycopg.errors.UniqueViolation:
-            pass
-    conn.execute("DELETE FROM review_items WHERE id = %s", (item.id,))
 
 
 def _one(conn: psycopg.Connection[Row], sql: str, params: Sequence[Any]) -> Memory:
@@ -164,14 +95,15 @@ class PgHygiene(PgConsolidation):
             _event(conn, memory_id, EventKind.MERGED, text=said, detail=detail)
             if kept is not None:
                 _event(conn, memory_id, EventKind.EDITED, text=kept, detail="a fuller wording")
-            _reorder_questions(conn, merged)
+            reorder_questions(conn, merged, last_said(merged))  # a repeat said now
         return merged
 
     def restated(self, memory_id: uuid.UUID) -> None:
         with self._db.connection() as conn, conn.transaction():
             row = conn.execute(f"SELECT {rows.MEMORY} FROM memories WHERE id = %s", (memory_id,))
             if (said := row.fetchone()) is not None:
-                _reorder_questions(conn, rows.memory(said))
+                memory = rows.memory(said)
+                reorder_questions(conn, memory, last_said(memory))
 
     def supersede(
         self, old_id: uuid.UUID, new_id: uuid.UUID, detail: str, *, merged: bool = False
@@ -188,22 +120,20 @@ class PgHygiene(PgConsolidation):
             )
             _event(conn, old_id, EventKind.SUPERSEDED, other_id=new_id, detail=detail)
             _event(conn, new_id, EventKind.REPLACES, other_id=old_id, detail=detail)
-            if merged:  # what the old one said, the new one says again now
-                new = conn.execute(
-                    "UPDATE memories SET last_confirmed_at = now() WHERE id = %s"
-                    f" RETURNING {rows.MEMORY}",
-                    (new_id,),
-                )
-            else:
-                new = conn.execute(f"SELECT {rows.MEMORY} FROM memories WHERE id = %s", (new_id,))
-            if (holder := new.fetchone()) is not None:
-                _move_questions(conn, old, rows.memory(holder), merged=merged)
+            new = conn.execute(f"SELECT {rows.MEMORY} FROM memories WHERE id = %s", (new_id,))
+            if (found := new.fetchone()) is not None:
+                holder = rows.memory(found)
+                said_at = max(last_said(holder), last_said(old))
+                move_questions(conn, old, holder, said_at, merged)
         return old
 
     def fold(self, new_id: uuid.UUID, into_id: uuid.UUID, detail: str) -> Memory:
         if new_id == into_id:
             raise ValidationError("A memory cannot be merged into itself — name another memory")
         with self._db.connection() as conn, conn.transaction():
+            into = conn.execute(  # when its fact was last stated, before this pass confirms it
+                f"SELECT {rows.MEMORY} FROM memories WHERE id = %s FOR UPDATE", (into_id,)
+            ).fetchone()
             new = _one(
                 conn,
                 "UPDATE memories SET status = 'superseded', superseded_by = %s, "
@@ -220,7 +150,10 @@ class PgHygiene(PgConsolidation):
             )
             _event(conn, new_id, EventKind.SUPERSEDED, other_id=into_id, detail=detail)
             _event(conn, into_id, EventKind.MERGED, other_id=new_id, text=new.text, detail=detail)
-            _move_questions(conn, new, kept, merged=True)
+            said_at = last_said(new)
+            if into is not None:
+                said_at = max(said_at, last_said(rows.memory(into)))
+            move_questions(conn, new, kept, said_at, True)
         return kept
 
     def restore(self, memory_id: uuid.UUID, detail: str) -> Memory:
@@ -328,7 +261,7 @@ class PgHygiene(PgConsolidation):
                 " LIMIT %(n)s OFFSET %(o)s",
                 {"u": user_id, "c": companion_id, "n": limit, "o": offset},
             ).fetchall()
-        return [_review(r) for r in found]
+        return [review_item(r) for r in found]
 
     def asked_against(self, memory_id: uuid.UUID) -> list[uuid.UUID]:
         with self._db.connection() as conn:  # review_items_once serves it, kind by kind
@@ -379,21 +312,8 @@ class PgHygiene(PgConsolidation):
                 where="aria-mem review",
                 missing=f"No review item {prefix!r} — `aria-mem review` lists them",
             )
-        return _review(found)
+        return review_item(found)
 
     def close_review(self, review_id: uuid.UUID) -> None:
         with self._db.connection() as conn:
             conn.execute("DELETE FROM review_items WHERE id = %s", (review_id,))
-
-
-def _review(r: Row) -> ReviewItem:
-    return ReviewItem(
-        r["id"],
-        r["user_id"],
-        r["companion_id"],
-        ReviewKind(r["kind"]),
-        r["memory_id"],
-        r["other_id"],
-        r["reason"],
-        r["created_at"],
-    )
