@@ -79,6 +79,11 @@ class ReviewItem:
     created_at: datetime
 
 
+def other_of(item: ReviewItem, memory_id: uuid.UUID) -> uuid.UUID | None:
+    """The memory ``item`` names besides ``memory_id`` (None for a retirement's)."""
+    return item.other_id if item.memory_id == memory_id else item.memory_id
+
+
 def last_said(memory: Memory) -> datetime:
     """When a memory's fact was last stated: written, or confirmed since (a repeat merged in)."""
     confirmed = memory.last_confirmed_at

@@ -17,6 +17,7 @@ from aria_mem.domain.hygiene import (
     ReviewKind,
     last_said,
     moved_question,
+    other_of,
     reordered_question,
 )
 from aria_mem.domain.models import IndexState, Memory, MemoryStatus, MemoryType
@@ -138,11 +139,11 @@ class MemHygiene:
             (r for r in self._s.reviews.values() if memory_id in (r.memory_id, r.other_id)),
             key=lambda r: (r.created_at, r.id),
         )
-        return [
-            (item, self._s.memories.get(other_id) if other_id is not None else None)
-            for item in asked
-            for other_id in [item.other_id if item.memory_id == memory_id else item.memory_id]
-        ]
+        found = []
+        for item in asked:
+            other_id = other_of(item, memory_id)
+            found.append((item, None if other_id is None else self._s.memories.get(other_id)))
+        return found
 
     def _put(self, item: ReviewItem, changed: ReviewItem | None) -> None:
         del self._s.reviews[item.id]

@@ -51,7 +51,7 @@ def _asked_about(
     asked = []
     for row in found:
         item = review_item(row)
-        other_id = item.other_id if item.memory_id == memory_id else item.memory_id
+        other_id = rule.other_of(item, memory_id)
         other = None
         if other_id is not None:
             read = conn.execute(f"SELECT {rows.MEMORY} FROM memories WHERE id = %s", (other_id,))
