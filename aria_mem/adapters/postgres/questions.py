@@ -15,6 +15,10 @@ from aria_mem.domain import hygiene as rule
 from aria_mem.domain.hygiene import ReviewItem, ReviewKind
 from aria_mem.domain.models import Memory
 
+_LOCK_ORDER = "created_at, id"
+"""The one order questions are locked in, so that two statements locking some of the same
+never wait on each other in a circle."""
+
 
 def move_questions(
     conn: psycopg.Connection[Row], gone: Memory, holder: Memory, said_at: datetime, merged: bool
@@ -23,7 +27,16 @@ def move_questions(
     fact was last stated ``said_at``), are asked about ``holder``
     (``domain.hygiene.moved_question``), so none waits on a memory that is no longer active;
     one that would be asked twice, or has nothing left to ask, is closed. The likely changes
-    already asked about ``holder`` are put in the order that gives (``reordered_question``)."""
+    already asked about ``holder`` are put in the order that gives (``reordered_question``).
+    The questions about both are locked first, all at once, in the order every statement here
+    locks them: locking ``gone``'s, then ``holder``'s, a merge held one of them while it waited
+    for another that a restatement of ``holder`` had locked first, and PostgreSQL aborted one
+    of the two."""
+    conn.execute(
+        "SELECT 1 FROM review_items WHERE memory_id = ANY(%(m)s) OR other_id = ANY(%(m)s)"
+        f" ORDER BY {_LOCK_ORDER} FOR UPDATE",
+        {"m": [gone.id, holder.id]},
+    )
     for item, other in _asked_about(conn, gone.id):
         moved = rule.moved_question(item, holder, other, said_at=said_at, merged=merged)
         _put(conn, item, moved)
@@ -45,7 +58,7 @@ def _asked_about(
     merges at once cannot move one twice."""
     found = conn.execute(
         "SELECT * FROM review_items WHERE memory_id = %(m)s OR other_id = %(m)s"
-        " ORDER BY created_at, id FOR UPDATE",
+        f" ORDER BY {_LOCK_ORDER} FOR UPDATE",
         {"m": memory_id},
     ).fetchall()
     asked = []
