@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from aria_mem.adapters.postgres.connection import Database
+from aria_mem.adapters.postgres.questions import lock_questions_of_user
 from aria_mem.domain.models import MEMORIES_COLLECTION
 from aria_mem.domain.records import ErasedUser
 
@@ -13,6 +14,7 @@ class PgErasure:
 
     def erase_user(self, user_id: str) -> ErasedUser:
         with self._db.connection() as conn, conn.transaction():
+            lock_questions_of_user(conn, user_id)  # the delete's cascade takes them unordered
             gone = conn.execute(
                 "DELETE FROM memories WHERE user_id = %s RETURNING id", (user_id,)
             ).fetchall()

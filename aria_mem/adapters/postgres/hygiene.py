@@ -20,6 +20,11 @@ from aria_mem.domain.validation import no_memory, normalize_text
 from aria_mem.errors import ValidationError
 
 _PENDING = "updated_at = now(), index_state = 'pending', index_attempts = 0"
+_HOLD = "FOR NO KEY UPDATE"
+"""How a merge holds the memory it goes into: against other writers, not against the key
+check of a question that comes to name it. Held FOR UPDATE, a restatement that swapped a
+question's two memories waited on the merge while the merge waited on that question, and
+PostgreSQL aborted one of them."""
 
 
 def _event(
@@ -77,7 +82,7 @@ class PgHygiene(PgConsolidation):
             params += [text, normalize_text(text)]
         with self._db.connection() as conn, conn.transaction():
             row = conn.execute(
-                "SELECT text FROM memories WHERE id = %s FOR UPDATE", (memory_id,)
+                f"SELECT text FROM memories WHERE id = %s {_HOLD}", (memory_id,)
             ).fetchone()
             if row is None:
                 raise no_memory(memory_id)
@@ -132,7 +137,7 @@ class PgHygiene(PgConsolidation):
             raise ValidationError("A memory cannot be merged into itself — name another memory")
         with self._db.connection() as conn, conn.transaction():
             into = conn.execute(  # when its fact was last stated, before this pass confirms it
-                f"SELECT {rows.MEMORY} FROM memories WHERE id = %s FOR UPDATE", (into_id,)
+                f"SELECT {rows.MEMORY} FROM memories WHERE id = %s {_HOLD}", (into_id,)
             ).fetchone()
             new = _one(
                 conn,

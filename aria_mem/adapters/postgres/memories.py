@@ -12,6 +12,7 @@ import psycopg
 from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database
 from aria_mem.adapters.postgres.hygiene import record_event
+from aria_mem.adapters.postgres.questions import lock_questions
 from aria_mem.domain.hygiene import EventKind
 from aria_mem.domain.memory_line import EXPORT_FIELDS
 from aria_mem.domain.models import (
@@ -152,6 +153,7 @@ class PgMemories:
     def delete(self, memory_id: uuid.UUID) -> Memory:
         """Remove the memory for good and queue its vector's removal, in one transaction."""
         with self._db.connection() as conn, conn.transaction():
+            lock_questions(conn, [memory_id])  # the delete's cascade would take them unordered
             row = conn.execute(
                 f"DELETE FROM memories WHERE id = %s RETURNING {rows.MEMORY}", (memory_id,)
             ).fetchone()

@@ -16,8 +16,29 @@ from aria_mem.domain.hygiene import ReviewItem, ReviewKind
 from aria_mem.domain.models import Memory
 
 _LOCK_ORDER = "created_at, id"
-"""The one order questions are locked in, so that two statements locking some of the same
-never wait on each other in a circle."""
+"""The order questions are locked in (a merge, a restatement, a forget), so that two
+transactions locking some of the same never wait on each other in a circle."""
+
+
+def lock_questions(conn: psycopg.Connection[Row], memory_ids: list[uuid.UUID]) -> None:
+    """Lock the open questions naming any of ``memory_ids``, in ``_LOCK_ORDER``, before a
+    change that moves or deletes them: locked one memory's at a time (or by a delete's
+    cascade, in the order it finds them), they could be taken in another order than a
+    concurrent restatement takes them."""
+    conn.execute(
+        "SELECT 1 FROM review_items WHERE memory_id = ANY(%(m)s) OR other_id = ANY(%(m)s)"
+        f" ORDER BY {_LOCK_ORDER} FOR UPDATE",
+        {"m": memory_ids},
+    )
+
+
+def lock_questions_of_user(conn: psycopg.Connection[Row], user_id: str) -> None:
+    """Every open question of ``user_id`` locked in ``_LOCK_ORDER`` (before forgetting them
+    all)."""
+    conn.execute(
+        f"SELECT 1 FROM review_items WHERE user_id = %s ORDER BY {_LOCK_ORDER} FOR UPDATE",
+        (user_id,),
+    )
 
 
 def move_questions(
@@ -28,15 +49,10 @@ def move_questions(
     (``domain.hygiene.moved_question``), so none waits on a memory that is no longer active;
     one that would be asked twice, or has nothing left to ask, is closed. The likely changes
     already asked about ``holder`` are put in the order that gives (``reordered_question``).
-    The questions about both are locked first, all at once, in the order every statement here
-    locks them: locking ``gone``'s, then ``holder``'s, a merge held one of them while it waited
-    for another that a restatement of ``holder`` had locked first, and PostgreSQL aborted one
-    of the two."""
-    conn.execute(
-        "SELECT 1 FROM review_items WHERE memory_id = ANY(%(m)s) OR other_id = ANY(%(m)s)"
-        f" ORDER BY {_LOCK_ORDER} FOR UPDATE",
-        {"m": [gone.id, holder.id]},
-    )
+    The questions about both are locked first, in one statement: locking ``gone``'s, then
+    ``holder``'s, a merge held one of them while it waited for another that a restatement of
+    ``holder`` had locked first, and PostgreSQL aborted one of the two."""
+    lock_questions(conn, [gone.id, holder.id])
     for item, other in _asked_about(conn, gone.id):
         moved = rule.moved_question(item, holder, other, said_at=said_at, merged=merged)
         _put(conn, item, moved)
