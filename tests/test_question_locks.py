@@ -1,18 +1,17 @@
-"""Review questions and the memories they name are locked so that a merge, a forget and a
-restatement of a memory they share never wait on each other in a circle (PostgreSQL then
-aborts one of them: a pass's merge, a forget, or the ordering of a write's questions fails).
-Each test holds, in another session, what a concurrent restatement would hold, and shows the
-change waits for it before it takes anything that restatement needs next."""
+"""Review questions and the memories they name are locked in one order (``questions.
+LOCK_ORDER``: a change's questions, then the memories' rows), so that a merge, a supersession,
+a forget and a restatement sharing a memory never wait on each other in a circle (PostgreSQL
+then aborts one of them: a pass's merge, a forget, or the ordering of a write's questions
+fails). Each test holds, in another session, what a concurrent one of them would hold, and
+shows the change waits for it before it takes what that one needs next."""
 
 from __future__ import annotations
 
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from functools import partial
 from typing import Any
 
 import psycopg
@@ -21,6 +20,9 @@ import pytest
 from aria_mem.adapters.postgres.store import PostgresStore
 from aria_mem.domain.hygiene import ReviewItem, ReviewKind
 from aria_mem.domain.models import Memory, MemoryStatus, NewMemory
+
+HOLD_QUESTION = "SELECT 1 FROM review_items WHERE id = %s FOR UPDATE"
+"""What a restatement holds while it puts a memory's questions in order."""
 
 
 def _saved(store: PostgresStore, text: str) -> Memory:
@@ -35,67 +37,106 @@ def _asked(store: PostgresStore, first: Memory, second: Memory, at: datetime) ->
     return item
 
 
-@contextmanager
-def _running(change: Callable[[], Any]) -> Iterator[threading.Thread]:
-    """``change`` in a thread of its own, for the length of the block (then up to 10 s more)."""
-    thread = threading.Thread(target=change, daemon=True)
-    thread.start()
-    try:
-        yield thread
-    finally:
-        thread.join(10)
+def _blocked_by(probe: psycopg.Connection[Any], holder_pid: int) -> bool:
+    row = probe.execute(
+        "SELECT count(*) FROM pg_stat_activity WHERE %s = ANY(pg_blocking_pids(pid))",
+        (holder_pid,),
+    ).fetchone()
+    return bool(row and row[0])
 
 
-def _waits_for(probe: psycopg.Connection[Any], holder_pid: int, seconds: float = 10.0) -> None:
-    """Until a session waits for a lock that session ``holder_pid`` holds."""
-    deadline = time.monotonic() + seconds
+def _finished_or_waiting(
+    thread: threading.Thread, probe: psycopg.Connection[Any], holder_pid: int
+) -> bool:
+    """True once ``thread`` has finished, False once it waits for what ``holder_pid`` holds."""
+    deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        row = probe.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE %s = ANY(pg_blocking_pids(pid))",
-            (holder_pid,),
-        ).fetchone()
-        if row is not None and row[0]:
-            return
+        if not thread.is_alive():
+            return True
+        if _blocked_by(probe, holder_pid):
+            return False
         time.sleep(0.02)
-    pytest.fail("the change never waited for what the other session holds")
+    pytest.fail("the change neither finished nor waited")
 
 
-def _takes_in_order(
-    dsn: str, change: Callable[[], Any], held: ReviewItem, later: ReviewItem
-) -> threading.Thread:
-    """``change`` run while another session holds question ``held``, as a restatement that
-    locks its questions in order does: once the change waits for it, it must not hold
-    ``later``, which that restatement takes next (LockNotAvailable if it does). The change's
-    thread, done once the other session let go."""
+def _while_held(
+    dsn: str,
+    hold: tuple[str, object],
+    change: Callable[[], Any],
+    then: Callable[[psycopg.Connection[Any], bool], None],
+) -> None:
+    """``change`` run in a thread while another session holds ``hold`` (a statement and its
+    one parameter); ``then(probe, finished)`` once the change has finished or waits for that
+    session, before the session lets go (and the change, if it waited, finishes)."""
     with psycopg.connect(dsn) as elsewhere, psycopg.connect(dsn, autocommit=True) as probe:
-        elsewhere.execute("SELECT 1 FROM review_items WHERE id = %s FOR UPDATE", (held.id,))
+        elsewhere.execute(hold[0], (hold[1],))
+        thread = threading.Thread(target=change, daemon=True)
+        thread.start()
         try:
-            with _running(change) as thread:
-                _waits_for(probe, elsewhere.info.backend_pid)
-                probe.execute(
-                    "SELECT 1 FROM review_items WHERE id = %s FOR UPDATE NOWAIT", (later.id,)
-                )
-                elsewhere.rollback()
+            then(probe, _finished_or_waiting(thread, probe, elsewhere.info.backend_pid))
         finally:
             elsewhere.rollback()
-    return thread
+            thread.join(10)
+    assert not thread.is_alive()
+
+
+def _waited_then_free(statement: str, *params: object) -> Callable[..., None]:
+    """The check that the change waited, and that ``statement`` (a NOWAIT lock of what the
+    other session would take next) is free meanwhile: LockNotAvailable if the change holds it."""
+
+    def check(probe: psycopg.Connection[Any], finished: bool) -> None:
+        assert not finished, "the change did not wait for the question held elsewhere"
+        probe.execute(statement, params)
+
+    return check
 
 
 def test_a_supersession_locks_no_later_question_while_it_waits_for_an_earlier(
     store: PostgresStore, dsn: str
 ) -> None:
-    """Another session (a restatement of the memory superseding, locking its questions in
-    their order) holds that memory's first question; the supersession waits for it before it
-    locks the later one it shares with the memory it replaces, so the restatement can still
-    lock that one and finish. It locked the replaced memory's questions first."""
+    """A restatement of the memory superseding holds that memory's first question; the
+    supersession waits for it before it locks the later one it shares with the memory it
+    replaces, which the restatement takes next. It locked the replaced memory's first."""
     gone, holder, third = (_saved(store, t) for t in ("Lives in Lyon.", "Lives in Nice.", "Z."))
     earlier = datetime.now(UTC) - timedelta(hours=1)
     first = _asked(store, holder, third, earlier)
     shared = _asked(store, gone, holder, earlier + timedelta(minutes=1))
-    supersede = partial(store.hygiene.supersede, gone.id, holder.id, "a test")
-    assert not _takes_in_order(dsn, supersede, first, shared).is_alive()
+    _while_held(
+        dsn,
+        (HOLD_QUESTION, first.id),
+        lambda: store.hygiene.supersede(gone.id, holder.id, "a test"),
+        _waited_then_free("SELECT 1 FROM review_items WHERE id = %s FOR UPDATE NOWAIT", shared.id),
+    )
     assert store.memories.get(gone.id).status is MemoryStatus.SUPERSEDED
     assert {item.id for item in store.hygiene.reviews("u1", "aria")} == {first.id}
+
+
+@pytest.mark.parametrize("change", ["supersede", "fold", "merge_into"])
+def test_a_merge_takes_the_questions_before_the_memories(
+    store: PostgresStore, dsn: str, change: str
+) -> None:
+    """A restatement (or a forget) holds a question of the memories a merge or supersession
+    changes; the change waits for it before it locks those memories' rows, which a forget
+    takes next and a restatement's key check needs. It locked the rows first: a forget of
+    the same memory, waiting for the row with the questions in hand, deadlocked with it."""
+    kept, other, third = (
+        _saved(store, t) for t in ("Lives in Nice.", "Lives in Nice, France.", "Z.")
+    )
+    asked = _asked(store, kept, third, datetime.now(UTC) - timedelta(hours=1))
+    changes: dict[str, Callable[[], Any]] = {
+        "supersede": lambda: store.hygiene.supersede(kept.id, other.id, "a test"),
+        "fold": lambda: store.hygiene.fold(other.id, kept.id, "a test"),
+        "merge_into": lambda: store.hygiene.merge_into(
+            kept.id, said="Nice.", text=None, importance=0.5, confidence=0.9, detail="a test"
+        ),
+    }
+    rows = "SELECT 1 FROM memories WHERE id = ANY(%s) FOR UPDATE NOWAIT"
+    _while_held(
+        dsn,
+        (HOLD_QUESTION, asked.id),
+        changes[change],
+        _waited_then_free(rows, [kept.id, other.id]),
+    )
 
 
 @pytest.mark.parametrize("merge", ["fold", "merge_into"])
@@ -104,26 +145,20 @@ def test_a_merge_never_waits_for_the_key_check_of_a_question(
 ) -> None:
     """A restatement that swaps a question's two memories has PostgreSQL check the memory
     now named (FOR KEY SHARE) while it holds the question; a merge into that memory must not
-    wait for that check, or, once it waits for the same question, the two wait on each
-    other. A pass's merge and a repeat merged on write held the memory FOR UPDATE."""
+    wait for that check. It held the memory FOR UPDATE."""
     holder, new = _saved(store, "Lives in Nice."), _saved(store, "Lives in Nice, France.")
-    key_check = "SELECT 1 FROM memories WHERE id = %s FOR KEY SHARE"
     merges: dict[str, Callable[[], Any]] = {
         "fold": lambda: store.hygiene.fold(new.id, holder.id, "a test"),
         "merge_into": lambda: store.hygiene.merge_into(
             holder.id, said="Nice.", text=None, importance=0.5, confidence=0.9, detail="a test"
         ),
     }
-    with psycopg.connect(dsn) as elsewhere:
-        elsewhere.execute(key_check, (holder.id,))
-        try:
-            with _running(merges[merge]) as merging:
-                merging.join(5)
-                finished = not merging.is_alive()
-                elsewhere.rollback()
-        finally:
-            elsewhere.rollback()
-    assert finished, "the merge waited for a question's key check"
+
+    def finished_at_once(probe: psycopg.Connection[Any], finished: bool) -> None:
+        assert finished, "the merge waited for a question's key check"
+
+    key_check = "SELECT 1 FROM memories WHERE id = %s FOR KEY SHARE"
+    _while_held(dsn, (key_check, holder.id), merges[merge], finished_at_once)
     assert store.memories.get(holder.id).last_confirmed_at is not None
 
 
@@ -131,10 +166,9 @@ def test_a_merge_never_waits_for_the_key_check_of_a_question(
 def test_a_forget_locks_no_later_question_while_it_waits_for_an_earlier(
     store: PostgresStore, dsn: str, forget: str
 ) -> None:
-    """Forgetting a memory (or everything of its user) deletes its questions; another session
-    (a restatement of it) holds its first question. The forget waits for that one before it
-    takes a later one. Its delete's cascade took them in the order it found them: the later
-    question first."""
+    """Forgetting a memory (or everything of its user) deletes its questions; a restatement
+    of it holds its first question. The forget waits for that one before it takes a later
+    one. Its delete's cascade took them in the order it found them: the later first."""
     forgotten, before, after = (_saved(store, t) for t in ("Lives in Lyon.", "Y.", "Z."))
     earlier = datetime.now(UTC) - timedelta(hours=1)
     first = _asked(store, before, forgotten, earlier)  # names it second
@@ -143,5 +177,33 @@ def test_a_forget_locks_no_later_question_while_it_waits_for_an_earlier(
         "a memory": lambda: store.memories.delete(forgotten.id),
         "the user": lambda: store.erasure.erase_user("u1"),
     }
-    assert not _takes_in_order(dsn, forgets[forget], first, later).is_alive()
+    _while_held(
+        dsn,
+        (HOLD_QUESTION, first.id),
+        forgets[forget],
+        _waited_then_free("SELECT 1 FROM review_items WHERE id = %s FOR UPDATE NOWAIT", later.id),
+    )
     assert store.hygiene.reviews("u1", "aria") == []
+
+
+def test_a_forget_takes_what_it_replaced_before_the_word_counts(
+    store: PostgresStore, dsn: str
+) -> None:
+    """Undoing a supersession holds the memory it restores, then takes the pair's word
+    counts; forgetting the memory that replaced it waits for that memory before it takes the
+    word counts. It deleted first (which took the word counts) and then waited for the
+    restored memory: the two waited on each other."""
+    replaced, replacing = _saved(store, "Lives in Lyon."), _saved(store, "Lives in Nice.")
+    store.hygiene.supersede(replaced.id, replacing.id, "a test")
+    restoring = "SELECT 1 FROM memories WHERE id = %s FOR NO KEY UPDATE"
+    word_counts = (
+        "SELECT 1 FROM pair_words WHERE user_id = %s AND companion_id = %s AND word = ''"
+        " FOR UPDATE NOWAIT"
+    )
+    _while_held(
+        dsn,
+        (restoring, replaced.id),
+        lambda: store.memories.delete(replacing.id),
+        _waited_then_free(word_counts, "u1", "aria"),
+    )
+    assert store.memories.get(replaced.id).superseded_by is None

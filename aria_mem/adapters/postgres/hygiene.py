@@ -13,7 +13,12 @@ import psycopg
 from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database, Row
 from aria_mem.adapters.postgres.consolidation import PgConsolidation
-from aria_mem.adapters.postgres.questions import move_questions, reorder_questions, review_item
+from aria_mem.adapters.postgres.questions import (
+    lock_questions,
+    move_questions,
+    reorder_questions,
+    review_item,
+)
 from aria_mem.domain.hygiene import EventKind, MemoryEvent, ReviewItem, last_said
 from aria_mem.domain.models import Memory
 from aria_mem.domain.validation import no_memory, normalize_text
@@ -22,9 +27,8 @@ from aria_mem.errors import ValidationError
 _PENDING = "updated_at = now(), index_state = 'pending', index_attempts = 0"
 _HOLD = "FOR NO KEY UPDATE"
 """How a merge holds the memory it goes into: against other writers, not against the key
-check of a question that comes to name it. Held FOR UPDATE, a restatement that swapped a
-question's two memories waited on the merge while the merge waited on that question, and
-PostgreSQL aborted one of them."""
+check of a question that comes to name it (``questions.LOCK_ORDER`` has the order of locks
+these transactions share)."""
 
 
 def _event(
@@ -81,6 +85,7 @@ class PgHygiene(PgConsolidation):
             sets += ["text = %s", "normalized_text = %s", _PENDING]
             params += [text, normalize_text(text)]
         with self._db.connection() as conn, conn.transaction():
+            lock_questions(conn, [memory_id])
             row = conn.execute(
                 f"SELECT text FROM memories WHERE id = %s {_HOLD}", (memory_id,)
             ).fetchone()
@@ -116,6 +121,7 @@ class PgHygiene(PgConsolidation):
         if old_id == new_id:
             raise ValidationError("A memory cannot supersede itself — name another memory")
         with self._db.connection() as conn, conn.transaction():
+            lock_questions(conn, [old_id, new_id])
             old = _one(
                 conn,
                 "UPDATE memories SET status = 'superseded', superseded_by = %s, "
@@ -136,6 +142,7 @@ class PgHygiene(PgConsolidation):
         if new_id == into_id:
             raise ValidationError("A memory cannot be merged into itself — name another memory")
         with self._db.connection() as conn, conn.transaction():
+            lock_questions(conn, [new_id, into_id])
             into = conn.execute(  # when its fact was last stated, before this pass confirms it
                 f"SELECT {rows.MEMORY} FROM memories WHERE id = %s {_HOLD}", (into_id,)
             ).fetchone()

@@ -121,8 +121,8 @@ class PgMemories:
         sets += ["updated_at = now()", "index_state = 'pending'", "index_attempts = 0"]
         try:
             with self._db.connection() as conn, conn.transaction():
-                before = conn.execute(
-                    "SELECT text FROM memories WHERE id = %s FOR UPDATE", (memory_id,)
+                before = conn.execute(  # NO KEY: a question's key check on it need not wait
+                    "SELECT text FROM memories WHERE id = %s FOR NO KEY UPDATE", (memory_id,)
                 ).fetchone()
                 if before is None:
                     raise no_memory(memory_id)
@@ -153,15 +153,15 @@ class PgMemories:
     def delete(self, memory_id: uuid.UUID) -> Memory:
         """Remove the memory for good and queue its vector's removal, in one transaction."""
         with self._db.connection() as conn, conn.transaction():
-            lock_questions(conn, [memory_id])  # the delete's cascade would take them unordered
+            lock_questions(conn, [memory_id])  # in order: the delete's cascade takes them too
+            conn.execute(  # before the delete's word counts, as a restore takes its row first
+                "UPDATE memories SET superseded_by = NULL WHERE superseded_by = %s", (memory_id,)
+            )
             row = conn.execute(
                 f"DELETE FROM memories WHERE id = %s RETURNING {rows.MEMORY}", (memory_id,)
             ).fetchone()
             if row is None:
                 raise no_memory(memory_id)
-            conn.execute(
-                "UPDATE memories SET superseded_by = NULL WHERE superseded_by = %s", (memory_id,)
-            )
             conn.execute(
                 "INSERT INTO vector_deletions (collection, point_id) VALUES (%s, %s)",
                 (MEMORIES_COLLECTION, memory_id),

@@ -15,28 +15,37 @@ from aria_mem.domain import hygiene as rule
 from aria_mem.domain.hygiene import ReviewItem, ReviewKind
 from aria_mem.domain.models import Memory
 
-_LOCK_ORDER = "created_at, id"
-"""The order questions are locked in (a merge, a restatement, a forget), so that two
-transactions locking some of the same never wait on each other in a circle."""
+LOCK_ORDER = "created_at, id"
+"""The order questions are locked in.
+
+A merge, a supersession, a restatement and a forget each lock the open questions of the
+memories they change first, in this order, then the memories' rows, then the pair's word
+counts (``pair_words``, by the memories' triggers). Taken so, two of them that share a memory
+with questions wait for each other, never in a circle, which PostgreSQL breaks by aborting one
+(the first three deadlocked with each other through a question and a memory's row taken in
+the other order). A question asked between one statement and the next is taken after the
+others, outside the order; and memories with no question are ordered by their rows alone.
+A merge holds the memory it goes into ``FOR NO KEY UPDATE`` and an edit the memory it
+changes, so that a question's key check on it does not wait for them."""
 
 
 def lock_questions(conn: psycopg.Connection[Row], memory_ids: list[uuid.UUID]) -> None:
-    """Lock the open questions naming any of ``memory_ids``, in ``_LOCK_ORDER``, before a
-    change that moves or deletes them: locked one memory's at a time (or by a delete's
-    cascade, in the order it finds them), they could be taken in another order than a
-    concurrent restatement takes them."""
+    """Lock the open questions naming any of ``memory_ids``, in ``LOCK_ORDER``, first in a
+    change that moves or deletes them: locked one memory's at a time, by a delete's cascade
+    in the order it finds them, or after a memory's row, they were taken in another order
+    than a concurrent restatement, merge or forget takes them."""
     conn.execute(
         "SELECT 1 FROM review_items WHERE memory_id = ANY(%(m)s) OR other_id = ANY(%(m)s)"
-        f" ORDER BY {_LOCK_ORDER} FOR UPDATE",
+        f" ORDER BY {LOCK_ORDER} FOR UPDATE",
         {"m": memory_ids},
     )
 
 
 def lock_questions_of_user(conn: psycopg.Connection[Row], user_id: str) -> None:
-    """Every open question of ``user_id`` locked in ``_LOCK_ORDER`` (before forgetting them
+    """Every open question of ``user_id`` locked in ``LOCK_ORDER`` (before forgetting them
     all)."""
     conn.execute(
-        f"SELECT 1 FROM review_items WHERE user_id = %s ORDER BY {_LOCK_ORDER} FOR UPDATE",
+        f"SELECT 1 FROM review_items WHERE user_id = %s ORDER BY {LOCK_ORDER} FOR UPDATE",
         (user_id,),
     )
 
@@ -49,9 +58,8 @@ def move_questions(
     (``domain.hygiene.moved_question``), so none waits on a memory that is no longer active;
     one that would be asked twice, or has nothing left to ask, is closed. The likely changes
     already asked about ``holder`` are put in the order that gives (``reordered_question``).
-    The questions about both are locked first, in one statement: locking ``gone``'s, then
-    ``holder``'s, a merge held one of them while it waited for another that a restatement of
-    ``holder`` had locked first, and PostgreSQL aborted one of the two."""
+    The questions about both are locked in one statement (``LOCK_ORDER``; the callers lock
+    them before anything else already)."""
     lock_questions(conn, [gone.id, holder.id])
     for item, other in _asked_about(conn, gone.id):
         moved = rule.moved_question(item, holder, other, said_at=said_at, merged=merged)
@@ -74,7 +82,7 @@ def _asked_about(
     merges at once cannot move one twice."""
     found = conn.execute(
         "SELECT * FROM review_items WHERE memory_id = %(m)s OR other_id = %(m)s"
-        f" ORDER BY {_LOCK_ORDER} FOR UPDATE",
+        f" ORDER BY {LOCK_ORDER} FOR UPDATE",
         {"m": memory_id},
     ).fetchall()
     asked = []
