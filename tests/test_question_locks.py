@@ -1,9 +1,9 @@
-"""Review questions and the memories they name are locked in one order (``questions.
-LOCK_ORDER``: a change's questions, then the memories' rows), so that a merge, a supersession,
-a forget and a restatement sharing a memory never wait on each other in a circle (PostgreSQL
-then aborts one of them: a pass's merge, a forget, or the ordering of a write's questions
-fails). Each test holds, in another session, what a concurrent one of them would hold, and
-shows the change waits for it before it takes what that one needs next."""
+"""Changes that share a memory take their locks in one order (``questions.LOCK_ORDER``: the
+memories' open questions, the memories table for writing, the memories' rows, the pair's word
+counts), so that a merge, a supersession, an edit, a forget, an import, forgetting a user and
+a restatement wait for each other, not in a circle (PostgreSQL then aborts one of them). Each
+test holds, in another session, what a concurrent change would hold, and shows the change
+waits for it before it takes what that one needs next."""
 
 from __future__ import annotations
 
@@ -19,10 +19,18 @@ import pytest
 
 from aria_mem.adapters.postgres.store import PostgresStore
 from aria_mem.domain.hygiene import ReviewItem, ReviewKind
-from aria_mem.domain.models import Memory, MemoryStatus, NewMemory
+from aria_mem.domain.models import Memory, MemoryStatus, NewMemory, Stage
+from aria_mem.domain.records import MemoryChanges
 
 HOLD_QUESTION = "SELECT 1 FROM review_items WHERE id = %s FOR UPDATE"
 """What a restatement holds while it puts a memory's questions in order."""
+WORD_COUNTS = (
+    "SELECT 1 FROM pair_words WHERE user_id = %s AND companion_id = %s AND word = ''"
+    " FOR UPDATE NOWAIT"
+)
+"""The pair's word counts, taken at once or not at all."""
+ROWS = "SELECT 1 FROM memories WHERE id = ANY(%s) FOR UPDATE NOWAIT"
+"""Memories' rows, taken at once or not at all."""
 
 
 def _saved(store: PostgresStore, text: str) -> Memory:
@@ -61,15 +69,15 @@ def _finished_or_waiting(
 
 def _while_held(
     dsn: str,
-    hold: tuple[str, object],
+    hold: tuple[str, tuple[object, ...]],
     change: Callable[[], Any],
     then: Callable[[psycopg.Connection[Any], bool], None],
 ) -> None:
     """``change`` run in a thread while another session holds ``hold`` (a statement and its
-    one parameter); ``then(probe, finished)`` once the change has finished or waits for that
+    parameters); ``then(probe, finished)`` once the change has finished or waits for that
     session, before the session lets go (and the change, if it waited, finishes)."""
     with psycopg.connect(dsn) as elsewhere, psycopg.connect(dsn, autocommit=True) as probe:
-        elsewhere.execute(hold[0], (hold[1],))
+        elsewhere.execute(*hold)
         thread = threading.Thread(target=change, daemon=True)
         thread.start()
         try:
@@ -103,7 +111,7 @@ def test_a_supersession_locks_no_later_question_while_it_waits_for_an_earlier(
     shared = _asked(store, gone, holder, earlier + timedelta(minutes=1))
     _while_held(
         dsn,
-        (HOLD_QUESTION, first.id),
+        (HOLD_QUESTION, (first.id,)),
         lambda: store.hygiene.supersede(gone.id, holder.id, "a test"),
         _waited_then_free("SELECT 1 FROM review_items WHERE id = %s FOR UPDATE NOWAIT", shared.id),
     )
@@ -130,12 +138,11 @@ def test_a_merge_takes_the_questions_before_the_memories(
             kept.id, said="Nice.", text=None, importance=0.5, confidence=0.9, detail="a test"
         ),
     }
-    rows = "SELECT 1 FROM memories WHERE id = ANY(%s) FOR UPDATE NOWAIT"
     _while_held(
         dsn,
-        (HOLD_QUESTION, asked.id),
+        (HOLD_QUESTION, (asked.id,)),
         changes[change],
-        _waited_then_free(rows, [kept.id, other.id]),
+        _waited_then_free(ROWS, [kept.id, other.id]),
     )
 
 
@@ -158,7 +165,7 @@ def test_a_merge_never_waits_for_the_key_check_of_a_question(
         assert finished, "the merge waited for a question's key check"
 
     key_check = "SELECT 1 FROM memories WHERE id = %s FOR KEY SHARE"
-    _while_held(dsn, (key_check, holder.id), merges[merge], finished_at_once)
+    _while_held(dsn, (key_check, (holder.id,)), merges[merge], finished_at_once)
     assert store.memories.get(holder.id).last_confirmed_at is not None
 
 
@@ -179,31 +186,86 @@ def test_a_forget_locks_no_later_question_while_it_waits_for_an_earlier(
     }
     _while_held(
         dsn,
-        (HOLD_QUESTION, first.id),
+        (HOLD_QUESTION, (first.id,)),
         forgets[forget],
         _waited_then_free("SELECT 1 FROM review_items WHERE id = %s FOR UPDATE NOWAIT", later.id),
     )
     assert store.hygiene.reviews("u1", "aria") == []
 
 
-def test_a_forget_takes_what_it_replaced_before_the_word_counts(
+def test_a_supersession_takes_the_replacing_memory_before_the_word_counts(
     store: PostgresStore, dsn: str
 ) -> None:
-    """Undoing a supersession holds the memory it restores, then takes the pair's word
-    counts; forgetting the memory that replaced it waits for that memory before it takes the
-    word counts. It deleted first (which took the word counts) and then waited for the
-    restored memory: the two waited on each other."""
+    """A forget of the replacing memory holds its row, then takes the pair's word counts; the
+    supersession waits for that row before it changes the replaced memory (which takes the
+    word counts). It changed the replaced memory first, then checked the replacing one's key
+    for its history: the two waited on each other."""
     replaced, replacing = _saved(store, "Lives in Lyon."), _saved(store, "Lives in Nice.")
-    store.hygiene.supersede(replaced.id, replacing.id, "a test")
-    restoring = "SELECT 1 FROM memories WHERE id = %s FOR NO KEY UPDATE"
-    word_counts = (
-        "SELECT 1 FROM pair_words WHERE user_id = %s AND companion_id = %s AND word = ''"
-        " FOR UPDATE NOWAIT"
-    )
+    forgetting = "SELECT 1 FROM memories WHERE id = %s FOR UPDATE"
     _while_held(
         dsn,
-        (restoring, replaced.id),
-        lambda: store.memories.delete(replacing.id),
-        _waited_then_free(word_counts, "u1", "aria"),
+        (forgetting, (replacing.id,)),
+        lambda: store.hygiene.supersede(replaced.id, replacing.id, "a test"),
+        _waited_then_free(WORD_COUNTS, "u1", "aria"),
     )
+    assert store.memories.get(replaced.id).superseded_by == replacing.id
+
+
+@pytest.mark.parametrize("change", ["supersede", "fold", "merge_into", "edit", "delete"])
+def test_a_change_waits_for_an_import_before_it_takes_a_row(
+    store: PostgresStore, dsn: str, change: str
+) -> None:
+    """An import holds the memories table, then updates the rows its file names; a change
+    of one of them waits for the table before it takes the row. It took the row, then
+    waited for the table to update it, while the import waited for the row."""
+    kept, other = _saved(store, "Lives in Nice."), _saved(store, "Lives in Nice, France.")
+    changes: dict[str, Callable[[], Any]] = {
+        "supersede": lambda: store.hygiene.supersede(other.id, kept.id, "a test"),
+        "fold": lambda: store.hygiene.fold(other.id, kept.id, "a test"),
+        "merge_into": lambda: store.hygiene.merge_into(
+            kept.id, said="Nice.", text=None, importance=0.5, confidence=0.9, detail="a test"
+        ),
+        "edit": lambda: store.memories.edit(kept.id, MemoryChanges(importance=0.9)),
+        "delete": lambda: store.memories.delete(kept.id),
+    }
+    importing = ("LOCK TABLE memories IN SHARE ROW EXCLUSIVE MODE", ())
+    _while_held(dsn, importing, changes[change], _waited_then_free(ROWS, [kept.id, other.id]))
+
+
+@pytest.mark.parametrize("concurrent", ["an undo", "a pass's merge"])
+def test_a_forget_takes_its_memory_then_what_it_replaced_then_the_word_counts(
+    store: PostgresStore, dsn: str, concurrent: str
+) -> None:
+    """Forgetting a memory that replaced another. An undo of that supersession holds the
+    memory it restores, then takes the pair's word counts: the forget waits for that memory
+    before it takes the word counts (it deleted first, which took them). A pass's merge into
+    the forgotten memory holds it, then the one it folds: the forget waits for it before it
+    takes the memory it had replaced."""
+    replaced, replacing = _saved(store, "Lives in Lyon."), _saved(store, "Lives in Nice.")
+    store.hygiene.supersede(replaced.id, replacing.id, "a test")
+    holding = "SELECT 1 FROM memories WHERE id = %s FOR NO KEY UPDATE"
+    held, free = {
+        "an undo": (replaced.id, _waited_then_free(WORD_COUNTS, "u1", "aria")),
+        "a pass's merge": (replacing.id, _waited_then_free(ROWS, [replaced.id])),
+    }[concurrent]
+    _while_held(dsn, (holding, (held,)), lambda: store.memories.delete(replacing.id), free)
     assert store.memories.get(replaced.id).superseded_by is None
+
+
+def test_forgetting_a_user_waits_for_a_stage_being_set_before_it_takes_the_memories(
+    store: PostgresStore, dsn: str
+) -> None:
+    """Setting a stage holds the pair's relationship, then updates its memories; forgetting
+    the user waits for that relationship before it takes the memories. It deleted the
+    memories first, then waited for the relationship."""
+    lives = _saved(store, "Lives in Nice.")
+    store.relationships.set_stage("u1", "aria", Stage.ESTABLISHED)
+    staging = "SELECT 1 FROM relationships WHERE user_id = %s FOR UPDATE"
+    _while_held(
+        dsn,
+        (staging, ("u1",)),
+        lambda: store.erasure.erase_user("u1"),
+        _waited_then_free(ROWS, [lives.id]),
+    )
+    with psycopg.connect(dsn) as conn:
+        assert conn.execute("SELECT count(*) FROM memories").fetchone() == (0,)

@@ -14,7 +14,7 @@ class PgErasure:
 
     def erase_user(self, user_id: str) -> ErasedUser:
         with self._db.connection() as conn, conn.transaction():
-            lock_questions_of_user(conn, user_id)  # the delete's cascade takes them unordered
+            lock_questions_of_user(conn, user_id)  # and the table: see there
             gone = conn.execute(
                 "DELETE FROM memories WHERE user_id = %s RETURNING id", (user_id,)
             ).fetchall()

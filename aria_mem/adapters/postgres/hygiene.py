@@ -14,6 +14,7 @@ from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database, Row
 from aria_mem.adapters.postgres.consolidation import PgConsolidation
 from aria_mem.adapters.postgres.questions import (
+    before_rows,
     lock_questions,
     move_questions,
     reorder_questions,
@@ -86,6 +87,7 @@ class PgHygiene(PgConsolidation):
             params += [text, normalize_text(text)]
         with self._db.connection() as conn, conn.transaction():
             lock_questions(conn, [memory_id])
+            before_rows(conn)
             row = conn.execute(
                 f"SELECT text FROM memories WHERE id = %s {_HOLD}", (memory_id,)
             ).fetchone()
@@ -122,6 +124,10 @@ class PgHygiene(PgConsolidation):
             raise ValidationError("A memory cannot supersede itself — name another memory")
         with self._db.connection() as conn, conn.transaction():
             lock_questions(conn, [old_id, new_id])
+            before_rows(conn)
+            conn.execute(  # the replacing memory's key first, as a forget of it takes its row
+                "SELECT 1 FROM memories WHERE id = %s FOR KEY SHARE", (new_id,)
+            )
             old = _one(
                 conn,
                 "UPDATE memories SET status = 'superseded', superseded_by = %s, "
@@ -143,6 +149,7 @@ class PgHygiene(PgConsolidation):
             raise ValidationError("A memory cannot be merged into itself — name another memory")
         with self._db.connection() as conn, conn.transaction():
             lock_questions(conn, [new_id, into_id])
+            before_rows(conn)
             into = conn.execute(  # when its fact was last stated, before this pass confirms it
                 f"SELECT {rows.MEMORY} FROM memories WHERE id = %s {_HOLD}", (into_id,)
             ).fetchone()

@@ -19,14 +19,16 @@ LOCK_ORDER = "created_at, id"
 """The order questions are locked in.
 
 A merge, a supersession, a restatement and a forget each lock the open questions of the
-memories they change first, in this order, then the memories' rows, then the pair's word
-counts (``pair_words``, by the memories' triggers). Taken so, two of them that share a memory
-with questions wait for each other, never in a circle, which PostgreSQL breaks by aborting one
-(the first three deadlocked with each other through a question and a memory's row taken in
-the other order). A question asked between one statement and the next is taken after the
-others, outside the order; and memories with no question are ordered by their rows alone.
-A merge holds the memory it goes into ``FOR NO KEY UPDATE`` and an edit the memory it
-changes, so that a question's key check on it does not wait for them."""
+memories they change first, in this order; then the memories table for writing
+(``before_rows``: an import holds it while it updates rows); then the memories' rows, the one
+a change keeps or the one it forgets before the ones it replaces; then the pair's word counts
+(``pair_words``, by the memories' triggers). Taken so, two of them that share a memory wait
+for each other, not in a circle, which PostgreSQL breaks by aborting one. A merge holds the
+memory it goes into ``FOR NO KEY UPDATE`` and an edit the memory it changes, so that a
+question's key check on it does not wait for them. Not covered: a question asked between two
+statements of a change is taken after the others; and a pass's merge, which holds the memory
+it keeps and then updates the one it folds, against the updates of many rows at once that a
+reply's use count and the indexer make, in the order their plan finds them."""
 
 
 def lock_questions(conn: psycopg.Connection[Row], memory_ids: list[uuid.UUID]) -> None:
@@ -42,12 +44,27 @@ def lock_questions(conn: psycopg.Connection[Row], memory_ids: list[uuid.UUID]) -
 
 
 def lock_questions_of_user(conn: psycopg.Connection[Row], user_id: str) -> None:
-    """Every open question of ``user_id`` locked in ``LOCK_ORDER`` (before forgetting them
-    all)."""
+    """Every open question of ``user_id`` locked in ``LOCK_ORDER``, then the user's stages,
+    then the memories table against every other writer (before forgetting the user: the
+    delete takes the user's rows in whatever order it finds them, which no other change
+    follows; a stage set takes its relationship, then its memories)."""
     conn.execute(
         f"SELECT 1 FROM review_items WHERE user_id = %s ORDER BY {LOCK_ORDER} FOR UPDATE",
         (user_id,),
     )
+    conn.execute(
+        "SELECT 1 FROM relationships WHERE user_id = %s ORDER BY companion_id FOR UPDATE",
+        (user_id,),
+    )
+    conn.execute("LOCK TABLE memories IN SHARE ROW EXCLUSIVE MODE")
+
+
+def before_rows(conn: psycopg.Connection[Row]) -> None:
+    """The memories table taken for writing before a change selects a memory's row to update
+    it: an import holds the table (SHARE ROW EXCLUSIVE) while it updates rows, so a change
+    that held a row and then needed the table for its update waited on the import while the
+    import waited on that row."""
+    conn.execute("LOCK TABLE memories IN ROW EXCLUSIVE MODE")
 
 
 def move_questions(
