@@ -75,10 +75,19 @@ def _while_held(
 ) -> None:
     """``change`` run in a thread while another session holds ``hold`` (a statement and its
     parameters); ``then(probe, finished)`` once the change has finished or waits for that
-    session, before the session lets go (and the change, if it waited, finishes)."""
+    session, before the session lets go (and the change, if it waited, finishes; what it
+    raised, a deadlock among them, is raised here)."""
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            change()
+        except BaseException as exc:  # raised below, in the test
+            failed.append(exc)
+
     with psycopg.connect(dsn) as elsewhere, psycopg.connect(dsn, autocommit=True) as probe:
         elsewhere.execute(*hold)
-        thread = threading.Thread(target=change, daemon=True)
+        thread = threading.Thread(target=run, daemon=True)
         thread.start()
         try:
             then(probe, _finished_or_waiting(thread, probe, elsewhere.info.backend_pid))
@@ -86,6 +95,8 @@ def _while_held(
             elsewhere.rollback()
             thread.join(10)
     assert not thread.is_alive()
+    if failed:
+        raise failed[0]
 
 
 def _waited_then_free(statement: str, *params: object) -> Callable[..., None]:
@@ -216,8 +227,10 @@ def test_a_change_waits_for_an_import_before_it_takes_a_row(
     store: PostgresStore, dsn: str, change: str
 ) -> None:
     """An import holds the memories table, then updates the rows its file names; a change
-    of one of them waits for the table before it takes the row. It took the row, then
-    waited for the table to update it, while the import waited for the row."""
+    of one of them waits for the table before it takes the row. A merge, a fold and an edit
+    took the row, then waited for the table to update it, while the import waited for the
+    row; a supersession and a forget took the table first already, and are held to it now
+    that each takes a row of its own before it updates one."""
     kept, other = _saved(store, "Lives in Nice."), _saved(store, "Lives in Nice, France.")
     changes: dict[str, Callable[[], Any]] = {
         "supersede": lambda: store.hygiene.supersede(other.id, kept.id, "a test"),
