@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from aria_mem.adapters.postgres.connection import Database
-from aria_mem.adapters.postgres.questions import lock_questions_of_user
+from aria_mem.adapters.postgres.questions import lock_for_forgetting_user
 from aria_mem.domain.models import MEMORIES_COLLECTION
 from aria_mem.domain.records import ErasedUser
 
@@ -14,7 +14,7 @@ class PgErasure:
 
     def erase_user(self, user_id: str) -> ErasedUser:
         with self._db.connection() as conn, conn.transaction():
-            lock_questions_of_user(conn, user_id)  # and the table: see there
+            lock_for_forgetting_user(conn, user_id)
             gone = conn.execute(
                 "DELETE FROM memories WHERE user_id = %s RETURNING id", (user_id,)
             ).fetchall()

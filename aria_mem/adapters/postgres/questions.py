@@ -49,7 +49,7 @@ def lock_questions(conn: psycopg.Connection[Row], memory_ids: list[uuid.UUID]) -
     )
 
 
-def lock_questions_of_user(conn: psycopg.Connection[Row], user_id: str) -> None:
+def lock_for_forgetting_user(conn: psycopg.Connection[Row], user_id: str) -> None:
     """Every open question of ``user_id`` locked in ``LOCK_ORDER``, then the user's stages,
     then the memories table against every change of a row (before forgetting the user: the
     delete takes the user's rows in whatever order it finds them, which no other change
