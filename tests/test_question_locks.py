@@ -1,10 +1,9 @@
-"""Changes that share a memory take their locks in one order (``adapters/postgres/locks.py``:
-the memories' open questions, the memories table for writing, the rows of the memories they
-update in id order, the pair's word counts), so that a merge, a supersession, an edit, a
-forget, an import, forgetting a user, a restatement, a reply's use counts and the indexer's
-marks wait for each other, not in a circle (PostgreSQL then aborts one of them). Each test
-holds, in another session, what a concurrent change would hold, and shows the change waits
-for it before it takes what that one needs next."""
+"""Changes that share a memory take their locks in one order (``questions.LOCK_ORDER``: the
+memories' open questions, the memories table for writing, the memories' rows, the pair's word
+counts), so that a merge, a supersession, an edit, a forget, an import, forgetting a user and
+a restatement wait for each other, not in a circle (PostgreSQL then aborts one of them). Each
+test holds, in another session, what a concurrent change would hold, and shows the change
+waits for it before it takes what that one needs next."""
 
 from __future__ import annotations
 
