@@ -18,8 +18,8 @@ import psycopg
 import pytest
 
 from aria_mem.adapters.postgres.store import PostgresStore
-from aria_mem.domain.hygiene import Consolidation, Outcome, ReviewItem, ReviewKind
-from aria_mem.domain.models import Kind, Memory, MemoryStatus, NewMemory, Stage
+from aria_mem.domain.hygiene import ReviewItem, ReviewKind
+from aria_mem.domain.models import Memory, MemoryStatus, NewMemory, Stage
 from aria_mem.domain.records import MemoryChanges
 
 HOLD_QUESTION = "SELECT 1 FROM review_items WHERE id = %s FOR UPDATE"
@@ -245,87 +245,24 @@ def test_a_change_waits_for_an_import_before_it_takes_a_row(
     _while_held(dsn, importing, changes[change], _waited_then_free(ROWS, [kept.id, other.id]))
 
 
-def test_a_forget_takes_what_it_replaced_before_the_word_counts(
-    store: PostgresStore, dsn: str
+@pytest.mark.parametrize("concurrent", ["an undo", "a pass's merge"])
+def test_a_forget_takes_its_memory_then_what_it_replaced_then_the_word_counts(
+    store: PostgresStore, dsn: str, concurrent: str
 ) -> None:
-    """Forgetting a memory that replaced another: an undo of that supersession holds the
-    memory it restores, then takes the pair's word counts; the forget waits for that memory
-    before it takes the word counts. It deleted first, which took them."""
+    """Forgetting a memory that replaced another. An undo of that supersession holds the
+    memory it restores, then takes the pair's word counts: the forget waits for that memory
+    before it takes the word counts (it deleted first, which took them). A pass's merge into
+    the forgotten memory holds it, then the one it folds: the forget waits for it before it
+    takes the memory it had replaced."""
     replaced, replacing = _saved(store, "Lives in Lyon."), _saved(store, "Lives in Nice.")
     store.hygiene.supersede(replaced.id, replacing.id, "a test")
     holding = "SELECT 1 FROM memories WHERE id = %s FOR NO KEY UPDATE"
-    _while_held(
-        dsn,
-        (holding, (replaced.id,)),
-        lambda: store.memories.delete(replacing.id),
-        _waited_then_free(WORD_COUNTS, "u1", "aria"),
-    )
+    held, free = {
+        "an undo": (replaced.id, _waited_then_free(WORD_COUNTS, "u1", "aria")),
+        "a pass's merge": (replacing.id, _waited_then_free(ROWS, [replaced.id])),
+    }[concurrent]
+    _while_held(dsn, (holding, (held,)), lambda: store.memories.delete(replacing.id), free)
     assert store.memories.get(replaced.id).superseded_by is None
-
-
-CHANGES_OF_TWO = [
-    "fold",
-    "supersede",
-    "delete",
-    "consolidated",
-    "record_use",
-    "mark_indexed",
-    "mark_failed",
-    "mark_pending",
-    "set_stage",
-]
-
-
-@pytest.mark.parametrize("change", CHANGES_OF_TWO)
-def test_a_change_of_two_memories_takes_their_rows_in_id_order(
-    store: PostgresStore, dsn: str, change: str
-) -> None:
-    """Every change that updates more than one memory locks their rows in id order, in one
-    statement, before it updates any: another session holding the first keeps the change
-    from holding the second. Each took them in its own order: a pass's merge the kept memory
-    first, a forget the forgotten one, the pass's record the folded one, the many-row updates
-    of use counts, the indexer and a stage whatever order their plan found, so any two of
-    them could hold one each and wait for the other's. The roles are given so that each
-    change's old order took the later id first."""
-    one = _saved(store, "Lives in Lyon.")
-    other = _saved(store, "Lives in Nice.")
-    first, later = sorted((one, other), key=lambda m: m.id)
-    if change == "delete":
-        store.hygiene.supersede(first.id, later.id, "a test")
-    if change == "set_stage":
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute(
-                "UPDATE memories SET held_until_stage = 'close' WHERE id = ANY(%s)",
-                ([first.id, later.id],),
-            )
-    both = [first.id, later.id]
-    changes: dict[str, Callable[[], Any]] = {
-        "fold": lambda: store.hygiene.fold(first.id, later.id, "a test"),
-        "supersede": lambda: store.hygiene.supersede(first.id, later.id, "a test"),
-        "delete": lambda: store.memories.delete(later.id),
-        "consolidated": lambda: store.hygiene.consolidated(
-            later.id,
-            Consolidation(
-                uuid.uuid4(),
-                "u1",
-                "aria",
-                later.id,
-                first.id,
-                Outcome.REVIEW,
-                "a test",
-                datetime.now(UTC),
-            ),
-        ),
-        "record_use": lambda: store.reads.record_use(list(reversed(both))),
-        "mark_indexed": lambda: store.queue.mark_indexed(
-            Kind.MEMORY, [(m.id, m.updated_at) for m in (later, first)], "m"
-        ),
-        "mark_failed": lambda: store.queue.mark_failed(Kind.MEMORY, list(reversed(both)), "x"),
-        "mark_pending": lambda: store.queue.mark_pending(Kind.MEMORY, list(reversed(both))),
-        "set_stage": lambda: store.relationships.set_stage("u1", "aria", Stage.CLOSE),
-    }
-    holding = "SELECT 1 FROM memories WHERE id = %s FOR NO KEY UPDATE"
-    _while_held(dsn, (holding, (first.id,)), changes[change], _waited_then_free(ROWS, [later.id]))
 
 
 def test_forgetting_a_user_waits_for_a_stage_being_set_before_it_takes_the_memories(

@@ -9,7 +9,6 @@ from collections.abc import Sequence
 
 from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database, Row
-from aria_mem.adapters.postgres.locks import lock_rows
 from aria_mem.domain.hygiene import Consolidation, MemoryEvent, Outcome
 from aria_mem.domain.models import Memory
 from aria_mem.errors import ValidationError
@@ -30,8 +29,6 @@ class PgConsolidation:
 
     def consolidated(self, memory_id: uuid.UUID, action: Consolidation | None) -> None:
         with self._db.connection() as conn, conn.transaction():
-            other = action.other_id if action is not None else None
-            lock_rows(conn, [memory_id] if other is None else [memory_id, other])
             cleared = conn.execute(
                 "UPDATE memories SET to_consolidate = false WHERE id = %s", (memory_id,)
             )

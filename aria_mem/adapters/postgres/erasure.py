@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from aria_mem.adapters.postgres.connection import Database
-from aria_mem.adapters.postgres.locks import lock_for_forgetting_user
+from aria_mem.adapters.postgres.questions import lock_for_forgetting_user
 from aria_mem.domain.models import MEMORIES_COLLECTION
 from aria_mem.domain.records import ErasedUser
 

@@ -13,8 +13,13 @@ import psycopg
 from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database, Row
 from aria_mem.adapters.postgres.consolidation import PgConsolidation
-from aria_mem.adapters.postgres.locks import before_rows, lock_questions, lock_rows
-from aria_mem.adapters.postgres.questions import move_questions, reorder_questions, review_item
+from aria_mem.adapters.postgres.questions import (
+    before_rows,
+    lock_questions,
+    move_questions,
+    reorder_questions,
+    review_item,
+)
 from aria_mem.domain.hygiene import EventKind, MemoryEvent, ReviewItem, last_said
 from aria_mem.domain.models import Memory
 from aria_mem.domain.validation import no_memory, normalize_text
@@ -23,8 +28,8 @@ from aria_mem.errors import ValidationError
 _PENDING = "updated_at = now(), index_state = 'pending', index_attempts = 0"
 _HOLD = "FOR NO KEY UPDATE"
 """How a merge holds the memory it goes into: against other writers, not against the key
-check of a question that comes to name it (``locks`` has the order of locks these
-transactions share)."""
+check of a question that comes to name it (``questions.LOCK_ORDER`` has the order of locks
+these transactions share)."""
 
 
 def _event(
@@ -119,7 +124,10 @@ class PgHygiene(PgConsolidation):
             raise ValidationError("A memory cannot supersede itself — name another memory")
         with self._db.connection() as conn, conn.transaction():
             lock_questions(conn, [old_id, new_id])
-            lock_rows(conn, [old_id, new_id])  # the replacing one too: its history is written
+            before_rows(conn)
+            conn.execute(  # the replacing memory's key first, as a forget of it takes its row
+                "SELECT 1 FROM memories WHERE id = %s FOR KEY SHARE", (new_id,)
+            )
             old = _one(
                 conn,
                 "UPDATE memories SET status = 'superseded', superseded_by = %s, "
@@ -141,9 +149,9 @@ class PgHygiene(PgConsolidation):
             raise ValidationError("A memory cannot be merged into itself — name another memory")
         with self._db.connection() as conn, conn.transaction():
             lock_questions(conn, [new_id, into_id])
-            lock_rows(conn, [new_id, into_id])
+            before_rows(conn)
             into = conn.execute(  # when its fact was last stated, before this pass confirms it
-                f"SELECT {rows.MEMORY} FROM memories WHERE id = %s", (into_id,)
+                f"SELECT {rows.MEMORY} FROM memories WHERE id = %s {_HOLD}", (into_id,)
             ).fetchone()
             new = _one(
                 conn,

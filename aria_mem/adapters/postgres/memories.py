@@ -12,7 +12,7 @@ import psycopg
 from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database
 from aria_mem.adapters.postgres.hygiene import record_event
-from aria_mem.adapters.postgres.locks import before_rows, lock_questions, lock_rows
+from aria_mem.adapters.postgres.questions import before_rows, lock_questions
 from aria_mem.domain.hygiene import EventKind
 from aria_mem.domain.memory_line import EXPORT_FIELDS
 from aria_mem.domain.models import (
@@ -155,10 +155,8 @@ class PgMemories:
         """Remove the memory for good and queue its vector's removal, in one transaction."""
         with self._db.connection() as conn, conn.transaction():
             lock_questions(conn, [memory_id])  # in order: the delete's cascade takes them too
-            replaced = conn.execute(
-                "SELECT id FROM memories WHERE superseded_by = %s", (memory_id,)
-            ).fetchall()
-            lock_rows(conn, [memory_id, *(r["id"] for r in replaced)], how="FOR UPDATE")
+            before_rows(conn)
+            conn.execute("SELECT 1 FROM memories WHERE id = %s FOR UPDATE", (memory_id,))
             conn.execute(  # before the delete's word counts, as a restore takes its row first
                 "UPDATE memories SET superseded_by = NULL WHERE superseded_by = %s", (memory_id,)
             )

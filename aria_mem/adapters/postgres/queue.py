@@ -11,7 +11,6 @@ from psycopg.rows import tuple_row
 
 from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database
-from aria_mem.adapters.postgres.locks import lock_rows
 from aria_mem.domain.models import Kind
 from aria_mem.domain.payload import knowledge_entry, memory_entry
 from aria_mem.domain.records import IndexEntry, QueuedDeletion
@@ -49,8 +48,7 @@ class PgIndexQueue:
         and the next pass writes the newer text)."""
         if not versions:
             return 0
-        with self._db.connection() as conn, conn.transaction():
-            lock_rows(conn, [v[0] for v in versions], table=rows.TABLES[kind])
+        with self._db.connection() as conn:
             return conn.execute(
                 f"UPDATE {rows.TABLES[kind]} t SET index_state = 'indexed', indexed_model = %s,"
                 " index_error = NULL, index_attempts = 0"
@@ -61,8 +59,7 @@ class PgIndexQueue:
 
     def mark_failed(self, kind: Kind, ids: Sequence[uuid.UUID], error: str) -> None:
         if ids:
-            with self._db.connection() as conn, conn.transaction():
-                lock_rows(conn, ids, table=rows.TABLES[kind])
+            with self._db.connection() as conn:
                 conn.execute(
                     f"UPDATE {rows.TABLES[kind]} SET index_attempts = index_attempts + 1,"
                     " index_error = %s WHERE id = ANY(%s) AND index_state = 'pending'",
@@ -72,8 +69,7 @@ class PgIndexQueue:
     def mark_pending(self, kind: Kind, ids: Sequence[uuid.UUID]) -> int:
         if not ids:
             return 0
-        with self._db.connection() as conn, conn.transaction():
-            lock_rows(conn, ids, table=rows.TABLES[kind])
+        with self._db.connection() as conn:
             return conn.execute(
                 f"UPDATE {rows.TABLES[kind]} SET index_state = 'pending' WHERE id = ANY(%s)",
                 (list(ids),),

@@ -11,7 +11,6 @@ import psycopg
 
 from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database
-from aria_mem.adapters.postgres.locks import before_rows, lock_rows
 from aria_mem.adapters.postgres.text_search import (
     LEXICAL_SQL,
     TextSearch,
@@ -132,8 +131,7 @@ class PgRetrievalReads:
     def record_use(self, memory_ids: Sequence[uuid.UUID]) -> None:
         """Count a use of each memory the reply used."""
         if memory_ids:
-            with self._db.connection() as conn, conn.transaction():
-                lock_rows(conn, memory_ids)
+            with self._db.connection() as conn:
                 conn.execute(
                     "UPDATE memories SET use_count = use_count + 1, last_used_at = now()"
                     " WHERE id = ANY(%s)",
@@ -191,12 +189,6 @@ class PgRelationships:
                 " DO UPDATE SET stage = EXCLUDED.stage, updated_at = now()",
                 (user_id, companion_id, stage.value),
             )
-            before_rows(conn)
-            conn.execute(
-                "SELECT 1 FROM memories WHERE user_id = %s AND companion_id = %s"
-                " AND held_until_stage IS NOT NULL ORDER BY id FOR NO KEY UPDATE",
-                (user_id, companion_id),
-            )  # in id order (locks.lock_rows), before the update takes them in its own
             conn.execute(
                 "UPDATE memories SET index_state = 'pending' WHERE user_id = %s"
                 " AND companion_id = %s AND held_until_stage IS NOT NULL",
