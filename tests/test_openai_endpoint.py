@@ -173,7 +173,7 @@ def test_streaming_arrives_in_order_and_whole(endpoint: Server, models: FakeOlla
     assert chunks[0].choices[0].delta.role == "assistant"
     assert chunks[-1].choices[0].finish_reason == "stop"
     assert len({c.id for c in chunks}) == 1
-    assert models.state.chat_requests[-1]["stream"] is True
+    assert _asked(models)["stream"] is True  # not a background extraction's request
 
     counted = list(
         _client(endpoint).chat.completions.create(
