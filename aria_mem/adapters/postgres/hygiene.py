@@ -125,9 +125,9 @@ class PgHygiene(PgConsolidation):
         with self._db.connection() as conn, conn.transaction():
             lock_questions(conn, [old_id, new_id])
             before_rows(conn)
-            conn.execute(  # the replacing memory's key first, as a forget of it takes its row
-                "SELECT 1 FROM memories WHERE id = %s FOR KEY SHARE", (new_id,)
-            )
+            found = conn.execute(  # its key first, as a forget of it takes its row
+                f"SELECT {rows.MEMORY} FROM memories WHERE id = %s FOR KEY SHARE", (new_id,)
+            ).fetchone()
             old = _one(
                 conn,
                 "UPDATE memories SET status = 'superseded', superseded_by = %s, "
@@ -137,8 +137,7 @@ class PgHygiene(PgConsolidation):
             )
             _event(conn, old_id, EventKind.SUPERSEDED, other_id=new_id, detail=detail)
             _event(conn, new_id, EventKind.REPLACES, other_id=old_id, detail=detail)
-            new = conn.execute(f"SELECT {rows.MEMORY} FROM memories WHERE id = %s", (new_id,))
-            if (found := new.fetchone()) is not None:
+            if found is not None:
                 holder = rows.memory(found)
                 said_at = max(last_said(holder), last_said(old))
                 move_questions(conn, old, holder, said_at, merged)

@@ -82,9 +82,8 @@ def move_questions(
     (``domain.hygiene.moved_question``), so none waits on a memory that is no longer active;
     one that would be asked twice, or has nothing left to ask, is closed. The likely changes
     already asked about ``holder`` are put in the order that gives (``reordered_question``).
-    The questions about both are locked in one statement (``LOCK_ORDER``; the callers lock
-    them before anything else already)."""
-    lock_questions(conn, [gone.id, holder.id])
+    The callers have locked the questions about both before anything else
+    (``lock_questions``, in ``LOCK_ORDER``)."""
     for item, other in _asked_about(conn, gone.id):
         moved = rule.moved_question(item, holder, other, said_at=said_at, merged=merged)
         _put(conn, item, moved)
