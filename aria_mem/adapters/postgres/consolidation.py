@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database, Row
+from aria_mem.adapters.postgres.retry import rerun_on_deadlock
 from aria_mem.domain.hygiene import Consolidation, MemoryEvent, Outcome
 from aria_mem.domain.models import Memory
 from aria_mem.errors import ValidationError
@@ -27,6 +28,7 @@ class PgConsolidation:
             ).fetchall()
         return [rows.memory(r) for r in found]
 
+    @rerun_on_deadlock
     def consolidated(self, memory_id: uuid.UUID, action: Consolidation | None) -> None:
         with self._db.connection() as conn, conn.transaction():
             cleared = conn.execute(
@@ -78,6 +80,7 @@ class PgConsolidation:
             )
         return _consolidation(found)
 
+    @rerun_on_deadlock
     def mark_undone(self, action_id: uuid.UUID) -> None:
         with self._db.connection() as conn:
             done = conn.execute(
@@ -87,6 +90,7 @@ class PgConsolidation:
         if done.rowcount == 0:
             raise ValidationError("That pass action was undone already — nothing to undo")
 
+    @rerun_on_deadlock
     def add_events(self, events: Sequence[MemoryEvent]) -> int:
         if not events:
             return 0

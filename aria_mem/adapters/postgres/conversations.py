@@ -10,6 +10,7 @@ from typing import Any
 
 from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database
+from aria_mem.adapters.postgres.retry import rerun_on_deadlock
 from aria_mem.adapters.postgres.text_search import TextSearch
 from aria_mem.domain import mentions
 from aria_mem.domain.records import (
@@ -27,6 +28,7 @@ class PgConversations:
         self._db = db
         self._text_search = text_search or TextSearch()
 
+    @rerun_on_deadlock
     def open_conversation(self, user_id: str, companion_id: str, *, new: bool = False) -> uuid.UUID:
         """The most recent conversation of the pair, or a new one."""
         with self._db.connection() as conn:
@@ -45,6 +47,7 @@ class PgConversations:
             )
             return conversation_id
 
+    @rerun_on_deadlock
     def add_turns(
         self, conversation_id: uuid.UUID, turns: Sequence[tuple[str, str, datetime]]
     ) -> None:
@@ -102,6 +105,7 @@ class PgConversations:
             ).fetchall()
         return [(r["role"], r["content"]) for r in found]
 
+    @rerun_on_deadlock
     def forget_conversation(self, conversation_id: uuid.UUID) -> int:
         with self._db.connection() as conn, conn.transaction():
             counted = conn.execute(
@@ -146,6 +150,7 @@ class PgConversations:
             for r in found
         ]
 
+    @rerun_on_deadlock
     def forget_turns(self, user_id: str, companion_id: str, turn_ids: Sequence[int]) -> int:
         if not turn_ids:
             return 0
@@ -163,6 +168,7 @@ class PgConversations:
             ).fetchone()
         return row["system_prompt"] if row else None
 
+    @rerun_on_deadlock
     def set_system_prompt(self, conversation_id: uuid.UUID, text: str | None) -> None:
         with self._db.connection() as conn:
             conn.execute(
@@ -206,6 +212,7 @@ class PgConversations:
             for h in heads
         ]
 
+    @rerun_on_deadlock
     def import_conversation(self, record: ConversationRecord) -> bool:
         with self._db.connection() as conn, conn.transaction():
             added = conn.execute(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from aria_mem.adapters.postgres.connection import Database
 from aria_mem.adapters.postgres.questions import lock_for_forgetting_user
+from aria_mem.adapters.postgres.retry import rerun_on_deadlock
 from aria_mem.domain.models import MEMORIES_COLLECTION
 from aria_mem.domain.records import ErasedUser
 
@@ -12,6 +13,7 @@ class PgErasure:
     def __init__(self, db: Database) -> None:
         self._db = db
 
+    @rerun_on_deadlock
     def erase_user(self, user_id: str) -> ErasedUser:
         with self._db.connection() as conn, conn.transaction():
             lock_for_forgetting_user(conn, user_id)

@@ -20,6 +20,7 @@ from aria_mem.adapters.postgres.questions import (
     reorder_questions,
     review_item,
 )
+from aria_mem.adapters.postgres.retry import rerun_on_deadlock
 from aria_mem.domain.hygiene import EventKind, MemoryEvent, ReviewItem, last_said
 from aria_mem.domain.models import Memory
 from aria_mem.domain.validation import no_memory, normalize_text
@@ -66,6 +67,7 @@ class PgHygiene(PgConsolidation):
     def __init__(self, db: Database) -> None:
         self._db = db
 
+    @rerun_on_deadlock
     def merge_into(
         self,
         memory_id: uuid.UUID,
@@ -110,6 +112,7 @@ class PgHygiene(PgConsolidation):
             reorder_questions(conn, merged, last_said(merged))  # a repeat said now
         return merged
 
+    @rerun_on_deadlock
     def restated(self, memory_id: uuid.UUID) -> None:
         with self._db.connection() as conn, conn.transaction():
             row = conn.execute(f"SELECT {rows.MEMORY} FROM memories WHERE id = %s", (memory_id,))
@@ -117,6 +120,7 @@ class PgHygiene(PgConsolidation):
                 memory = rows.memory(said)
                 reorder_questions(conn, memory, last_said(memory))
 
+    @rerun_on_deadlock
     def supersede(
         self, old_id: uuid.UUID, new_id: uuid.UUID, detail: str, *, merged: bool = False
     ) -> Memory:
@@ -143,6 +147,7 @@ class PgHygiene(PgConsolidation):
                 move_questions(conn, old, holder, said_at, merged)
         return old
 
+    @rerun_on_deadlock
     def fold(self, new_id: uuid.UUID, into_id: uuid.UUID, detail: str) -> Memory:
         if new_id == into_id:
             raise ValidationError("A memory cannot be merged into itself — name another memory")
@@ -174,6 +179,7 @@ class PgHygiene(PgConsolidation):
             move_questions(conn, new, kept, said_at, True)
         return kept
 
+    @rerun_on_deadlock
     def restore(self, memory_id: uuid.UUID, detail: str) -> Memory:
         with self._db.connection() as conn, conn.transaction():
             restored = _one(
@@ -186,6 +192,7 @@ class PgHygiene(PgConsolidation):
             _event(conn, memory_id, EventKind.RESTORED, detail=detail)
         return restored
 
+    @rerun_on_deadlock
     def retire(self, memory_id: uuid.UUID, detail: str) -> Memory:
         with self._db.connection() as conn, conn.transaction():
             retired = _one(
@@ -197,6 +204,7 @@ class PgHygiene(PgConsolidation):
             _event(conn, memory_id, EventKind.RETIRED, detail=detail)
         return retired
 
+    @rerun_on_deadlock
     def keep(self, memory_id: uuid.UUID, detail: str) -> None:
         with self._db.connection() as conn:
             _event(conn, memory_id, EventKind.KEPT, detail=detail)
@@ -245,6 +253,7 @@ class PgHygiene(PgConsolidation):
 
     # -- the review queue -----------------------------------------------------------------
 
+    @rerun_on_deadlock
     def propose(self, item: ReviewItem) -> bool:
         with self._db.connection() as conn:
             done = conn.execute(
@@ -332,6 +341,7 @@ class PgHygiene(PgConsolidation):
             )
         return review_item(found)
 
+    @rerun_on_deadlock
     def close_review(self, review_id: uuid.UUID) -> None:
         with self._db.connection() as conn:
             conn.execute("DELETE FROM review_items WHERE id = %s", (review_id,))

@@ -10,6 +10,7 @@ import psycopg
 
 from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database, Row
+from aria_mem.adapters.postgres.retry import rerun_on_deadlock
 from aria_mem.domain.models import KNOWLEDGE_COLLECTION
 from aria_mem.domain.records import KnowledgeSource, LearnOutcome
 from aria_mem.domain.validation import only_match
@@ -51,6 +52,7 @@ class PgKnowledge:
     def __init__(self, db: Database) -> None:
         self._db = db
 
+    @rerun_on_deadlock
     def learn(
         self,
         companion_id: str,
@@ -97,6 +99,7 @@ class PgKnowledge:
             ).fetchall()
         return [_source(r) for r in found]
 
+    @rerun_on_deadlock
     def forget(self, companion_id: str, prefix: str) -> KnowledgeSource:
         """Delete a source of the companion and its passages; their vectors are queued for
         removal. Another companion's source is not found, as if it did not exist."""

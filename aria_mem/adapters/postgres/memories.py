@@ -13,6 +13,7 @@ from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database
 from aria_mem.adapters.postgres.hygiene import record_event
 from aria_mem.adapters.postgres.questions import before_rows, lock_questions
+from aria_mem.adapters.postgres.retry import rerun_on_deadlock
 from aria_mem.domain.hygiene import EventKind
 from aria_mem.domain.memory_line import EXPORT_FIELDS
 from aria_mem.domain.models import (
@@ -53,6 +54,7 @@ class PgMemories:
 
     # -- writes -------------------------------------------------------------------------
 
+    @rerun_on_deadlock
     def save(self, new: NewMemory) -> SaveOutcome:
         """Insert, or confirm the memory of this user and companion that states the same
         fact (one row per fact)."""
@@ -94,6 +96,7 @@ class PgMemories:
             raise no_memory(memory_id)
         return rows.memory(row)
 
+    @rerun_on_deadlock
     def edit(self, memory_id: uuid.UUID, changes: MemoryChanges) -> Memory:
         sets: list[str] = []
         params: list[Any] = []
@@ -144,6 +147,7 @@ class PgMemories:
                 "edit or forget that one instead"
             ) from exc
 
+    @rerun_on_deadlock
     def confirm(self, memory_id: uuid.UUID) -> Memory:
         return self._update_one(
             memory_id,
@@ -151,6 +155,7 @@ class PgMemories:
             (),
         )
 
+    @rerun_on_deadlock
     def delete(self, memory_id: uuid.UUID) -> Memory:
         """Remove the memory for good and queue its vector's removal, in one transaction."""
         with self._db.connection() as conn, conn.transaction():
@@ -308,6 +313,7 @@ class PgMemories:
 
     # -- bulk ---------------------------------------------------------------------------
 
+    @rerun_on_deadlock
     def import_memories(self, memories: Sequence[Memory]) -> ImportResult:
         """Insert or update by id, in one transaction. A line whose fact another memory of the
         same user and companion already states (different id) is merged into that one. A row

@@ -11,6 +11,7 @@ from psycopg.rows import tuple_row
 
 from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database
+from aria_mem.adapters.postgres.retry import rerun_on_deadlock
 from aria_mem.domain.models import Kind
 from aria_mem.domain.payload import knowledge_entry, memory_entry
 from aria_mem.domain.records import IndexEntry, QueuedDeletion
@@ -41,6 +42,7 @@ class PgIndexQueue:
             ).fetchall()
         return [knowledge_entry(rows.knowledge_item(r)) for r in found]
 
+    @rerun_on_deadlock
     def mark_indexed(
         self, kind: Kind, versions: Sequence[tuple[uuid.UUID, datetime]], model: str | None
     ) -> int:
@@ -57,6 +59,7 @@ class PgIndexQueue:
                 (model, [v[0] for v in versions], [v[1] for v in versions]),
             ).rowcount
 
+    @rerun_on_deadlock
     def mark_failed(self, kind: Kind, ids: Sequence[uuid.UUID], error: str) -> None:
         if ids:
             with self._db.connection() as conn:
@@ -66,6 +69,7 @@ class PgIndexQueue:
                     (error[:_MAX_ERROR], list(ids)),
                 )
 
+    @rerun_on_deadlock
     def mark_pending(self, kind: Kind, ids: Sequence[uuid.UUID]) -> int:
         if not ids:
             return 0
@@ -105,6 +109,7 @@ class PgIndexQueue:
             )
         return {r[0] for r in found}
 
+    @rerun_on_deadlock
     def mark_pending_for_model(self, model: str, *, force: bool = False) -> int:
         """Pending: every entry whose vector was made by another model (``force``: every
         entry, to rebuild a lost index). Returns how many changed."""
@@ -128,6 +133,7 @@ class PgIndexQueue:
         assert row is not None
         return int(row["n"])
 
+    @rerun_on_deadlock
     def mark_expired_pending(self) -> int:
         """Memories that expired since they were indexed: pending, so their vector goes."""
         with self._db.connection() as conn:
@@ -146,11 +152,13 @@ class PgIndexQueue:
             ).fetchall()
         return [QueuedDeletion(r["id"], r["collection"], r["point_id"]) for r in found]
 
+    @rerun_on_deadlock
     def drop_queued_deletions(self, ids: Sequence[int]) -> None:
         if ids:
             with self._db.connection() as conn:
                 conn.execute("DELETE FROM vector_deletions WHERE id = ANY(%s)", (list(ids),))
 
+    @rerun_on_deadlock
     def note_deletion_failure(self, ids: Sequence[int], error: str) -> None:
         if ids:
             with self._db.connection() as conn:

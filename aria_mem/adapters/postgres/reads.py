@@ -11,6 +11,7 @@ import psycopg
 
 from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database
+from aria_mem.adapters.postgres.retry import rerun_on_deadlock
 from aria_mem.adapters.postgres.text_search import (
     LEXICAL_SQL,
     TextSearch,
@@ -128,6 +129,7 @@ class PgRetrievalReads:
             ).fetchall()
         return {r["id"]: rows.knowledge_item(r) for r in found}
 
+    @rerun_on_deadlock
     def record_use(self, memory_ids: Sequence[uuid.UUID]) -> None:
         """Count a use of each memory the reply used."""
         if memory_ids:
@@ -179,6 +181,7 @@ class PgRelationships:
             ).fetchall()
         return [(r["user_id"], r["companion_id"], Stage(r["stage"])) for r in found]
 
+    @rerun_on_deadlock
     def set_stage(self, user_id: str, companion_id: str, stage: Stage) -> None:
         """Set the relationship stage; held memories of the pair become pending so the next
         indexing pass gives them a vector (or takes it away) as the new stage allows."""

@@ -1,0 +1,111 @@
+"""A change PostgreSQL aborts to break a deadlock runs again (``retry.rerun_on_deadlock``), on
+the embedded PostgreSQL and on the server: the user's forget succeeds where it failed with
+"deadlock detected", and the other party's work is kept too."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import psycopg
+import pytest
+
+from aria_mem.adapters.postgres import retry
+from aria_mem.adapters.postgres.store import PostgresStore
+from aria_mem.domain.models import Memory, NewMemory
+from aria_mem.errors import NotFoundError, StoreError
+
+
+def _saved(store: PostgresStore, text: str) -> Memory:
+    return store.memories.save(NewMemory("u1", "aria", text)).memory
+
+
+def _waiting_for(probe: psycopg.Connection[Any], holder_pid: int, thread: threading.Thread) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        assert thread.is_alive(), "the change finished without waiting for the held row"
+        row = probe.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE %s = ANY(pg_blocking_pids(pid))",
+            (holder_pid,),
+        ).fetchone()
+        if row and row[0]:
+            return
+        time.sleep(0.02)
+    pytest.fail("the change never waited for the row held elsewhere")
+
+
+def test_a_forget_that_loses_a_deadlock_runs_again_and_succeeds(
+    store: PostgresStore, dsn: str
+) -> None:
+    """A forget of A holds A's row and waits for the memory A replaced, B, which another
+    session holds; that session then asks for A: a circle. The other session waits a minute
+    before it looks for deadlocks, the forget one second, so PostgreSQL aborts the forget; it
+    runs again once the other session commits, and both changes are kept."""
+    kept = _saved(store, "The user lives in Nice.")
+    replaced = _saved(store, "The user lives in Lyon.")
+    store.hygiene.supersede(replaced.id, kept.id, "a test")
+    outcome: list[object] = []
+
+    def forget() -> None:
+        try:
+            outcome.append(store.memories.delete(kept.id))
+        except BaseException as exc:  # raised in the test below
+            outcome.append(exc)
+
+    with psycopg.connect(dsn) as other, psycopg.connect(dsn, autocommit=True) as probe:
+        other.execute("SET deadlock_timeout = '60s'")
+        other.execute("UPDATE memories SET importance = 0.9 WHERE id = %s", (replaced.id,))
+        forgetting = threading.Thread(target=forget, daemon=True)
+        forgetting.start()
+        _waiting_for(probe, other.info.backend_pid, forgetting)
+        # The circle: the other session now wants the row the forget holds.
+        other.execute("UPDATE memories SET importance = 0.8 WHERE id = %s", (kept.id,))
+        other.commit()
+        forgetting.join(30)
+    assert not forgetting.is_alive()
+    assert len(outcome) == 1
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    assert isinstance(outcome[0], Memory) and outcome[0].id == kept.id
+    with pytest.raises(NotFoundError):
+        store.memories.get(kept.id)
+    after = store.memories.get(replaced.id)
+    assert after.superseded_by is None
+    assert after.importance == pytest.approx(0.9)
+
+
+def _deadlock() -> StoreError:
+    try:
+        raise psycopg.errors.DeadlockDetected("deadlock detected")
+    except psycopg.errors.DeadlockDetected as exc:
+        try:
+            raise StoreError(f"PostgreSQL failed: {exc}") from exc
+        except StoreError as error:
+            return error
+
+
+def test_a_change_that_keeps_losing_reports_its_deadlock_after_the_last_attempt() -> None:
+    calls: list[int] = []
+
+    @retry.rerun_on_deadlock
+    def change() -> None:
+        calls.append(1)
+        raise _deadlock()
+
+    with pytest.raises(StoreError, match="deadlock detected"):
+        change()
+    assert len(calls) == retry.ATTEMPTS
+
+
+def test_a_change_that_fails_for_another_reason_runs_once() -> None:
+    calls: list[int] = []
+
+    @retry.rerun_on_deadlock
+    def change() -> None:
+        calls.append(1)
+        raise StoreError("PostgreSQL failed: relation does not exist")
+
+    with pytest.raises(StoreError, match="does not exist"):
+        change()
+    assert calls == [1]
