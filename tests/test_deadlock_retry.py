@@ -39,40 +39,60 @@ def test_a_forget_that_loses_a_deadlock_runs_again_and_succeeds(
     store: PostgresStore, dsn: str
 ) -> None:
     """A forget of A holds A's row and waits for the memory A replaced, B, which another
-    session holds; that session then asks for A: a circle. The other session waits a minute
-    before it looks for deadlocks, the forget one second, so PostgreSQL aborts the forget; it
+    session holds; that session then asks for A: a circle. The other session waits ten
+    seconds before it looks for deadlocks, the forget one, so PostgreSQL aborts the forget; it
     runs again once the other session commits, and both changes are kept."""
-    kept = _saved(store, "The user lives in Nice.")
-    replaced = _saved(store, "The user lives in Lyon.")
-    store.hygiene.supersede(replaced.id, kept.id, "a test")
-    outcome: list[object] = []
-
-    def forget() -> None:
-        try:
-            outcome.append(store.memories.delete(kept.id))
-        except BaseException as exc:  # raised in the test below
-            outcome.append(exc)
-
-    with psycopg.connect(dsn) as other, psycopg.connect(dsn, autocommit=True) as probe:
-        other.execute("SET deadlock_timeout = '60s'")
-        other.execute("UPDATE memories SET importance = 0.9 WHERE id = %s", (replaced.id,))
-        forgetting = threading.Thread(target=forget, daemon=True)
-        forgetting.start()
-        _waiting_for(probe, other.info.backend_pid, forgetting)
-        # The circle: the other session now wants the row the forget holds.
-        other.execute("UPDATE memories SET importance = 0.8 WHERE id = %s", (kept.id,))
-        other.commit()
-        forgetting.join(30)
-    assert not forgetting.is_alive()
-    assert len(outcome) == 1
-    if isinstance(outcome[0], BaseException):
-        raise outcome[0]
-    assert isinstance(outcome[0], Memory) and outcome[0].id == kept.id
+    for attempt in range(3):
+        kept = _saved(store, f"The user lives in Nice ({attempt}).")
+        replaced = _saved(store, f"The user lives in Lyon ({attempt}).")
+        store.hygiene.supersede(replaced.id, kept.id, "a test")
+        outcome = _forget_in_a_circle(store, dsn, kept, replaced)
+        if outcome is not None:
+            break
+    else:
+        pytest.fail("the forget never lost the deadlock (the machine stalled for a second)")
+    if isinstance(outcome, BaseException):
+        raise outcome
+    assert isinstance(outcome, Memory) and outcome.id == kept.id
     with pytest.raises(NotFoundError):
         store.memories.get(kept.id)
     after = store.memories.get(replaced.id)
     assert after.superseded_by is None
     assert after.importance == pytest.approx(0.9)
+
+
+def _forget_in_a_circle(
+    store: PostgresStore, dsn: str, kept: Memory, replaced: Memory
+) -> object | None:
+    """What the forget of ``kept`` returned or raised; None when the circle closed too late
+    for the forget's one look for it (PostgreSQL looks once, a second after a wait begins), so
+    the other session lost instead."""
+    outcome: list[object] = []
+
+    def forget() -> None:
+        try:
+            outcome.append(store.memories.delete(kept.id))
+        except BaseException as exc:  # handed to the test
+            outcome.append(exc)
+
+    with psycopg.connect(dsn) as other, psycopg.connect(dsn, autocommit=True) as probe:
+        other.execute("SET deadlock_timeout = '10s'")
+        other.execute("UPDATE memories SET importance = 0.9 WHERE id = %s", (replaced.id,))
+        forgetting = threading.Thread(target=forget, daemon=True)
+        forgetting.start()
+        _waiting_for(probe, other.info.backend_pid, forgetting)
+        try:  # the circle: the other session now wants the row the forget holds
+            other.execute("UPDATE memories SET importance = 0.8 WHERE id = %s", (kept.id,))
+        except psycopg.errors.DeadlockDetected:
+            other.rollback()
+            lost = True
+        else:
+            other.commit()
+            lost = False
+        forgetting.join(30)
+    assert not forgetting.is_alive()
+    assert len(outcome) == 1
+    return None if lost else outcome[0]
 
 
 def _deadlock() -> StoreError:

@@ -26,7 +26,8 @@ a change keeps or the one it forgets before the ones it replaces; then the pair'
 UPDATE`` and an edit the memory it changes, so that a question's key check on it does not
 wait for them. Taken so, the cycles found between merges, supersessions, restatements,
 forgets, imports and a user's forgetting are gone (``tests/test_question_locks.py``); a cycle
-is not lost data: PostgreSQL aborts one of the changes, which fails with an error.
+is not lost data: PostgreSQL aborts one of the changes, which the store runs again
+(``retry.rerun_on_deadlock``).
 
 Not covered (docs/hygiene.md lists them): a question asked or moved onto a memory between two
 statements of a change is taken after the others; the updates of many rows at once that a

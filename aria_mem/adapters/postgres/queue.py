@@ -115,7 +115,7 @@ class PgIndexQueue:
         entry, to rebuild a lost index). Returns how many changed."""
         which = "" if force else " AND indexed_model IS NOT NULL AND indexed_model <> %s"
         changed = 0
-        with self._db.connection() as conn:
+        with self._db.connection() as conn, conn.transaction():  # run again whole, counted once
             for table in rows.TABLES.values():
                 changed += conn.execute(
                     f"UPDATE {table} SET index_state = 'pending', index_attempts = 0"
