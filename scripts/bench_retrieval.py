@@ -29,6 +29,9 @@ user's part of a shard, so its cost follows that user's memories, not the collec
 PostgreSQL reads (profile, words, validation) are per user too and stay as they are.
 docs/service.md says how to run on one.
 
+--through-service: the same sizes through the public API as a client of the aria-mem service
+(``scripts/bench_retrieval_served.py``), as a program using aria-mem meets them.
+
 --data DIR: instead, the real sets of ``scripts/bench_real.py`` (REALTALK, the LoCoMo
 development half; read from DIR, never copied) through the public API with the real model,
 as a client of the aria-mem service: the overhead of each question's ``search``.
@@ -332,6 +335,12 @@ def main() -> None:
         help="instead: the real sets in this folder (realtalk/, locomo/), through the API",
     )
     parser.add_argument("--sets", default="realtalk,locomo", help="with --data")
+    parser.add_argument(
+        "--through-service",
+        action="store_true",
+        help="the sizes through the public API as a client of the aria-mem service "
+        "(scripts/bench_retrieval_served.py), instead of the retriever in this process",
+    )
     parser.add_argument("--home", type=Path, help="with --data: keep the homes here")
     args = parser.parse_args()
     if args.data is not None:
@@ -340,6 +349,18 @@ def main() -> None:
     rng = np.random.default_rng(7)
     random.seed(7)
     rows: list[str] = []
+    if args.through_service:
+        from scripts.bench_retrieval_served import through_service
+
+        for n in (int(s) for s in args.sizes.split(",")):
+            rows += through_service(n, args.users, args.queries, rng)
+        print(
+            "\n| engine | memories | measured | p50 ms | p95 ms | stage medians (ms) | "
+            "chosen/query | setup |"
+        )
+        print("|---|---:|---|---:|---:|---|---:|---:|")
+        print("\n".join(rows))
+        return
     imports: list[str] = []
     with tempfile.TemporaryDirectory(prefix="aria-bench-") as tmp:
         work = Path(tmp)

@@ -1,0 +1,144 @@
+"""``scripts/bench_retrieval.py --through-service``: the synthetic sizes as a program using
+aria-mem meets them, through the public API as a client of the aria-mem service.
+
+The same memories and queries as the in-process rows (``bench_retrieval.build`` and
+``run_queries``: "The user" and ten Zipf-drawn words, a random unit vector each; a query is a
+stored memory's vector plus noise, with three of its words and two others), but written as a
+program writes them: one JSON Lines file imported by ``AriaMem.transfer.import_file``, which
+the service stores and indexes, embedding each text with the fake Ollama server of the tests
+over HTTP. The fake hands out the vectors drawn here, by text, so the searches find what the
+in-process rows find. Each query is then asked by ``AriaMem.search``, which the service runs
+whole. Per query, as ``bench_retrieval.real_data`` measures: "pipeline" is the service's own
+stages less the embedding call, "client" the wall time of ``search`` less the same call, and
+"there and back" the wall time less the retrieval's own total.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+from scripts.bench_retrieval import CHUNK, DIM, TYPES, percentiles, sentence
+from tests.fakes import vectors
+
+
+class _Vectors:
+    """The fake Ollama's embedding: the vector drawn for a text, else its usual one. Kept as
+    one array and a row per text (a million lists of floats would not fit)."""
+
+    def __init__(self, n: int, extra: int) -> None:
+        self.array = np.zeros((n + extra, DIM), dtype=np.float32)
+        self.row: dict[str, int] = {}
+
+    def put(self, text: str, vector: np.ndarray) -> None:
+        at = self.row.setdefault(text, len(self.row))
+        self.array[at] = vector
+
+    def __call__(self, text: str, dim: int) -> list[float]:
+        at = self.row.get(text)
+        if at is None:
+            return vectors.embed(text, dim)
+        found: list[float] = self.array[at].tolist()
+        return found
+
+
+def _write(n: int, users: int, rng: np.random.Generator, table: _Vectors, lines: Path) -> None:
+    """The N memories as an export's lines, each text's vector in ``table``."""
+    stamp = datetime.now(UTC).isoformat()
+    with lines.open("w", encoding="utf-8") as out:
+        for start in range(0, n, CHUNK):
+            size = min(CHUNK, n - start)
+            drawn = rng.normal(size=(size, DIM)).astype(np.float32)
+            drawn /= np.linalg.norm(drawn, axis=1, keepdims=True)
+            for j in range(size):
+                i = start + j
+                text = " ".join(["The user", *sentence(rng, 10)]) + f" ({i})."
+                table.put(text, drawn[j])
+                line = {
+                    "id": str(uuid.uuid4()),
+                    "user_id": f"user{i % users}",
+                    "companion_id": "aria",
+                    "type": TYPES[i % len(TYPES)].value,
+                    "text": text,
+                    "importance": (i % 10) / 10,
+                    "emotional_significance": (i % 7) / 7,
+                    "confidence": 0.9,
+                    "pinned": i % 97 == 0,
+                    "use_count": i % 30,
+                    "created_at": stamp,
+                    "updated_at": stamp,
+                }
+                out.write(json.dumps(line) + "\n")
+
+
+def through_service(n: int, users: int, queries: int, rng: np.random.Generator) -> list[str]:
+    """The rows for one size, printed as they come."""
+    from aria_mem.api import AriaMem
+    from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
+
+    table = _Vectors(n, queries + 20)
+    rows: list[str] = []
+    with (
+        tempfile.TemporaryDirectory(prefix="aria-bench-served-") as tmp,
+        FakeOllama(FakeOllamaState(dim=DIM, embed=table)) as fake,
+    ):
+        home = Path(tmp)
+        os.environ["ARIA_MEM_HOME"] = str(home)
+        lines = home / "memories.jsonl"
+        t0 = time.perf_counter()
+        _write(n, users, rng, table, lines)
+        embedder = {"provider": "ollama", "model": "mxbai-embed-large", "host": fake.url}
+        with AriaMem.open(None, embedder=embedder, retrieval={"timeout": 30.0}) as mem:
+            imported = mem.transfer.import_file(lines)
+            setup = time.perf_counter() - t0
+            print(
+                f"  {n:,} memories imported and indexed in {setup:.0f} s ({imported})",
+                file=sys.stderr,
+                flush=True,
+            )
+            texts = [t for t in table.row]
+            pipeline: list[float] = []
+            client: list[float] = []
+            crossing: list[float] = []
+            stages: dict[str, list[float]] = {}
+            chosen = 0
+            for q in range(queries + 20):
+                user = q % users
+                at = int(rng.integers(n // users)) * users + user  # one of the user's memories
+                base = table.array[table.row[texts[at]]]
+                noisy = base + rng.normal(scale=0.02, size=DIM).astype(np.float32)
+                own = [w for w in texts[at].split() if w.startswith("word")]
+                message = "Tell me about " + " ".join([*rng.choice(own, size=3), *sentence(rng, 2)])
+                table.put(message, noisy / np.linalg.norm(noisy))
+                started = time.perf_counter()
+                result = mem.search(message, user=f"user{user}", companion="aria")
+                wall = (time.perf_counter() - started) * 1000
+                timings = dict(result.timings.items())
+                if q < 20:
+                    continue
+                chosen += len(result.chosen)
+                embed = timings.get("embed", 0.0)
+                pipeline.append(timings["total"] - embed)
+                client.append(wall - embed)
+                crossing.append(wall - timings["total"])
+                for stage, value in timings.items():
+                    stages.setdefault(stage, []).append(value)
+            mem.admin.stop()
+    parts = " ".join(f"{k} {statistics.median(v):.2f}" for k, v in stages.items() if k != "total")
+    for what, values in (("pipeline", pipeline), ("client", client), ("there and back", crossing)):
+        p50, p95 = percentiles(values)
+        rows.append(
+            f"| edge, through the service | {n:,} | {what} | {p50:.2f} | {p95:.2f} | "
+            f"{parts if what == 'pipeline' else ''} | {chosen / queries:.1f} | {setup:.0f} s |"
+        )
+        print(rows[-1], flush=True)
+    return rows
