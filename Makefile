@@ -51,6 +51,7 @@ bench: install
 	$(BIN)/python -m scripts.bench_quality
 	$(BIN)/python -m scripts.bench_hygiene
 	$(BIN)/python -m scripts.bench_startup
+	$(BIN)/python -m scripts.bench_forget
 
 # Retrieval quality on both data sets (personas, tuned on; observations, not): hit@5, hit@10
 # and recall@10 per question kind for plain cosine, word search alone, the seed's pipeline

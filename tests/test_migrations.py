@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import uuid
+
 import psycopg
+import pytest
 
 from aria_mem.adapters.postgres import migrations
 from aria_mem.adapters.postgres.store import PostgresStore
@@ -68,3 +71,26 @@ def test_an_up_to_date_schema_is_recognised_in_one_question_and_a_stale_one_is_n
         store.close()
     finally:
         pg.drop_database(dsn)
+
+
+@pytest.mark.parametrize(
+    ("table", "column", "index"),
+    [
+        ("review_items", "memory_id", "review_items_memory"),
+        ("review_items", "other_id", "review_items_other"),
+        ("consolidations", "memory_id", "consolidations_memory"),
+        ("consolidations", "other_id", "consolidations_other"),
+    ],
+)
+def test_what_names_a_memory_is_found_by_an_index(
+    store: PostgresStore, table: str, column: str, index: str
+) -> None:
+    """A forget's cascade and its question locks look up the questions and pass records
+    naming the memory, once per memory and column (migration 012): without an index with that
+    column first, each look-up read the whole table (scripts/bench_forget.py)."""
+    with store.db.connection() as conn, conn.transaction():
+        conn.execute("SET LOCAL enable_seqscan = off")
+        plan = conn.execute(
+            f"EXPLAIN SELECT 1 FROM {table} WHERE {column} = %s", (uuid.uuid4(),)
+        ).fetchall()
+    assert index in " ".join(str(row) for row in plan)
