@@ -237,3 +237,28 @@ def test_unreachable_qdrant_server_is_an_index_error() -> None:
     dead = QdrantServerIndex(f"http://127.0.0.1:{closed_port()}", timeout=1)
     with pytest.raises(VectorIndexError, match="is it running"):
         dead.collection_size(C)
+
+
+def _edge_search_threads() -> set[str]:
+    """The ids of this process's threads that Qdrant Edge runs searches on."""
+    tasks = Path("/proc/self/task")
+    return {t.name for t in tasks.iterdir() if (t / "comm").read_text().startswith("edge-search")}
+
+
+@pytest.mark.parametrize("reopened", [False, True])
+def test_an_edge_shard_searches_with_one_thread(tmp_path: Path, reopened: bool) -> None:
+    """Edge's default is a pool of search threads per shard, sized by the CPUs (eight on two
+    cores), each search handed to it and waited for, its idle threads spinning beside the
+    model; aria-mem's shards search on one (``qdrant_edge.SEARCH_THREADS``), whether made
+    now or opened again."""
+    before = _edge_search_threads()
+    index = EdgeIndex(tmp_path / "edge")
+    index.ensure_collection(C, 16)
+    index.upsert(C, [point(f"fact {i}") for i in range(20)])
+    if reopened:
+        index.close()
+        index = EdgeIndex(tmp_path / "edge")
+    scope = SearchScope("u1", "aria", MODEL)
+    assert len(index.search(C, embed("fact 3", 16), scope, 5)) == 5
+    assert len(_edge_search_threads() - before) <= 1
+    index.close()

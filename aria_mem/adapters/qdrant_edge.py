@@ -48,6 +48,21 @@ _META = "collections.json"
 _WAL_RETRY_SECONDS = 10.0
 
 
+SEARCH_THREADS = 1
+"""Edge searches on the calling thread. Its default, a pool of threads per shard (eight on a
+two-core machine) that the caller hands each search to and waits for, cost a search 0.29 ms
+against 0.20 ms here (REALTALK's shard, a median of 900; the retriever already runs its search
+in a worker of its own), and the pool's idle threads spin, taking a core from the model and
+the rest of the trip (docs/performance.md)."""
+
+
+def _config(size: int) -> Any:
+    """A shard's settings, to make it or to open it: cosine vectors of ``size`` and
+    ``SEARCH_THREADS``."""
+    vectors = {VECTOR: qe.EdgeVectorParams(size=size, distance=qe.Distance.Cosine)}
+    return qe.EdgeConfig(vectors=vectors, max_search_threads=SEARCH_THREADS)
+
+
 def _opening(open_shard: Callable[[], Any]) -> Any:
     """Open a shard, waiting while another process still holds its write-ahead log: a service
     that held the index may be exiting, its lock file released before its shard handles."""
@@ -206,9 +221,7 @@ class EdgeIndex:
             path = self._root / collection
             if path.exists():
                 shutil.rmtree(path)
-            config = qe.EdgeConfig(
-                vectors={VECTOR: qe.EdgeVectorParams(size=size, distance=qe.Distance.Cosine)}
-            )
+            config = _config(size)
             private_dir(self._root, what="index folder")
             disk_space.ensure_room(self._root, disk_space.MIN_FREE_BYTES)
             try:
@@ -246,13 +259,14 @@ class EdgeIndex:
             return shard
         self._refuse_if_closed()
         path = self._root / collection
-        if not path.exists() or self.collection_size(collection) is None:
+        size = self.collection_size(collection)
+        if not path.exists() or size is None:
             raise VectorIndexError(f"The index has no '{collection}' collection yet")
         disk_space.ensure_room(
             self._root, disk_space.OPEN_FREE_BYTES + disk_space.sparse_bytes(path)
         )
         try:
-            shard = _opening(lambda: qe.EdgeShard.load(str(path)))
+            shard = _opening(lambda: qe.EdgeShard.load(str(path), _config(size)))
         except Exception as exc:
             raise self._write_failed(f"Could not open the index shard {path}", exc) from exc
         try:
