@@ -3,6 +3,7 @@ and qdrant-client's local mode standing in for a Qdrant server."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -183,6 +184,23 @@ def test_edge_shards_survive_reopening(tmp_path: Path) -> None:
     again.close()
 
 
+def test_an_edge_shard_of_another_size_than_recorded_still_opens(tmp_path: Path) -> None:
+    """A crash between making a shard and recording its size leaves the folder's record
+    wrong; the shard is opened as it is, as before a size was given when opening it (not
+    refused for it), and answers."""
+    first = EdgeIndex(tmp_path / "edge")
+    first.ensure_collection(C, 16)
+    p = point("pottery")
+    first.upsert(C, [p])
+    first.close()
+    meta = tmp_path / "edge" / "collections.json"
+    meta.write_text(json.dumps({C: 32}))
+    again = EdgeIndex(tmp_path / "edge")
+    assert again.count(C) == 1
+    assert again.search(C, embed("pottery", 16), SCOPE, 1)[0].id == p.id
+    again.close()
+
+
 def test_an_edge_shard_from_before_the_scope_key_is_given_it_once(tmp_path: Path) -> None:
     """Shards an older aria-mem wrote have no ``scope`` keys; searching them by the key alone
     would find nothing, so opening one adds the keys (from each vector's own payload)."""
@@ -240,9 +258,17 @@ def test_unreachable_qdrant_server_is_an_index_error() -> None:
 
 
 def _edge_search_threads() -> set[str]:
-    """The ids of this process's threads that Qdrant Edge runs searches on."""
-    tasks = Path("/proc/self/task")
-    return {t.name for t in tasks.iterdir() if (t / "comm").read_text().startswith("edge-search")}
+    """The ids of this process's threads that Qdrant Edge runs searches on (one that ends
+    while they are listed is not among them)."""
+    found = set()
+    for task in Path("/proc/self/task").iterdir():
+        try:
+            name = (task / "comm").read_text()
+        except OSError:
+            continue
+        if name.startswith("edge-search"):
+            found.add(task.name)
+    return found
 
 
 @pytest.mark.parametrize("reopened", [False, True])

@@ -63,6 +63,19 @@ def _config(size: int) -> Any:
     return qe.EdgeConfig(vectors=vectors, max_search_threads=SEARCH_THREADS)
 
 
+def _loaded(path: Path, size: int) -> Any:
+    """The shard at ``path``, opened with ``_config``; opened as it is when its vectors are not
+    of the size the folder records for it (a crash between making a shard and recording its
+    size), as before there was a config to give."""
+    try:
+        return _opening(lambda: qe.EdgeShard.load(str(path), _config(size)))
+    except Exception as exc:
+        if "incompatible" not in str(exc):
+            raise
+        log.warning("the index shard %s is not of the recorded size %d: %s", path, size, exc)
+        return _opening(lambda: qe.EdgeShard.load(str(path)))
+
+
 def _opening(open_shard: Callable[[], Any]) -> Any:
     """Open a shard, waiting while another process still holds its write-ahead log: a service
     that held the index may be exiting, its lock file released before its shard handles."""
@@ -266,7 +279,7 @@ class EdgeIndex:
             self._root, disk_space.OPEN_FREE_BYTES + disk_space.sparse_bytes(path)
         )
         try:
-            shard = _opening(lambda: qe.EdgeShard.load(str(path), _config(size)))
+            shard = _loaded(path, size)
         except Exception as exc:
             raise self._write_failed(f"Could not open the index shard {path}", exc) from exc
         try:
