@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from aria_mem.adapters.postgres.store import PostgresStore
 from scripts.bench_retrieval import CHUNK, DIM, TYPES, percentiles, sentence
 from tests.fakes import vectors
 
@@ -113,7 +114,9 @@ def through_service(n: int, users: int, queries: int, rng: np.random.Generator) 
         mem = AriaMem.open(None, embedder=embedder, retrieval={"timeout": 30.0})
         try:
             imported = mem.transfer.import_file(lines)
-            with mem._context.store.db.connection() as conn:
+            store = mem._context.store
+            assert isinstance(store, PostgresStore)
+            with store.db.connection() as conn:
                 conn.execute("ANALYZE memories")  # as bench_retrieval.build does, and autovacuum
             setup = time.perf_counter() - t0
             print(
