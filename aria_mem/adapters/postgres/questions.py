@@ -109,16 +109,17 @@ def _asked_about(
         f" ORDER BY {LOCK_ORDER} FOR UPDATE",
         {"m": memory_id},
     ).fetchall()
-    asked = []
-    for row in found:
-        item = review_item(row)
-        other_id = rule.other_of(item, memory_id)
-        other = None
-        if other_id is not None:
-            read = conn.execute(f"SELECT {rows.MEMORY} FROM memories WHERE id = %s", (other_id,))
-            other = rows.memory(got) if (got := read.fetchone()) else None
-        asked.append((item, other))
-    return asked
+    items = [review_item(row) for row in found]
+    other_ids = [rule.other_of(item, memory_id) for item in items]
+    wanted = [i for i in other_ids if i is not None]
+    others: dict[uuid.UUID, Memory] = {}
+    if wanted:  # one read for all of them
+        read = conn.execute(f"SELECT {rows.MEMORY} FROM memories WHERE id = ANY(%s)", (wanted,))
+        others = {m.id: m for m in map(rows.memory, read.fetchall())}
+    return [
+        (item, None if other_id is None else others.get(other_id))
+        for item, other_id in zip(items, other_ids, strict=True)
+    ]
 
 
 def _put(conn: psycopg.Connection[Row], item: ReviewItem, changed: ReviewItem | None) -> None:
