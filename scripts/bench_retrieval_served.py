@@ -101,65 +101,73 @@ def through_service(n: int, users: int, queries: int, rng: np.random.Generator) 
     table = _Vectors(n, queries + 20)
     rows: list[str] = []
     home_before = os.environ.get("ARIA_MEM_HOME")
-    with (
-        tempfile.TemporaryDirectory(prefix="aria-bench-served-") as tmp,
-        FakeOllama(FakeOllamaState(dim=DIM, embed=table)) as fake,
-    ):
-        home = Path(tmp)
-        os.environ["ARIA_MEM_HOME"] = str(home)
-        lines = home / "memories.jsonl"
-        t0 = time.perf_counter()
-        _write(n, users, rng, table, lines)
-        embedder = {"provider": "ollama", "model": model, "host": fake.url}
-        mem = AriaMem.open(None, embedder=embedder, retrieval={"timeout": 30.0})
-        try:
-            imported = mem.transfer.import_file(lines)
-            store = mem._context.store
-            assert isinstance(store, PostgresStore)
-            with store.db.connection() as conn:
-                conn.execute("ANALYZE memories")  # as bench_retrieval.build does, and autovacuum
-            setup = time.perf_counter() - t0
-            print(
-                f"  {n:,} memories imported and indexed in {setup:.0f} s ({imported})",
-                file=sys.stderr,
-                flush=True,
-            )
-            served_before = answered_by_service(mem.settings.index_dir)
-            texts = list(table.row)
-            pipeline: list[float] = []
-            client: list[float] = []
-            crossing: list[float] = []
-            stages: dict[str, list[float]] = {}
-            chosen = 0
-            for q in range(queries + 20):
-                user = q % users
-                at = int(rng.integers(n // users)) * users + user  # one of the user's memories
-                base = table.array[table.row[texts[at]]]
-                noisy = base + rng.normal(scale=0.02, size=DIM).astype(np.float32)
-                own = [w for w in texts[at].split() if w.startswith("word")]
-                message = "Tell me about " + " ".join([*rng.choice(own, size=3), *sentence(rng, 2)])
-                table.put(asking + build_query(message, None), noisy / np.linalg.norm(noisy))
-                started = time.perf_counter()
-                result = mem.search(message, user=f"user{user}", companion="aria")
-                wall = (time.perf_counter() - started) * 1000
-                timings = dict(result.timings.items())
-                if q < 20:
-                    continue
-                chosen += len(result.chosen)
-                embed = timings.get("embed", 0.0)
-                pipeline.append(timings["total"] - embed)
-                client.append(wall - embed)
-                crossing.append(wall - timings["total"])
-                for stage, value in timings.items():
-                    stages.setdefault(stage, []).append(value)
-            served = answered_by_service(mem.settings.index_dir) - served_before
-        finally:
-            mem.admin.stop()
-            mem.close()
-            if home_before is None:
-                os.environ.pop("ARIA_MEM_HOME", None)
-            else:
-                os.environ["ARIA_MEM_HOME"] = home_before
+    try:
+        with (
+            tempfile.TemporaryDirectory(prefix="aria-bench-served-") as tmp,
+            FakeOllama(FakeOllamaState(dim=DIM, embed=table)) as fake,
+        ):
+            home = Path(tmp)
+            os.environ["ARIA_MEM_HOME"] = str(home)
+            lines = home / "memories.jsonl"
+            t0 = time.perf_counter()
+            _write(n, users, rng, table, lines)
+            embedder = {"provider": "ollama", "model": model, "host": fake.url}
+            mem = AriaMem.open(None, embedder=embedder, retrieval={"timeout": 30.0})
+            try:
+                imported = mem.transfer.import_file(lines)
+                store = mem._context.store
+                assert isinstance(store, PostgresStore)
+                with store.db.connection() as conn:
+                    conn.execute(
+                        "ANALYZE memories"
+                    )  # as bench_retrieval.build does, and autovacuum
+                setup = time.perf_counter() - t0
+                print(
+                    f"  {n:,} memories imported and indexed in {setup:.0f} s ({imported})",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                served_before = answered_by_service(mem.settings.index_dir)
+                texts = list(table.row)
+                pipeline: list[float] = []
+                client: list[float] = []
+                crossing: list[float] = []
+                stages: dict[str, list[float]] = {}
+                chosen = 0
+                for q in range(queries + 20):
+                    user = q % users
+                    at = int(rng.integers(n // users)) * users + user  # one of the user's memories
+                    base = table.array[table.row[texts[at]]]
+                    noisy = base + rng.normal(scale=0.02, size=DIM).astype(np.float32)
+                    own = [w for w in texts[at].split() if w.startswith("word")]
+                    message = "Tell me about " + " ".join(
+                        [*rng.choice(own, size=3), *sentence(rng, 2)]
+                    )
+                    table.put(asking + build_query(message, None), noisy / np.linalg.norm(noisy))
+                    started = time.perf_counter()
+                    result = mem.search(message, user=f"user{user}", companion="aria")
+                    wall = (time.perf_counter() - started) * 1000
+                    timings = dict(result.timings.items())
+                    if q < 20:
+                        continue
+                    chosen += len(result.chosen)
+                    embed = timings.get("embed", 0.0)
+                    pipeline.append(timings["total"] - embed)
+                    client.append(wall - embed)
+                    crossing.append(wall - timings["total"])
+                    for stage, value in timings.items():
+                        stages.setdefault(stage, []).append(value)
+                served = answered_by_service(mem.settings.index_dir) - served_before
+            finally:
+                try:
+                    mem.admin.stop()
+                finally:
+                    mem.close()
+    finally:  # the service and its home are gone; so is the variable that named them
+        if home_before is None:
+            os.environ.pop("ARIA_MEM_HOME", None)
+        else:
+            os.environ["ARIA_MEM_HOME"] = home_before
     if table.missed:
         raise SystemExit(f"{table.missed} texts were embedded that the benchmark never drew")
     parts = " ".join(f"{k} {statistics.median(v):.2f}" for k, v in stages.items() if k != "total")

@@ -184,10 +184,13 @@ def test_edge_shards_survive_reopening(tmp_path: Path) -> None:
     again.close()
 
 
-def test_an_edge_shard_of_another_size_than_recorded_still_opens(tmp_path: Path) -> None:
-    """A crash between making a shard and recording its size leaves the folder's record
-    wrong; the shard is opened as it is, as before a size was given when opening it (not
-    refused for it), and answers."""
+def test_an_edge_shard_of_another_size_than_recorded_opens_and_is_recorded(
+    tmp_path: Path,
+) -> None:
+    """A crash between making a shard and recording its size can leave the folder's record
+    wrong. The shard still opens (it is not refused for the size given when opening it), the
+    record takes the shard's own size, and a point of the recorded size is then refused as
+    of another size, which says to re-index."""
     first = EdgeIndex(tmp_path / "edge")
     first.ensure_collection(C, 16)
     p = point("pottery")
@@ -198,7 +201,11 @@ def test_an_edge_shard_of_another_size_than_recorded_still_opens(tmp_path: Path)
     again = EdgeIndex(tmp_path / "edge")
     assert again.count(C) == 1
     assert again.search(C, embed("pottery", 16), SCOPE, 1)[0].id == p.id
+    assert again.collection_size(C) == 16
+    with pytest.raises(DimensionMismatchError):
+        again.upsert(C, [point("clay", dim=32)])
     again.close()
+    assert json.loads(meta.read_text()) == {C: 16}
 
 
 def test_an_edge_shard_from_before_the_scope_key_is_given_it_once(tmp_path: Path) -> None:

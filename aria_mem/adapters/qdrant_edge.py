@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import shutil
 import threading
 import time
@@ -63,17 +64,24 @@ def _config(size: int) -> Any:
     return qe.EdgeConfig(vectors=vectors, max_search_threads=SEARCH_THREADS)
 
 
-def _loaded(path: Path, size: int) -> Any:
-    """The shard at ``path``, opened with ``_config``; opened as it is when its vectors are not
-    of the size the folder records for it (a crash between making a shard and recording its
-    size), as before there was a config to give."""
+_OTHER_SIZE = re.compile(r"expected vector size (\d+), but got (\d+)")
+"""How Edge refuses a shard opened with vectors of another size than it holds."""
+
+
+def _loaded(path: Path, size: int) -> tuple[Any, int]:
+    """The shard at ``path``, opened with ``_config``, and the size of its vectors: not always
+    the size the folder records for it (``size``), as a crash between making a shard and
+    recording its size can leave it; then the shard's own is returned, for the record, so that
+    the dimension checks say what is wrong and how to mend it."""
     try:
-        return _opening(lambda: qe.EdgeShard.load(str(path), _config(size)))
+        return _opening(lambda: qe.EdgeShard.load(str(path), _config(size))), size
     except Exception as exc:
-        if "incompatible" not in str(exc):
+        other = _OTHER_SIZE.search(str(exc))
+        if other is None or int(other.group(1)) != size:
             raise
-        log.warning("the index shard %s is not of the recorded size %d: %s", path, size, exc)
-        return _opening(lambda: qe.EdgeShard.load(str(path)))
+        held = int(other.group(2))
+    log.warning("the index shard %s holds vectors of %d, not the %d recorded", path, held, size)
+    return _opening(lambda: qe.EdgeShard.load(str(path), _config(held))), held
 
 
 def _opening(open_shard: Callable[[], Any]) -> Any:
@@ -279,9 +287,17 @@ class EdgeIndex:
             self._root, disk_space.OPEN_FREE_BYTES + disk_space.sparse_bytes(path)
         )
         try:
-            shard = _loaded(path, size)
+            shard, held = _loaded(path, size)
         except Exception as exc:
             raise self._write_failed(f"Could not open the index shard {path}", exc) from exc
+        if held != size:
+            meta = self._meta()
+            meta[collection] = held
+            try:
+                self._write_meta(meta)
+            except Exception:
+                shard.close()  # or the next attempt finds the shard still locked by this one
+                raise
         try:
             if SCOPE_KEY not in shard.info().payload_schema:
                 disk_space.ensure_room(self._root, disk_space.MIN_FREE_BYTES)
