@@ -282,7 +282,7 @@ def _edge_search_threads() -> set[str]:
 def test_an_edge_shard_searches_with_one_thread(tmp_path: Path, reopened: bool) -> None:
     """Edge's default is a pool of search threads per shard, sized by the CPUs (eight on two
     cores), each search handed to it and waited for, its idle threads spinning beside the
-    model; aria-mem's shards search on one (``qdrant_edge.SEARCH_THREADS``), whether made
+    model; aria-mem's shards search on one (``edge_shards.SEARCH_THREADS``), whether made
     now or opened again."""
     before = _edge_search_threads()
     index = EdgeIndex(tmp_path / "edge")
