@@ -47,7 +47,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -66,6 +66,7 @@ from aria_mem.domain.models import (
     MemoryType,
 )
 from aria_mem.domain.payload import memory_payload
+from aria_mem.domain.retrieval import SearchResult
 from aria_mem.ports import VectorIndex
 from aria_mem.services.retriever import Retriever
 from scripts.benchlib import fresh_store
@@ -228,6 +229,39 @@ def run_queries(
     return totals, stages, chosen
 
 
+@dataclass
+class Served:
+    """What a program's searches cost, one ``add`` a search: "pipeline" is the retrieval's own
+    stages less its embedding call, "client" the wall time of ``search`` less the same call,
+    "there and back" the wall time less the retrieval's own total."""
+
+    pipeline: list[float] = field(default_factory=list)
+    client: list[float] = field(default_factory=list)
+    crossing: list[float] = field(default_factory=list)
+    stages: dict[str, list[float]] = field(default_factory=dict)
+
+    def add(self, wall: float, result: SearchResult) -> None:
+        timings = dict(result.timings.items())
+        embed = timings.get("embed", 0.0)
+        self.pipeline.append(timings["total"] - embed)
+        self.client.append(wall - embed)
+        self.crossing.append(wall - timings["total"])
+        for stage, value in timings.items():
+            self.stages.setdefault(stage, []).append(value)
+
+    def rows(self) -> tuple[tuple[str, list[float]], ...]:
+        return (
+            ("pipeline", self.pipeline),
+            ("client", self.client),
+            ("there and back", self.crossing),
+        )
+
+    def stage_medians(self) -> str:
+        return " ".join(
+            f"{k} {statistics.median(v):.2f}" for k, v in self.stages.items() if k != "total"
+        )
+
+
 def answered_by_service(index_dir: Path) -> int:
     """Searches the aria-mem service has run itself so far: the retriever logs a line for each
     in the process that runs it, and the service's log keeps them (a search run in this
@@ -280,31 +314,20 @@ def real_data(folder: Path, sets: list[str], home: Path | None) -> None:
                 for user in data.users:
                     mem.relationship.set_stage(Stage.ESTABLISHED, user=user, companion="aria")
                 before = answered_by_service(mem.settings.index_dir)
-                pipeline: list[float] = []
-                client: list[float] = []
-                crossing: list[float] = []
-                stages: dict[str, list[float]] = {}
+                measured = Served()
                 for i, q in enumerate([*data.questions[:20], *data.questions]):
                     t0 = time.perf_counter()
                     result = mem.search(
                         q.text, user=q.user, companion="aria", now=data.clock[q.user]
                     )
                     wall = (time.perf_counter() - t0) * 1000
-                    timings = dict(result.timings.items())
                     if i >= 20:
-                        pipeline.append(timings["total"] - timings.get("embed", 0.0))
-                        client.append(wall - timings.get("embed", 0.0))
-                        crossing.append(wall - timings["total"])
-                        for stage, value in timings.items():
-                            stages.setdefault(stage, []).append(value)
+                        measured.add(wall, result)
                 served = answered_by_service(mem.settings.index_dir) - before
                 mem.admin.stop()
-            parts = " ".join(
-                f"{k} {statistics.median(v):.2f}" for k, v in stages.items() if k != "total"
-            )
+            parts = measured.stage_medians()
             parts += f"; answered by the service: {served:,} of {len(data.questions) + 20:,}"
-            measured = (("pipeline", pipeline), ("client", client), ("there and back", crossing))
-            for what, values in measured:
+            for what, values in measured.rows():
                 p50, p95 = percentiles(values)
                 rows.append(
                     f"| {name} | {len(data.memories):,} | {len(values):,} | {what} | "

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
 import sys
 import tempfile
 import time
@@ -31,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from aria_mem.adapters.postgres.store import PostgresStore
-from scripts.bench_retrieval import CHUNK, DIM, TYPES, percentiles, sentence
+from scripts.bench_retrieval import CHUNK, DIM, TYPES, Served, percentiles, sentence
 from tests.fakes import vectors
 
 
@@ -129,10 +128,7 @@ def through_service(n: int, users: int, queries: int, rng: np.random.Generator) 
                 )
                 served_before = answered_by_service(mem.settings.index_dir)
                 texts = list(table.row)
-                pipeline: list[float] = []
-                client: list[float] = []
-                crossing: list[float] = []
-                stages: dict[str, list[float]] = {}
+                measured = Served()
                 chosen = 0
                 for q in range(queries + 20):
                     user = q % users
@@ -147,16 +143,10 @@ def through_service(n: int, users: int, queries: int, rng: np.random.Generator) 
                     started = time.perf_counter()
                     result = mem.search(message, user=f"user{user}", companion="aria")
                     wall = (time.perf_counter() - started) * 1000
-                    timings = dict(result.timings.items())
                     if q < 20:
                         continue
                     chosen += len(result.chosen)
-                    embed = timings.get("embed", 0.0)
-                    pipeline.append(timings["total"] - embed)
-                    client.append(wall - embed)
-                    crossing.append(wall - timings["total"])
-                    for stage, value in timings.items():
-                        stages.setdefault(stage, []).append(value)
+                    measured.add(wall, result)
                 served = answered_by_service(mem.settings.index_dir) - served_before
             finally:
                 try:
@@ -170,9 +160,9 @@ def through_service(n: int, users: int, queries: int, rng: np.random.Generator) 
             os.environ["ARIA_MEM_HOME"] = home_before
     if table.missed:
         raise SystemExit(f"{table.missed} texts were embedded that the benchmark never drew")
-    parts = " ".join(f"{k} {statistics.median(v):.2f}" for k, v in stages.items() if k != "total")
+    parts = measured.stage_medians()
     parts += f"; answered by the service: {served:,} of {queries + 20:,}"
-    for what, values in (("pipeline", pipeline), ("client", client), ("there and back", crossing)):
+    for what, values in measured.rows():
         p50, p95 = percentiles(values)
         rows.append(
             f"| edge, through the service | {n:,} | {what} | {p50:.2f} | {p95:.2f} | "
