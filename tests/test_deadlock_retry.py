@@ -5,8 +5,6 @@ the embedded PostgreSQL and on the server: the user's forget succeeds where it f
 from __future__ import annotations
 
 import threading
-import time
-from typing import Any
 
 import psycopg
 import pytest
@@ -15,24 +13,11 @@ from aria_mem.adapters.postgres import retry
 from aria_mem.adapters.postgres.store import PostgresStore
 from aria_mem.domain.models import Memory, NewMemory
 from aria_mem.errors import NotFoundError, StoreError
+from tests.lock_waits import finished_or_waiting
 
 
 def _saved(store: PostgresStore, text: str) -> Memory:
     return store.memories.save(NewMemory("u1", "aria", text)).memory
-
-
-def _waiting_for(probe: psycopg.Connection[Any], holder_pid: int, thread: threading.Thread) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        assert thread.is_alive(), "the change finished without waiting for the held row"
-        row = probe.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE %s = ANY(pg_blocking_pids(pid))",
-            (holder_pid,),
-        ).fetchone()
-        if row and row[0]:
-            return
-        time.sleep(0.02)
-    pytest.fail("the change never waited for the row held elsewhere")
 
 
 def test_a_forget_that_loses_a_deadlock_runs_again_and_succeeds(
@@ -80,7 +65,8 @@ def _forget_in_a_circle(
         other.execute("UPDATE memories SET importance = 0.9 WHERE id = %s", (replaced.id,))
         forgetting = threading.Thread(target=forget, daemon=True)
         forgetting.start()
-        _waiting_for(probe, other.info.backend_pid, forgetting)
+        finished = finished_or_waiting(forgetting, probe, other.info.backend_pid)
+        assert not finished, "the forget finished without waiting for the held row"
         try:  # the circle: the other session now wants the row the forget holds
             other.execute("UPDATE memories SET importance = 0.8 WHERE id = %s", (kept.id,))
         except psycopg.errors.DeadlockDetected:

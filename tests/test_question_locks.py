@@ -8,7 +8,6 @@ waits for it before it takes what that one needs next."""
 from __future__ import annotations
 
 import threading
-import time
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -21,6 +20,7 @@ from aria_mem.adapters.postgres.store import PostgresStore
 from aria_mem.domain.hygiene import ReviewItem, ReviewKind
 from aria_mem.domain.models import Memory, MemoryStatus, NewMemory, Stage
 from aria_mem.domain.records import MemoryChanges
+from tests.lock_waits import finished_or_waiting
 
 HOLD_QUESTION = "SELECT 1 FROM review_items WHERE id = %s FOR UPDATE"
 """What a restatement holds while it puts a memory's questions in order."""
@@ -43,28 +43,6 @@ def _asked(store: PostgresStore, first: Memory, second: Memory, at: datetime) ->
     )
     assert store.hygiene.propose(item)
     return item
-
-
-def _blocked_by(probe: psycopg.Connection[Any], holder_pid: int) -> bool:
-    row = probe.execute(
-        "SELECT count(*) FROM pg_stat_activity WHERE %s = ANY(pg_blocking_pids(pid))",
-        (holder_pid,),
-    ).fetchone()
-    return bool(row and row[0])
-
-
-def _finished_or_waiting(
-    thread: threading.Thread, probe: psycopg.Connection[Any], holder_pid: int
-) -> bool:
-    """True once ``thread`` has finished, False once it waits for what ``holder_pid`` holds."""
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if not thread.is_alive():
-            return True
-        if _blocked_by(probe, holder_pid):
-            return False
-        time.sleep(0.02)
-    pytest.fail("the change neither finished nor waited")
 
 
 def _while_held(
@@ -90,7 +68,7 @@ def _while_held(
         thread = threading.Thread(target=run, daemon=True)
         thread.start()
         try:
-            then(probe, _finished_or_waiting(thread, probe, elsewhere.info.backend_pid))
+            then(probe, finished_or_waiting(thread, probe, elsewhere.info.backend_pid))
         finally:
             elsewhere.rollback()
             thread.join(10)

@@ -14,6 +14,7 @@ from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database, Row
 from aria_mem.adapters.postgres.consolidation import PgConsolidation
 from aria_mem.adapters.postgres.questions import (
+    HOLD,
     before_rows,
     lock_questions,
     move_questions,
@@ -27,10 +28,6 @@ from aria_mem.domain.validation import no_memory, normalize_text
 from aria_mem.errors import ValidationError
 
 _PENDING = "updated_at = now(), index_state = 'pending', index_attempts = 0"
-_HOLD = "FOR NO KEY UPDATE"
-"""How a merge holds the memory it goes into: against other writers, not against the key
-check of a question that comes to name it (``questions.LOCK_ORDER`` has the order of locks
-these transactions share)."""
 
 
 def _event(
@@ -91,7 +88,7 @@ class PgHygiene(PgConsolidation):
             lock_questions(conn, [memory_id])
             before_rows(conn)
             row = conn.execute(
-                f"SELECT text FROM memories WHERE id = %s {_HOLD}", (memory_id,)
+                f"SELECT text FROM memories WHERE id = %s {HOLD}", (memory_id,)
             ).fetchone()
             if row is None:
                 raise no_memory(memory_id)
@@ -155,7 +152,7 @@ class PgHygiene(PgConsolidation):
             lock_questions(conn, [new_id, into_id])
             before_rows(conn)
             into = conn.execute(  # when its fact was last stated, before this pass confirms it
-                f"SELECT {rows.MEMORY} FROM memories WHERE id = %s {_HOLD}", (into_id,)
+                f"SELECT {rows.MEMORY} FROM memories WHERE id = %s {HOLD}", (into_id,)
             ).fetchone()
             new = _one(
                 conn,

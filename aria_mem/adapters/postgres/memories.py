@@ -12,7 +12,7 @@ import psycopg
 from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Database
 from aria_mem.adapters.postgres.hygiene import record_event
-from aria_mem.adapters.postgres.questions import before_rows, lock_questions
+from aria_mem.adapters.postgres.questions import HOLD, before_rows, lock_questions
 from aria_mem.adapters.postgres.retry import rerun_on_deadlock
 from aria_mem.domain.hygiene import EventKind
 from aria_mem.domain.memory_line import EXPORT_FIELDS
@@ -125,8 +125,8 @@ class PgMemories:
         try:
             with self._db.connection() as conn, conn.transaction():
                 before_rows(conn)
-                before = conn.execute(  # NO KEY: a question's key check on it need not wait
-                    "SELECT text FROM memories WHERE id = %s FOR NO KEY UPDATE", (memory_id,)
+                before = conn.execute(
+                    f"SELECT text FROM memories WHERE id = %s {HOLD}", (memory_id,)
                 ).fetchone()
                 if before is None:
                     raise no_memory(memory_id)

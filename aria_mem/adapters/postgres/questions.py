@@ -38,6 +38,11 @@ one's key, against a forget of the kept one; an import's history checks its memo
 file order, against forgetting their user."""
 
 
+HOLD = "FOR NO KEY UPDATE"
+"""How a merge holds the memory it goes into, and an edit the memory it changes: against other
+writers, not against the key check of a question or event that comes to name it."""
+
+
 def lock_questions(conn: psycopg.Connection[Row], memory_ids: list[uuid.UUID]) -> None:
     """Lock the open questions naming any of ``memory_ids``, in ``LOCK_ORDER``, first in a
     change that moves or deletes them: locked one memory's at a time, by a delete's cascade
