@@ -287,6 +287,56 @@ def test_a_question_follows_its_memory_when_that_one_is_merged_away(
     assert any_store.hygiene.reviews("u1", "aria") == []  # the two are one now: nothing to ask
 
 
+def test_a_question_is_queued_about_its_memories_as_they_stand_when_it_is_queued(
+    any_store: Store, writer: MemoryWriter
+) -> None:
+    """A pass thinks of a question, and before it is queued a person merges one of its
+    memories away, replaces, retires or forgets one: the question is asked about the memory
+    that now stands for the one merged or replaced, and not at all about one retired or
+    forgotten, or a pair that is now one memory. It stayed on the memory no longer active."""
+    berlin = writer.remember(_new("The user lives in Berlin.", MemoryType.PROFILE_FACT)).memory
+    lisbon = writer.remember(_new("The user moved to Lisbon.", MemoryType.PROFILE_FACT)).memory
+    fuller = writer.remember(_new("The user lives in Berlin, in Kreuzberg.")).memory
+    any_store.hygiene.fold(berlin.id, fuller.id, "the fuller wording says all it does")
+
+    def asked(kind: ReviewKind, first: Memory, second: Memory) -> bool:
+        item = ReviewItem(
+            uuid.uuid4(), "u1", "aria", kind, first.id, second.id, "Berlin?", first.created_at
+        )
+        return any_store.hygiene.propose(item)
+
+    assert asked(ReviewKind.CONFLICT, berlin, lisbon)
+    [moved] = any_store.hygiene.reviews("u1", "aria")
+    assert moved.kind is ReviewKind.CONFLICT
+    assert (moved.memory_id, moved.other_id) == (lisbon.id, fuller.id)  # merged in: said last
+    assert (
+        moved.reason
+        == f"asked first about a memory since merged into {str(fuller.id)[:8]}: a change?"
+    )
+    assert not asked(ReviewKind.MERGE, berlin, fuller)  # the two are one now
+
+    tea = writer.remember(_new("The user likes tea.")).memory
+    matcha = writer.remember(_new("The user drinks matcha now.")).memory
+    coffee = writer.remember(_new("The user likes coffee.")).memory
+    any_store.hygiene.supersede(tea.id, matcha.id, "a change, by hand")
+    assert asked(ReviewKind.MERGE, tea, coffee)  # a repeat of a fact since replaced: a change?
+    moved = next(
+        r for r in any_store.hygiene.reviews("u1", "aria") if coffee.id in (r.memory_id, r.other_id)
+    )
+    assert (moved.kind, {moved.memory_id, moved.other_id}) == (
+        ReviewKind.CONFLICT,
+        {matcha.id, coffee.id},
+    )
+    assert "replaced by" in moved.reason
+
+    before = any_store.hygiene.reviews("u1", "aria")
+    any_store.hygiene.retire(coffee.id, "stale")
+    assert not asked(ReviewKind.MERGE, coffee, lisbon)
+    writer.forget(lisbon.id)
+    assert not asked(ReviewKind.MERGE, matcha, lisbon)
+    assert {r.id for r in any_store.hygiene.reviews("u1", "aria")} <= {r.id for r in before}
+
+
 def _ask(store: Store, kind: ReviewKind, first: Memory, second: Memory, why: str) -> None:
     item = ReviewItem(uuid.uuid4(), "u1", "aria", kind, first.id, second.id, why, second.created_at)
     assert store.hygiene.propose(item)
@@ -485,11 +535,13 @@ def test_a_question_left_on_a_memory_no_longer_active_cannot_take_the_other_away
     tea = writer.remember(_new("The user likes tea.")).memory
     violin = writer.remember(_new("The user plays the violin.")).memory
     coffee = writer.remember(_new("The user likes coffee.")).memory
-    any_store.hygiene.supersede(tea.id, violin.id, "by hand")
     stale = ReviewItem(
         uuid.uuid4(), "u1", "aria", ReviewKind.MERGE, tea.id, coffee.id, "old", tea.created_at
     )
     assert any_store.hygiene.propose(stale)
+    # superseded as an import writes it, which (unlike a merge) leaves its questions as they are
+    gone = replace(tea, status=MemoryStatus.SUPERSEDED, superseded_by=violin.id)
+    any_store.memories.import_memories([gone])
     review = Review(any_store.memories, any_store.hygiene, writer)
     with pytest.raises(ValidationError, match="is superseded, so nothing can be merged into it"):
         review.accept(stale)

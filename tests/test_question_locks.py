@@ -260,3 +260,42 @@ def test_forgetting_a_user_waits_for_a_stage_being_set_before_it_takes_the_memor
     )
     with psycopg.connect(dsn) as conn:
         assert conn.execute("SELECT count(*) FROM memories").fetchone() == (0,)
+
+
+def test_a_question_waits_for_a_merge_of_its_memory_and_is_asked_about_the_one_kept(
+    store: PostgresStore, dsn: str
+) -> None:
+    """Another session is merging a memory away (its row changed, its questions moved) while a
+    pass queues a question about it: the question waits for the merge, then is asked about
+    the memory kept. It did not wait, and stayed on the memory merged away."""
+    kept, gone, other = (_saved(store, t) for t in ("Lives in Nice.", "Nice.", "Lives in Lyon."))
+    item = ReviewItem(
+        uuid.uuid4(),
+        "u1",
+        "aria",
+        ReviewKind.CONFLICT,
+        gone.id,
+        other.id,
+        "a test",
+        gone.created_at,
+    )
+    queued: list[bool] = []
+    with psycopg.connect(dsn) as merging, psycopg.connect(dsn, autocommit=True) as probe:
+        merging.execute(
+            "UPDATE memories SET status = 'superseded', superseded_by = %s WHERE id = %s",
+            (kept.id, gone.id),
+        )
+        merging.execute(
+            "INSERT INTO memory_events (memory_id, kind, other_id, text, detail)"
+            " VALUES (%s, 'merged', %s, %s, 'a test')",
+            (kept.id, gone.id, gone.text),
+        )
+        thread = threading.Thread(target=lambda: queued.append(store.hygiene.propose(item)))
+        thread.start()
+        finished = finished_or_waiting(thread, probe, merging.info.backend_pid)
+        merging.commit()
+        thread.join(10)
+    assert not finished, "the question was queued while its memory was being merged away"
+    assert queued == [True]
+    [asked] = store.hygiene.reviews("u1", "aria")
+    assert {asked.memory_id, asked.other_id} == {kept.id, other.id}

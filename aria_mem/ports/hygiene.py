@@ -74,7 +74,10 @@ class Hygiene(Protocol):
         ...
 
     def propose(self, item: ReviewItem) -> bool:
-        """Queue it for a person; False when the same question is already open."""
+        """Queue it for a person, about the memories as they stand now
+        (``domain.asking.as_it_stands``: a memory merged away or superseded since the question
+        was thought of gives way to the one that stands for it); False when the same question
+        is already open, or nothing is left to ask (a memory forgotten or retired meanwhile)."""
         ...
 
     def reviews(

@@ -9,6 +9,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from aria_mem.adapters.in_memory.memories import State, now
+from aria_mem.domain.asking import as_it_stands
 from aria_mem.domain.hygiene import (
     Consolidation,
     EventKind,
@@ -207,6 +208,10 @@ class MemHygiene:
 
     def propose(self, item: ReviewItem) -> bool:
         with self._s.lock:
+            asked = as_it_stands(item, self._s.memories.get, self._merged)
+            if asked is None:
+                return False
+            item = asked
             for open_item in self._s.reviews.values():
                 if (open_item.kind, open_item.memory_id, open_item.other_id) == (
                     item.kind,
@@ -216,6 +221,12 @@ class MemHygiene:
                     return False
             self._s.reviews[item.id] = item
             return True
+
+    def _merged(self, gone: Memory, holder: Memory) -> bool:
+        return any(
+            (e.memory_id, e.kind, e.other_id) == (holder.id, EventKind.MERGED, gone.id)
+            for e in self._s.events
+        )
 
     def reviews(
         self,

@@ -20,6 +20,7 @@ from aria_mem.adapters.postgres.questions import (
     move_questions,
     reorder_questions,
     review_item,
+    standing,
 )
 from aria_mem.adapters.postgres.retry import rerun_on_deadlock
 from aria_mem.domain.hygiene import EventKind, MemoryEvent, ReviewItem, last_said
@@ -252,20 +253,23 @@ class PgHygiene(PgConsolidation):
 
     @rerun_on_deadlock
     def propose(self, item: ReviewItem) -> bool:
-        with self._db.connection() as conn:
+        with self._db.connection() as conn, conn.transaction():
+            asked = standing(conn, item)
+            if asked is None:
+                return False
             done = conn.execute(
                 "INSERT INTO review_items (id, user_id, companion_id, kind, memory_id,"
                 " other_id, reason, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
                 " ON CONFLICT DO NOTHING",
                 (
-                    item.id,
-                    item.user_id,
-                    item.companion_id,
-                    item.kind.value,
-                    item.memory_id,
-                    item.other_id,
-                    item.reason,
-                    item.created_at,
+                    asked.id,
+                    asked.user_id,
+                    asked.companion_id,
+                    asked.kind.value,
+                    asked.memory_id,
+                    asked.other_id,
+                    asked.reason,
+                    asked.created_at,
                 ),
             )
             return done.rowcount == 1

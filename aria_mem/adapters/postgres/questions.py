@@ -12,7 +12,8 @@ import psycopg
 from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Row
 from aria_mem.domain import hygiene as rule
-from aria_mem.domain.hygiene import ReviewItem, ReviewKind
+from aria_mem.domain.asking import as_it_stands
+from aria_mem.domain.hygiene import EventKind, ReviewItem, ReviewKind
 from aria_mem.domain.models import Memory
 
 LOCK_ORDER = "created_at, id"
@@ -151,6 +152,38 @@ def _put(conn: psycopg.Connection[Row], item: ReviewItem, changed: ReviewItem | 
         except psycopg.errors.UniqueViolation:
             pass
     conn.execute("DELETE FROM review_items WHERE id = %s", (item.id,))
+
+
+def standing(conn: psycopg.Connection[Row], item: ReviewItem) -> ReviewItem | None:
+    """``item`` as it is to be queued now (``domain.asking.as_it_stands``), with the memories
+    it names held ``FOR SHARE`` until the question is queued: a merge or a forget of one of
+    them waits, then moves or closes the question with the others, instead of moving them
+    while this one is on its way (it stayed on the memory merged away). Taken in one
+    statement; a memory that stands for one of them, after them."""
+    named = [i for i in (item.memory_id, item.other_id) if i is not None]
+    held: dict[uuid.UUID, Memory | None] = dict.fromkeys(named)
+    found = conn.execute(
+        f"SELECT {rows.MEMORY} FROM memories WHERE id = ANY(%s) ORDER BY id FOR SHARE", (named,)
+    )
+    held.update((m.id, m) for m in map(rows.memory, found.fetchall()))
+
+    def find(memory_id: uuid.UUID) -> Memory | None:
+        if memory_id not in held:
+            row = conn.execute(
+                f"SELECT {rows.MEMORY} FROM memories WHERE id = %s FOR SHARE", (memory_id,)
+            ).fetchone()
+            held[memory_id] = None if row is None else rows.memory(row)
+        return held[memory_id]
+
+    def merged(gone: Memory, holder: Memory) -> bool:
+        row = conn.execute(
+            "SELECT 1 FROM memory_events WHERE memory_id = %s AND kind = %s AND other_id = %s"
+            " LIMIT 1",
+            (holder.id, EventKind.MERGED.value, gone.id),
+        ).fetchone()
+        return row is not None
+
+    return as_it_stands(item, find, merged)
 
 
 def review_item(r: Row) -> ReviewItem:

@@ -1,0 +1,54 @@
+"""A question as it is put in the review queue when the memories it names changed since it was
+thought of, free of I/O.
+
+A consolidation pass reads a memory's neighbours, then asks about a pair; meanwhile a person
+may merge one of them from the review page, or forget it. The memory a question names is then
+no longer active, and a merge moved the open questions about it before this one was queued.
+So a question is asked about the memories as they stand when it is queued: about the memory
+that stands for one merged away or superseded (``moved_question``, as if it had been open when
+that happened), and not at all about a memory forgotten or retired, or a pair that is now one.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+
+from aria_mem.domain.hygiene import ReviewItem, last_said, moved_question, other_of
+from aria_mem.domain.models import Memory, MemoryStatus
+
+MAX_MOVES = 8
+"""How many memories standing for one another a question follows (a merged memory itself
+merged or superseded since); past it, the question is not asked."""
+
+
+def as_it_stands(
+    item: ReviewItem,
+    find: Callable[[uuid.UUID], Memory | None],
+    merged: Callable[[Memory, Memory], bool],
+) -> ReviewItem | None:
+    """``item`` as it is to be asked now: ``find`` gives a memory as it stands (None when
+    forgotten; the store holds it against change until the question is queued), ``merged``
+    whether a memory no longer active was merged into the one that stands for it (else that
+    one replaced it). None when nothing is left to ask."""
+    for _ in range(MAX_MOVES + 1):
+        named = [i for i in (item.memory_id, item.other_id) if i is not None]
+        memories = [find(i) for i in named]
+        if any(m is None for m in memories):
+            return None
+        gone = next((m for m in memories if m and m.status is not MemoryStatus.ACTIVE), None)
+        if gone is None:
+            return item
+        if gone.status is not MemoryStatus.SUPERSEDED or gone.superseded_by is None:
+            return None
+        holder = find(gone.superseded_by)
+        if holder is None:
+            return None
+        other_id = other_of(item, gone.id)
+        other = None if other_id is None else find(other_id)
+        said_at = max(last_said(holder), last_said(gone))
+        moved = moved_question(item, holder, other, said_at=said_at, merged=merged(gone, holder))
+        if moved is None:
+            return None
+        item = moved
+    return None
