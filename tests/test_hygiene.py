@@ -295,8 +295,8 @@ def test_a_question_is_queued_about_its_memories_as_they_stand_when_it_is_queued
     that now stands for the one merged or replaced, and not at all about one retired or
     forgotten, or a pair that is now one memory. It stayed on the memory no longer active."""
     berlin = writer.remember(_new("The user lives in Berlin.", MemoryType.PROFILE_FACT)).memory
-    lisbon = writer.remember(_new("The user moved to Lisbon.", MemoryType.PROFILE_FACT)).memory
     fuller = writer.remember(_new("The user lives in Berlin, in Kreuzberg.")).memory
+    lisbon = writer.remember(_new("The user moved to Lisbon.", MemoryType.PROFILE_FACT)).memory
     any_store.hygiene.fold(berlin.id, fuller.id, "the fuller wording says all it does")
 
     def asked(kind: ReviewKind, first: Memory, second: Memory) -> bool:
@@ -308,7 +308,8 @@ def test_a_question_is_queued_about_its_memories_as_they_stand_when_it_is_queued
     assert asked(ReviewKind.CONFLICT, berlin, lisbon)
     [moved] = any_store.hygiene.reviews("u1", "aria")
     assert moved.kind is ReviewKind.CONFLICT
-    assert (moved.memory_id, moved.other_id) == (lisbon.id, fuller.id)  # merged in: said last
+    # Lisbon was said last: the merge confirmed Kreuzberg later, but did not say it again
+    assert (moved.memory_id, moved.other_id) == (fuller.id, lisbon.id)
     assert (
         moved.reason
         == f"asked first about a memory since merged into {str(fuller.id)[:8]}: a change?"

@@ -265,8 +265,9 @@ def test_forgetting_a_user_waits_for_a_stage_being_set_before_it_takes_the_memor
 def test_a_question_waits_for_a_merge_of_its_memory_and_is_asked_about_the_one_kept(
     store: PostgresStore, dsn: str
 ) -> None:
-    """Another session is merging a memory away (its row changed, its questions moved) while a
-    pass queues a question about it: the question waits for the merge, then is asked about
+    """Another session is merging a memory away (its row changed and the merge recorded, as a
+    pass's merge does before it moves the open questions) while a pass queues a question
+    about it: the question waits for the merge, then is asked about
     the memory kept. It did not wait, and stayed on the memory merged away."""
     kept, gone, other = (_saved(store, t) for t in ("Lives in Nice.", "Nice.", "Lives in Lyon."))
     item = ReviewItem(

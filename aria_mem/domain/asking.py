@@ -29,8 +29,15 @@ def as_it_stands(
 ) -> ReviewItem | None:
     """``item`` as it is to be asked now: ``find`` gives a memory as it stands (None when
     forgotten; the store holds it against change until the question is queued), ``merged``
-    whether a memory no longer active was merged into the one that stands for it (else that
-    one replaced it). None when nothing is left to ask."""
+    whether a pass merged a memory no longer active into the one that stands for it (its
+    history says so). Any other supersession is read as a replacement, a person's merge on
+    the review page included: a likely repeat is then asked as a likely change, the reading
+    that never takes the current fact out of every prompt. None when nothing is left to ask.
+
+    When the kept memory's fact was last stated: a pass's merge confirmed it as it merged
+    (``last_confirmed_at``), which says nothing of when it was said; it is then taken as
+    written, or as the merged one was last said, whichever is later, so a memory said after
+    both is still asked second (accepting a likely change lets the latest statement win)."""
     for _ in range(MAX_MOVES + 1):
         named = [i for i in (item.memory_id, item.other_id) if i is not None]
         memories = [find(i) for i in named]
@@ -46,8 +53,9 @@ def as_it_stands(
             return None
         other_id = other_of(item, gone.id)
         other = None if other_id is None else find(other_id)
-        said_at = max(last_said(holder), last_said(gone))
-        moved = moved_question(item, holder, other, said_at=said_at, merged=merged(gone, holder))
+        folded = merged(gone, holder)
+        said_at = max(holder.created_at if folded else last_said(holder), last_said(gone))
+        moved = moved_question(item, holder, other, said_at=said_at, merged=folded)
         if moved is None:
             return None
         item = moved
