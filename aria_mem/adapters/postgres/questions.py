@@ -35,9 +35,9 @@ statements of a change is taken after the others; a question being queued holds 
 ``FOR SHARE`` in the order of their ids, then the memory that stands for one (``standing``);
 the updates of many rows at once that a reply's use count and the indexer make take rows in
 the order their plan finds them, against a pass's merge (the kept memory, then the folded one)
-and a forget (the forgotten memory, then those it replaced); the pass's record of a merge holds the folded memory, then checks the kept
-one's key, against a forget of the kept one; an import's history checks its memories' keys in
-file order, against forgetting their user."""
+and a forget (the forgotten memory, then those it replaced); the pass's record of a merge
+holds the folded memory, then checks the kept one's key, against a forget of the kept one; an
+import's history checks its memories' keys in file order, against forgetting their user."""
 
 
 HOLD = "FOR NO KEY UPDATE"
