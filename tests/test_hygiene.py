@@ -316,6 +316,15 @@ def test_a_question_is_queued_about_its_memories_as_they_stand_when_it_is_queued
     )
     assert not asked(ReviewKind.MERGE, berlin, fuller)  # the two are one now
 
+    porto = writer.remember(_new("The user moved to Porto.", MemoryType.PROFILE_FACT)).memory
+    again = writer.remember(_new("The user lives in Berlin, in Kreuzberg.")).memory  # said again
+    assert again.id == fuller.id and again.last_confirmed_at is not None
+    assert asked(ReviewKind.CONFLICT, berlin, porto)
+    restated = next(
+        r for r in any_store.hygiene.reviews("u1", "aria") if porto.id in (r.memory_id, r.other_id)
+    )
+    assert (restated.memory_id, restated.other_id) == (porto.id, fuller.id)  # said last now
+
     tea = writer.remember(_new("The user likes tea.")).memory
     matcha = writer.remember(_new("The user drinks matcha now.")).memory
     coffee = writer.remember(_new("The user likes coffee.")).memory

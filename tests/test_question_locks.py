@@ -300,3 +300,6 @@ def test_a_question_waits_for_a_merge_of_its_memory_and_is_asked_about_the_one_k
     assert queued == [True]
     [asked] = store.hygiene.reviews("u1", "aria")
     assert {asked.memory_id, asked.other_id} == {kept.id, other.id}
+    assert asked.reason.startswith(
+        f"asked first about a memory since merged into {str(kept.id)[:8]}"
+    )

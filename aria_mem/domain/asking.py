@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
+from datetime import datetime
 
 from aria_mem.domain.hygiene import ReviewItem, last_said, moved_question, other_of
 from aria_mem.domain.models import Memory, MemoryStatus
@@ -25,19 +26,22 @@ merged or superseded since); past it, the question is not asked."""
 def as_it_stands(
     item: ReviewItem,
     find: Callable[[uuid.UUID], Memory | None],
-    merged: Callable[[Memory, Memory], bool],
+    merged: Callable[[Memory, Memory], datetime | None],
 ) -> ReviewItem | None:
     """``item`` as it is to be asked now: ``find`` gives a memory as it stands (None when
     forgotten; the store holds it against change until the question is queued), ``merged``
-    whether a pass merged a memory no longer active into the one that stands for it (its
-    history says so). Any other supersession is read as a replacement, a person's merge on
-    the review page included: a likely repeat is then asked as a likely change, the reading
-    that never takes the current fact out of every prompt. None when nothing is left to ask.
+    when a pass merged a memory no longer active into the one that stands for it (its
+    history's merge event; None when it did not). Any other supersession is read as a
+    replacement, a person's merge on the review page included: a likely repeat is then asked
+    as a likely change, the reading that never takes the current fact out of every prompt.
+    None when nothing is left to ask.
 
-    When the kept memory's fact was last stated: a pass's merge confirmed it as it merged
-    (``last_confirmed_at``), which says nothing of when it was said; it is then taken as
-    written, or as the merged one was last said, whichever is later, so a memory said after
-    both is still asked second (accepting a likely change lets the latest statement win)."""
+    When the kept memory's fact was last stated: a pass's merge confirms it as it merges
+    (``last_confirmed_at``, the merge's own time), which says nothing of when it was said; so
+    while that is its last confirmation it counts as said when it was written, or when the
+    merged one was last said, whichever is later (a memory said after both is still asked
+    second: accepting a likely change lets the latest statement win). Said again since, it
+    counts as said then."""
     for _ in range(MAX_MOVES + 1):
         named = [i for i in (item.memory_id, item.other_id) if i is not None]
         memories = [find(i) for i in named]
@@ -53,9 +57,11 @@ def as_it_stands(
             return None
         other_id = other_of(item, gone.id)
         other = None if other_id is None else find(other_id)
-        folded = merged(gone, holder)
-        said_at = max(holder.created_at if folded else last_said(holder), last_said(gone))
-        moved = moved_question(item, holder, other, said_at=said_at, merged=folded)
+        folded_at = merged(gone, holder)
+        confirmed_by_merge = folded_at is not None and holder.last_confirmed_at == folded_at
+        said = holder.created_at if confirmed_by_merge else last_said(holder)
+        said_at = max(said, last_said(gone))
+        moved = moved_question(item, holder, other, said_at=said_at, merged=folded_at is not None)
         if moved is None:
             return None
         item = moved

@@ -102,15 +102,23 @@ class MemHygiene:
             new = self._pending(
                 self._s.memory(new_id), status=MemoryStatus.SUPERSEDED, superseded_by=into_id
             )
+            merged_at = now()  # the merge event's time, as PostgreSQL's now() is one
             kept = replace(
                 into,
-                last_confirmed_at=now(),
+                last_confirmed_at=merged_at,
                 importance=max(into.importance, new.importance),
                 confidence=max(into.confidence, new.confidence),
             )
             self._s.memories[into_id] = kept
             self._s.record(new_id, EventKind.SUPERSEDED, other_id=into_id, detail=detail)
-            self._s.record(into_id, EventKind.MERGED, other_id=new_id, text=new.text, detail=detail)
+            self._s.record(
+                into_id,
+                EventKind.MERGED,
+                other_id=new_id,
+                text=new.text,
+                detail=detail,
+                at=merged_at,
+            )
             self._move_questions(new, kept, max(last_said(into), last_said(new)), True)
             return kept
 
@@ -222,11 +230,13 @@ class MemHygiene:
             self._s.reviews[item.id] = item
             return True
 
-    def _merged(self, gone: Memory, holder: Memory) -> bool:
-        return any(
-            (e.memory_id, e.kind, e.other_id) == (holder.id, EventKind.MERGED, gone.id)
+    def _merged(self, gone: Memory, holder: Memory) -> datetime | None:
+        merges = [
+            e.at
             for e in self._s.events
-        )
+            if (e.memory_id, e.kind, e.other_id) == (holder.id, EventKind.MERGED, gone.id)
+        ]
+        return max(merges, default=None)
 
     def reviews(
         self,

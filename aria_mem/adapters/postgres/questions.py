@@ -176,13 +176,13 @@ def standing(conn: psycopg.Connection[Row], item: ReviewItem) -> ReviewItem | No
             held[memory_id] = None if row is None else rows.memory(row)
         return held[memory_id]
 
-    def merged(gone: Memory, holder: Memory) -> bool:
+    def merged(gone: Memory, holder: Memory) -> datetime | None:
         row = conn.execute(
-            "SELECT 1 FROM memory_events WHERE memory_id = %s AND kind = %s AND other_id = %s"
-            " LIMIT 1",
+            "SELECT at FROM memory_events WHERE memory_id = %s AND kind = %s AND other_id = %s"
+            " ORDER BY at DESC LIMIT 1",
             (holder.id, EventKind.MERGED.value, gone.id),
         ).fetchone()
-        return row is not None
+        return None if row is None else row["at"]
 
     return as_it_stands(item, find, merged)
 
