@@ -267,8 +267,8 @@ def test_a_question_waits_for_a_merge_of_its_memory_and_is_asked_about_the_one_k
 ) -> None:
     """Another session is merging a memory away (its row changed and the merge recorded, as a
     pass's merge does before it moves the open questions) while a pass queues a question
-    about it: the question waits for the merge, then is asked about
-    the memory kept. It did not wait, and stayed on the memory merged away."""
+    about it: the question waits for the merge, then is asked about the memory kept, as moved
+    by a merge. It did not wait, and stayed on the memory merged away."""
     kept, gone, other = (_saved(store, t) for t in ("Lives in Nice.", "Nice.", "Lives in Lyon."))
     item = ReviewItem(
         uuid.uuid4(),
