@@ -54,6 +54,7 @@ from aria_mem.services.curator import Curator
 from aria_mem.services.indexer import Indexer
 from aria_mem.services.retriever import Retriever
 from aria_mem.services.review import Review, history
+from aria_mem.services.transfer import import_memories
 from aria_mem.services.upkeep import Upkeep
 from aria_mem.services.writer import MemoryWriter
 from tests.fakes.ollama_server import FakeOllama, FakeOllamaState
@@ -328,6 +329,7 @@ def test_a_question_is_queued_about_its_memories_as_they_stand_when_it_is_queued
     tea = writer.remember(_new("The user likes tea.")).memory
     matcha = writer.remember(_new("The user drinks matcha now.")).memory
     coffee = writer.remember(_new("The user likes coffee.")).memory
+    assert len({tea.id, matcha.id, coffee.id}) == 3
     any_store.hygiene.supersede(tea.id, matcha.id, "a change, by hand")
     assert asked(ReviewKind.MERGE, tea, coffee)  # a repeat of a fact since replaced: a change?
     moved = next(
@@ -549,7 +551,8 @@ def test_a_question_left_on_a_memory_no_longer_active_cannot_take_the_other_away
         uuid.uuid4(), "u1", "aria", ReviewKind.MERGE, tea.id, coffee.id, "old", tea.created_at
     )
     assert any_store.hygiene.propose(stale)
-    # superseded as an import writes it, which (unlike a merge) leaves its questions as they are
+    # superseded as the store's import writes it, which (unlike a merge) leaves its questions
+    # as they are (the import command then puts them right: the next test)
     gone = replace(tea, status=MemoryStatus.SUPERSEDED, superseded_by=violin.id)
     any_store.memories.import_memories([gone])
     review = Review(any_store.memories, any_store.hygiene, writer)
@@ -560,6 +563,55 @@ def test_a_question_left_on_a_memory_no_longer_active_cannot_take_the_other_away
     assert any_store.memories.get(tea.id).text == "The user likes tea."
     assert any_store.memories.get(coffee.id).status is MemoryStatus.ACTIVE
     assert [r.id for r in any_store.hygiene.reviews("u1", "aria")] == [stale.id]
+
+
+def test_a_question_about_a_memory_whose_merge_was_undone_reads_its_replacement_as_one(
+    any_store: Store, writer: MemoryWriter
+) -> None:
+    """A pass's merge undone (the memory restored; the merge stays in the history), then the
+    memory replaced by hand: a question about it queued afterwards is asked as about a
+    replacement, not a merge. It read the old merge event as this supersession's."""
+    kept = writer.remember(_new("The user lives in Nice.")).memory
+    gone = writer.remember(_new("The user lives in Nice, France.")).memory
+    other = writer.remember(_new("The user swims in the sea.")).memory
+    any_store.hygiene.fold(gone.id, kept.id, "a pass's merge")
+    any_store.hygiene.restore(gone.id, "a pass's merge undone")
+    any_store.hygiene.supersede(gone.id, kept.id, "a change, by hand")
+    _ask(any_store, ReviewKind.MERGE, gone, other, "the same?")
+    [asked] = any_store.hygiene.reviews("u1", "aria")
+    assert asked.kind is ReviewKind.CONFLICT
+    assert asked.reason.startswith(
+        f"asked first about a memory since replaced by {str(kept.id)[:8]}"
+    )
+
+
+def test_an_import_that_supersedes_or_archives_a_memory_asks_its_questions_as_they_stand(
+    any_store: Store, writer: MemoryWriter
+) -> None:
+    """An import writes a memory superseded (an export's chain) or archived without the merge
+    or retirement that moves its open questions: after it, each is asked about the memory
+    that stands for the one superseded, and one about a memory archived is closed. They
+    stayed on those memories, where accepting them is refused."""
+    tea = writer.remember(_new("The user likes tea.")).memory
+    violin = writer.remember(_new("The user plays the violin.")).memory
+    coffee = writer.remember(_new("The user likes coffee.")).memory
+    stamps = writer.remember(_new("The user collects stamps from Peru.")).memory
+    assert len({tea.id, violin.id, coffee.id, stamps.id}) == 4
+    _ask(any_store, ReviewKind.MERGE, tea, coffee, "tea?")
+    _ask(any_store, ReviewKind.MERGE, stamps, coffee, "stamps?")
+    lines = [
+        replace(tea, status=MemoryStatus.SUPERSEDED, superseded_by=violin.id),
+        replace(stamps, status=MemoryStatus.ARCHIVED),
+    ]
+    exported = "".join(json.dumps(memory_to_record(m)) + "\n" for m in lines).encode()
+    import_memories(io.BytesIO(exported), any_store, None, skip_invalid=False)
+    assert any_store.memories.get(tea.id).status is MemoryStatus.SUPERSEDED
+    [asked] = any_store.hygiene.reviews("u1", "aria")
+    assert asked.kind is ReviewKind.CONFLICT  # a repeat of a fact since replaced: a change?
+    assert {asked.memory_id, asked.other_id} == {violin.id, coffee.id}
+    assert asked.reason.startswith(
+        f"asked first about a memory since replaced by {str(violin.id)[:8]}"
+    )
 
 
 def test_an_edit_keeps_the_old_text_and_forget_takes_the_history(

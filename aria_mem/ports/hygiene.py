@@ -80,6 +80,13 @@ class Hygiene(Protocol):
         is already open, or nothing is left to ask (a memory forgotten or retired meanwhile)."""
         ...
 
+    def settle_questions(self, memory_ids: Sequence[uuid.UUID]) -> int:
+        """The open questions naming any of ``memory_ids`` asked about the memories as they
+        stand (``domain.asking.as_it_stands``): an import writes a memory superseded or
+        archived without moving its questions as a merge does. How many were moved or
+        closed."""
+        ...
+
     def reviews(
         self,
         user_id: str | None,

@@ -25,7 +25,7 @@ from typing import IO, BinaryIO
 from aria_mem.domain.archive import Archive, event_line
 from aria_mem.domain.invisible import json_line
 from aria_mem.domain.memory_line import memory_from_record, memory_to_record
-from aria_mem.domain.models import Memory
+from aria_mem.domain.models import Memory, MemoryStatus
 from aria_mem.domain.records import ImportResult, SyncReport
 from aria_mem.errors import ServiceError, ValidationError
 from aria_mem.ports import MemoryRepository, Store
@@ -303,6 +303,11 @@ def import_memories(
         knowledge=store.knowledge,
     )
     restored.events = store.hygiene.add_events(parsed.archive.events)
+    written_inactive = [
+        line.memory.id for line in parsed.lines if line.memory.status is not MemoryStatus.ACTIVE
+    ]
+    if written_inactive:  # their open questions, as a merge or an archiving would leave them
+        store.hygiene.settle_questions(written_inactive)
     report = None
     if indexer is not None and (parsed.lines or restored.sources or restored.stages):
         if on_start is not None:

@@ -230,11 +230,30 @@ class MemHygiene:
             self._s.reviews[item.id] = item
             return True
 
+    def settle_questions(self, memory_ids: Sequence[uuid.UUID]) -> int:
+        with self._s.lock:
+            wanted = set(memory_ids)
+            asked = sorted(
+                (r for r in self._s.reviews.values() if {r.memory_id, r.other_id} & wanted),
+                key=lambda r: (r.created_at, r.id),
+            )
+            changed = 0
+            for item in asked:
+                now_asked = as_it_stands(item, self._s.memories.get, self._merged)
+                if now_asked != item:
+                    self._put(item, now_asked)
+                    changed += 1
+            return changed
+
     def _merged(self, gone: Memory, holder: Memory) -> datetime | None:
+        """As the PostgreSQL store's: the last merge of ``gone`` into ``holder`` not undone."""
+        events = self._s.events
+        restored = [e.at for e in events if (e.memory_id, e.kind) == (gone.id, EventKind.RESTORED)]
         merges = [
             e.at
-            for e in self._s.events
+            for e in events
             if (e.memory_id, e.kind, e.other_id) == (holder.id, EventKind.MERGED, gone.id)
+            and not any(at > e.at for at in restored)
         ]
         return max(merges, default=None)
 

@@ -20,6 +20,7 @@ from aria_mem.adapters.postgres.questions import (
     move_questions,
     reorder_questions,
     review_item,
+    settle,
     standing,
 )
 from aria_mem.adapters.postgres.retry import rerun_on_deadlock
@@ -29,6 +30,8 @@ from aria_mem.domain.validation import no_memory, normalize_text
 from aria_mem.errors import ValidationError
 
 _PENDING = "updated_at = now(), index_state = 'pending', index_attempts = 0"
+SETTLE_BATCH = 1000
+"""Memories whose questions one transaction puts right after an import."""
 
 
 def _event(
@@ -273,6 +276,15 @@ class PgHygiene(PgConsolidation):
                 ),
             )
             return done.rowcount == 1
+
+    @rerun_on_deadlock
+    def settle_questions(self, memory_ids: Sequence[uuid.UUID]) -> int:
+        ids = list(dict.fromkeys(memory_ids))
+        changed = 0
+        for start in range(0, len(ids), SETTLE_BATCH):
+            with self._db.connection() as conn, conn.transaction():
+                changed += settle(conn, ids[start : start + SETTLE_BATCH])
+        return changed
 
     def reviews(
         self,

@@ -157,10 +157,10 @@ def _put(conn: psycopg.Connection[Row], item: ReviewItem, changed: ReviewItem | 
 
 def standing(conn: psycopg.Connection[Row], item: ReviewItem) -> ReviewItem | None:
     """``item`` as it is to be queued now (``domain.asking.as_it_stands``), with the memories
-    it names held ``FOR SHARE`` until the question is queued: a merge or a forget of one of
-    them waits, then moves or closes the question with the others, instead of moving them
-    while this one is on its way (it stayed on the memory merged away). Taken in one
-    statement; a memory that stands for one of them, after them."""
+    it names held ``FOR SHARE`` until the question is queued (or put right, ``settle``): a
+    merge or a forget of one of them waits, then moves or closes the question with the
+    others, instead of moving them while this one is on its way (it stayed on the memory
+    merged away). Taken in one statement; a memory that stands for one of them, after them."""
     named = [i for i in (item.memory_id, item.other_id) if i is not None]
     held: dict[uuid.UUID, Memory | None] = dict.fromkeys(named)
     found = conn.execute(
@@ -177,14 +177,41 @@ def standing(conn: psycopg.Connection[Row], item: ReviewItem) -> ReviewItem | No
         return held[memory_id]
 
     def merged(gone: Memory, holder: Memory) -> datetime | None:
+        """When a pass merged ``gone`` into ``holder``, unless ``gone`` was restored since
+        (the merge undone: a later supersession of it is another change)."""
         row = conn.execute(
-            "SELECT at FROM memory_events WHERE memory_id = %s AND kind = %s AND other_id = %s"
-            " ORDER BY at DESC LIMIT 1",
-            (holder.id, EventKind.MERGED.value, gone.id),
+            "SELECT m.at FROM memory_events m WHERE m.memory_id = %(h)s AND m.kind = %(merged)s"
+            " AND m.other_id = %(g)s AND NOT EXISTS (SELECT 1 FROM memory_events r"
+            "  WHERE r.memory_id = %(g)s AND r.kind = %(restored)s AND r.at > m.at)"
+            " ORDER BY m.at DESC LIMIT 1",
+            {
+                "h": holder.id,
+                "g": gone.id,
+                "merged": EventKind.MERGED.value,
+                "restored": EventKind.RESTORED.value,
+            },
         ).fetchone()
         return None if row is None else row["at"]
 
     return as_it_stands(item, find, merged)
+
+
+def settle(conn: psycopg.Connection[Row], memory_ids: list[uuid.UUID]) -> int:
+    """The open questions naming any of ``memory_ids``, locked in ``LOCK_ORDER``, each asked
+    as its memories stand (``standing``): moved, or closed when nothing is left to ask. How
+    many changed."""
+    found = conn.execute(
+        "SELECT * FROM review_items WHERE memory_id = ANY(%(m)s) OR other_id = ANY(%(m)s)"
+        f" ORDER BY {LOCK_ORDER} FOR UPDATE",
+        {"m": memory_ids},
+    ).fetchall()
+    changed = 0
+    for item in map(review_item, found):
+        asked = standing(conn, item)
+        if asked != item:
+            _put(conn, item, asked)
+            changed += 1
+    return changed
 
 
 def review_item(r: Row) -> ReviewItem:
