@@ -309,7 +309,7 @@ def test_a_question_is_queued_about_its_memories_as_they_stand_when_it_is_queued
     assert asked(ReviewKind.CONFLICT, berlin, lisbon)
     [moved] = any_store.hygiene.reviews("u1", "aria")
     assert moved.kind is ReviewKind.CONFLICT
-    # Lisbon was said last: the merge confirmed Kreuzberg later, but did not say it again
+    # Lisbon was said last: the merge confirmed Kreuzberg as of when Berlin was said
     assert (moved.memory_id, moved.other_id) == (fuller.id, lisbon.id)
     assert (
         moved.reason
@@ -563,6 +563,22 @@ def test_a_question_left_on_a_memory_no_longer_active_cannot_take_the_other_away
     assert any_store.memories.get(tea.id).text == "The user likes tea."
     assert any_store.memories.get(coffee.id).status is MemoryStatus.ACTIVE
     assert [r.id for r in any_store.hygiene.reviews("u1", "aria")] == [stale.id]
+
+
+def test_a_pass_s_merge_confirms_the_kept_memory_when_the_repeat_was_said(
+    any_store: Store, writer: MemoryWriter
+) -> None:
+    """A repeat merged in by a pass confirms the memory it is merged into as of when the
+    repeat was said, not when the pass ran (a pass over an import of last year's memories
+    made them all "confirmed today", and a question moved later counted them said then); an
+    older repeat confirms nothing."""
+    kept = writer.remember(_new("The user lives in Nice."), merge=False).memory
+    repeat = writer.remember(_new("The user lives in Nice, France."), merge=False).memory
+    folded = any_store.hygiene.fold(repeat.id, kept.id, "a pass's merge")
+    assert folded.last_confirmed_at == repeat.created_at
+    older = writer.remember(_new("The user swims in the sea."), merge=False).memory
+    newer = writer.remember(_new("The user swims in the sea every day."), merge=False).memory
+    assert any_store.hygiene.fold(older.id, newer.id, "a pass's merge").last_confirmed_at is None
 
 
 def test_a_question_about_a_memory_whose_merge_was_undone_reads_its_replacement_as_one(

@@ -6,7 +6,8 @@ may merge one of them from the review page, or forget it. The memory a question 
 no longer active, and a merge moved the open questions about it before this one was queued.
 So a question is asked about the memories as they stand when it is queued: about the memory
 that stands for one merged away or superseded (``moved_question``, as if it had been open when
-that happened), and not at all about a memory forgotten or retired, or a pair that is now one.
+that happened), and not at all about a memory forgotten or retired, a pair that is now one, or
+a memory of another user or companion (an imported chain can name one).
 """
 
 from __future__ import annotations
@@ -36,12 +37,12 @@ def as_it_stands(
     as a likely change, the reading that never takes the current fact out of every prompt.
     None when nothing is left to ask.
 
-    When the kept memory's fact was last stated: a pass's merge confirms it as it merges
-    (``last_confirmed_at``, the merge's own time), which says nothing of when it was said; so
-    while that is its last confirmation it counts as said when it was written, or when the
-    merged one was last said, whichever is later (a memory said after both is still asked
-    second: accepting a likely change lets the latest statement win). Said again since, it
-    counts as said then."""
+    When the kept memory's fact was last stated: a pass's merge confirms it when the merged
+    one was said. One made by an earlier aria-mem confirmed it at the merge's own time (its
+    ``last_confirmed_at`` is the merge event's), which says nothing of when it was said; while
+    that is its last confirmation, it counts as said when it was written, or when the merged
+    one was last said, whichever is later (a memory said after both is still asked second:
+    accepting a likely change lets the latest statement win)."""
     for _ in range(MAX_MOVES + 1):
         named = [i for i in (item.memory_id, item.other_id) if i is not None]
         memories = [find(i) for i in named]
@@ -53,7 +54,10 @@ def as_it_stands(
         if gone.status is not MemoryStatus.SUPERSEDED or gone.superseded_by is None:
             return None
         holder = find(gone.superseded_by)
-        if holder is None:
+        if holder is None or (holder.user_id, holder.companion_id) != (
+            item.user_id,
+            item.companion_id,
+        ):  # an imported chain may name another pair's memory: never asked about here
             return None
         other_id = other_of(item, gone.id)
         other = None if other_id is None else find(other_id)

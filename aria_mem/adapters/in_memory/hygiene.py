@@ -102,23 +102,16 @@ class MemHygiene:
             new = self._pending(
                 self._s.memory(new_id), status=MemoryStatus.SUPERSEDED, superseded_by=into_id
             )
-            merged_at = now()  # the merge event's time, as PostgreSQL's now() is one
+            said = last_said(new)  # confirmed when the repeat was said, not when this pass ran
             kept = replace(
                 into,
-                last_confirmed_at=merged_at,
+                last_confirmed_at=said if said > last_said(into) else into.last_confirmed_at,
                 importance=max(into.importance, new.importance),
                 confidence=max(into.confidence, new.confidence),
             )
             self._s.memories[into_id] = kept
             self._s.record(new_id, EventKind.SUPERSEDED, other_id=into_id, detail=detail)
-            self._s.record(
-                into_id,
-                EventKind.MERGED,
-                other_id=new_id,
-                text=new.text,
-                detail=detail,
-                at=merged_at,
-            )
+            self._s.record(into_id, EventKind.MERGED, other_id=new_id, text=new.text, detail=detail)
             self._move_questions(new, kept, max(last_said(into), last_said(new)), True)
             return kept
 

@@ -83,9 +83,8 @@ class State:
         other_id: uuid.UUID | None = None,
         text: str | None = None,
         detail: str = "",
-        at: datetime | None = None,
     ) -> None:
-        self.events.append(MemoryEvent(memory_id, kind, at or now(), other_id, text, detail))
+        self.events.append(MemoryEvent(memory_id, kind, now(), other_id, text, detail))
 
     def drop_memory(self, memory_id: uuid.UUID) -> Memory:
         """Delete a memory with its history and the review items about it (as PostgreSQL's

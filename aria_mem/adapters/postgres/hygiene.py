@@ -155,7 +155,7 @@ class PgHygiene(PgConsolidation):
         with self._db.connection() as conn, conn.transaction():
             lock_questions(conn, [new_id, into_id])
             before_rows(conn)
-            into = conn.execute(  # when its fact was last stated, before this pass confirms it
+            into = conn.execute(  # when its fact was last stated, before the repeat's
                 f"SELECT {rows.MEMORY} FROM memories WHERE id = %s {HOLD}", (into_id,)
             ).fetchone()
             new = _one(
@@ -165,12 +165,14 @@ class PgHygiene(PgConsolidation):
                 + " WHERE id = %s",
                 [into_id, new_id],
             )
+            said = last_said(new)  # confirmed when the repeat was said, not when this pass ran
             kept = _one(
                 conn,
-                "UPDATE memories SET last_confirmed_at = now(),"
+                "UPDATE memories SET last_confirmed_at = CASE WHEN %s >"
+                " coalesce(last_confirmed_at, created_at) THEN %s ELSE last_confirmed_at END,"
                 " importance = greatest(importance, %s), confidence = greatest(confidence, %s)"
                 " WHERE id = %s",
-                [new.importance, new.confidence, into_id],
+                [said, said, new.importance, new.confidence, into_id],
             )
             _event(conn, new_id, EventKind.SUPERSEDED, other_id=into_id, detail=detail)
             _event(conn, into_id, EventKind.MERGED, other_id=new_id, text=new.text, detail=detail)
