@@ -309,7 +309,7 @@ def test_a_question_is_queued_about_its_memories_as_they_stand_when_it_is_queued
     assert asked(ReviewKind.CONFLICT, berlin, lisbon)
     [moved] = any_store.hygiene.reviews("u1", "aria")
     assert moved.kind is ReviewKind.CONFLICT
-    # Lisbon was said last: the merge confirmed Kreuzberg as of when Berlin was said
+    # Lisbon was said last: Berlin, older than Kreuzberg, confirmed nothing by its merge
     assert (moved.memory_id, moved.other_id) == (fuller.id, lisbon.id)
     assert (
         moved.reason

@@ -103,7 +103,7 @@ class MemHygiene:
                 self._s.memory(new_id), status=MemoryStatus.SUPERSEDED, superseded_by=into_id
             )
             said = last_said(new)  # confirmed when the repeat was said, not when this pass ran
-            kept = replace(
+            kept = replace(  # as the PostgreSQL store's: an older repeat confirms nothing
                 into,
                 last_confirmed_at=said if said > last_said(into) else into.last_confirmed_at,
                 importance=max(into.importance, new.importance),

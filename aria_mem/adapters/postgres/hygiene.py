@@ -165,20 +165,22 @@ class PgHygiene(PgConsolidation):
                 + " WHERE id = %s",
                 [into_id, new_id],
             )
-            said = last_said(new)  # confirmed when the repeat was said, not when this pass ran
+            said_at = last_said(new)
+            confirmed: datetime | None = said_at  # when the repeat was said, not this pass
+            if into is not None:
+                before = rows.memory(into)
+                said_at = max(said_at, last_said(before))
+                if last_said(new) <= last_said(before):  # an older repeat confirms nothing
+                    confirmed = before.last_confirmed_at
             kept = _one(
                 conn,
-                "UPDATE memories SET last_confirmed_at = CASE WHEN %s >"
-                " coalesce(last_confirmed_at, created_at) THEN %s ELSE last_confirmed_at END,"
+                "UPDATE memories SET last_confirmed_at = %s,"
                 " importance = greatest(importance, %s), confidence = greatest(confidence, %s)"
                 " WHERE id = %s",
-                [said, said, new.importance, new.confidence, into_id],
+                [confirmed, new.importance, new.confidence, into_id],
             )
             _event(conn, new_id, EventKind.SUPERSEDED, other_id=into_id, detail=detail)
             _event(conn, into_id, EventKind.MERGED, other_id=new_id, text=new.text, detail=detail)
-            said_at = last_said(new)
-            if into is not None:
-                said_at = max(said_at, last_said(rows.memory(into)))
             move_questions(conn, new, kept, said_at, True)
         return kept
 
