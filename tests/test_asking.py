@@ -106,3 +106,19 @@ def test_a_question_never_follows_a_chain_to_another_pair_s_memory() -> None:
     item = _question(ReviewKind.MERGE, gone, other)
     assert _stands(item, [elsewhere, gone, other], {}) is None
     assert _stands(item, [replace(elsewhere, user_id="u1"), gone, other], {}) is not None
+
+
+def test_settling_leaves_a_question_on_a_retired_memory_and_still_moves_one_superseded() -> None:
+    """After an import, questions are moved off superseded memories as a merge moves them; one
+    on a retired memory stays, as retiring leaves it (a new question about it is not asked)."""
+    kept = make_memory("Lives in Lyon.")
+    gone = make_memory("Nice.", status=MemoryStatus.SUPERSEDED, superseded_by=kept.id)
+    retired = make_memory("Swims in the sea.", status=MemoryStatus.ARCHIVED)
+    on_retired = _question(ReviewKind.MERGE, retired, kept)
+    memories = [kept, gone, retired]
+    known = {m.id: m for m in memories}
+    assert as_it_stands(on_retired, known.get, lambda g, h: None, retired_stand=True) is on_retired
+    assert as_it_stands(on_retired, known.get, lambda g, h: None) is None
+    both = _question(ReviewKind.MERGE, gone, retired)
+    moved = as_it_stands(both, known.get, lambda g, h: None, retired_stand=True)
+    assert moved is not None and {moved.memory_id, moved.other_id} == {kept.id, retired.id}

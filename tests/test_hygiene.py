@@ -601,13 +601,14 @@ def test_a_question_about_a_memory_whose_merge_was_undone_reads_its_replacement_
     )
 
 
-def test_an_import_that_supersedes_or_archives_a_memory_asks_its_questions_as_they_stand(
+def test_an_import_that_supersedes_a_memory_moves_its_questions_and_leaves_a_retired_one_s(
     any_store: Store, writer: MemoryWriter
 ) -> None:
-    """An import writes a memory superseded (an export's chain) or archived without the merge
-    or retirement that moves its open questions: after it, each is asked about the memory
-    that stands for the one superseded, and one about a memory archived is closed. They
-    stayed on those memories, where accepting them is refused."""
+    """An import writes a memory superseded (an export's chain) without the merge that moves
+    its open questions: after it, each is asked about the memory that stands for it. They
+    stayed on it, where accepting them is refused. A question on a memory the file says is
+    retired stays, as retiring leaves it, and importing the same file again changes
+    nothing (it closed that question)."""
     tea = writer.remember(_new("The user likes tea.")).memory
     violin = writer.remember(_new("The user plays the violin.")).memory
     coffee = writer.remember(_new("The user likes coffee.")).memory
@@ -622,12 +623,35 @@ def test_an_import_that_supersedes_or_archives_a_memory_asks_its_questions_as_th
     exported = "".join(json.dumps(memory_to_record(m)) + "\n" for m in lines).encode()
     import_memories(io.BytesIO(exported), any_store, None, skip_invalid=False)
     assert any_store.memories.get(tea.id).status is MemoryStatus.SUPERSEDED
-    [asked] = any_store.hygiene.reviews("u1", "aria")
-    assert asked.kind is ReviewKind.CONFLICT  # a repeat of a fact since replaced: a change?
-    assert {asked.memory_id, asked.other_id} == {violin.id, coffee.id}
-    assert asked.reason.startswith(
+    assert any_store.memories.get(stamps.id).status is MemoryStatus.ARCHIVED
+    asked = {r.reason: r for r in any_store.hygiene.reviews("u1", "aria")}
+    moved = next(r for reason, r in asked.items() if reason != "stamps?")
+    assert moved.kind is ReviewKind.CONFLICT  # a repeat of a fact since replaced: a change?
+    assert {moved.memory_id, moved.other_id} == {violin.id, coffee.id}
+    assert moved.reason.startswith(
         f"asked first about a memory since replaced by {str(violin.id)[:8]}"
     )
+    assert (asked["stamps?"].memory_id, asked["stamps?"].other_id) == (stamps.id, coffee.id)
+    before = any_store.hygiene.reviews("u1", "aria")
+    import_memories(io.BytesIO(exported), any_store, None, skip_invalid=False)
+    assert any_store.hygiene.reviews("u1", "aria") == before
+
+
+def test_a_history_never_follows_an_imported_chain_to_another_pair_s_memory(
+    any_store: Store, writer: MemoryWriter
+) -> None:
+    """An import can say a memory was superseded by another user's: the history of either
+    shows neither the other's text nor its events. It showed the other user's memory."""
+    mine = writer.remember(_new("The user lives in Nice.")).memory
+    theirs = writer.remember(
+        NewMemory(user_id="u2", companion_id="aria", text="Bob's secret: he lives in Oslo.")
+    ).memory
+    gone = replace(mine, status=MemoryStatus.SUPERSEDED, superseded_by=theirs.id)
+    any_store.memories.import_memories([gone])
+    chain = history(any_store.memories, any_store.hygiene, any_store.memories.get(mine.id))
+    assert [m.id for m in chain.chain] == [mine.id]
+    chain = history(any_store.memories, any_store.hygiene, any_store.memories.get(theirs.id))
+    assert [m.id for m in chain.chain] == [theirs.id]
 
 
 def test_an_edit_keeps_the_old_text_and_forget_takes_the_history(

@@ -28,6 +28,8 @@ def as_it_stands(
     item: ReviewItem,
     find: Callable[[uuid.UUID], Memory | None],
     merged: Callable[[Memory, Memory], datetime | None],
+    *,
+    retired_stand: bool = False,
 ) -> ReviewItem | None:
     """``item`` as it is to be asked now: ``find`` gives a memory as it stands (None when
     forgotten; the store holds it against change until the question is queued), ``merged``
@@ -35,7 +37,8 @@ def as_it_stands(
     history's merge event; None when it did not). Any other supersession is read as a
     replacement, a person's merge on the review page included: a likely repeat is then asked
     as a likely change, the reading that never takes the current fact out of every prompt.
-    None when nothing is left to ask.
+    None when nothing is left to ask. ``retired_stand``: a retired memory still stands (a
+    question already open stays on it, as retiring leaves it), so only the moves are made.
 
     When the kept memory's fact was last stated: a pass's merge confirms it when the merged
     one was said. One made by an earlier aria-mem confirmed it at the merge's own time (its
@@ -48,7 +51,7 @@ def as_it_stands(
         memories = [find(i) for i in named]
         if any(m is None for m in memories):
             return None
-        gone = next((m for m in memories if m and m.status is not MemoryStatus.ACTIVE), None)
+        gone = next((m for m in memories if m and not _stands(m, retired_stand)), None)
         if gone is None:
             return item
         if gone.status is not MemoryStatus.SUPERSEDED or gone.superseded_by is None:
@@ -70,3 +73,9 @@ def as_it_stands(
             return None
         item = moved
     return None
+
+
+def _stands(memory: Memory, retired_stand: bool) -> bool:
+    if memory.status is MemoryStatus.ACTIVE:
+        return True
+    return retired_stand and memory.status is MemoryStatus.ARCHIVED

@@ -82,9 +82,9 @@ class Hygiene(Protocol):
 
     def settle_questions(self, memory_ids: Sequence[uuid.UUID]) -> int:
         """The open questions naming any of ``memory_ids`` asked about the memories as they
-        stand (``domain.asking.as_it_stands``): an import writes a memory superseded or
-        archived without moving its questions as a merge does. How many were moved or
-        closed."""
+        stand (``domain.asking.as_it_stands``; one on a retired memory stays, as retiring
+        leaves it): an import writes a memory superseded without moving its questions as a
+        merge does. How many were moved or closed."""
         ...
 
     def reviews(

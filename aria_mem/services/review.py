@@ -29,11 +29,19 @@ class History:
 
 
 def history(memories: MemoryRepository, hygiene: Hygiene, memory: Memory) -> History:
+    """The chain stays within ``memory``'s user and companion: an imported chain can name
+    another pair's memory, whose text is never shown here."""
+    owner = (memory.user_id, memory.companion_id)
     older: list[Memory] = []
     frontier = [memory]
     seen = {memory.id}
     while frontier and len(seen) < MAX_CHAIN:
-        replaced = [m for f in frontier for m in hygiene.replaced_by(f.id) if m.id not in seen]
+        replaced = [
+            m
+            for f in frontier
+            for m in hygiene.replaced_by(f.id)
+            if m.id not in seen and (m.user_id, m.companion_id) == owner
+        ]
         seen.update(m.id for m in replaced)
         older = replaced + older
         frontier = replaced
@@ -44,7 +52,7 @@ def history(memories: MemoryRepository, hygiene: Hygiene, memory: Memory) -> His
             current = memories.get(current.superseded_by)
         except NotFoundError:
             break
-        if current.id in seen:
+        if current.id in seen or (current.user_id, current.companion_id) != owner:
             break
         seen.add(current.id)
         newer.append(current)

@@ -303,11 +303,11 @@ def import_memories(
         knowledge=store.knowledge,
     )
     restored.events = store.hygiene.add_events(parsed.archive.events)
-    written_inactive = [
-        line.memory.id for line in parsed.lines if line.memory.status is not MemoryStatus.ACTIVE
+    superseded = [
+        line.memory.id for line in parsed.lines if line.memory.status is MemoryStatus.SUPERSEDED
     ]
-    if written_inactive:  # their open questions, as a merge or an archiving would leave them
-        store.hygiene.settle_questions(written_inactive)
+    if superseded:
+        _settle_questions(store, superseded)
     report = None
     if indexer is not None and (parsed.lines or restored.sources or restored.stages):
         if on_start is not None:
@@ -322,6 +322,16 @@ def import_memories(
         restored,
         _still_pending(store),
     )
+
+
+def _settle_questions(store: Store, superseded: list[uuid.UUID]) -> None:
+    """The open questions about memories the file says were superseded, moved to the memory
+    that stands for each, as a merge moves them; the import stands even when this fails (the
+    same file imported again puts them right)."""
+    try:
+        store.hygiene.settle_questions(superseded)
+    except ServiceError as exc:
+        log.warning("imported, but could not move the questions of superseded memories: %s", exc)
 
 
 def _still_pending(store: Store) -> int:

@@ -232,7 +232,9 @@ class MemHygiene:
             )
             changed = 0
             for item in asked:
-                now_asked = as_it_stands(item, self._s.memories.get, self._merged)
+                now_asked = as_it_stands(
+                    item, self._s.memories.get, self._merged, retired_stand=True
+                )
                 if now_asked != item:
                     self._put(item, now_asked)
                     changed += 1

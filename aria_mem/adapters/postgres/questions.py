@@ -156,7 +156,9 @@ def _put(conn: psycopg.Connection[Row], item: ReviewItem, changed: ReviewItem | 
     conn.execute("DELETE FROM review_items WHERE id = %s", (item.id,))
 
 
-def standing(conn: psycopg.Connection[Row], item: ReviewItem) -> ReviewItem | None:
+def standing(
+    conn: psycopg.Connection[Row], item: ReviewItem, *, retired_stand: bool = False
+) -> ReviewItem | None:
     """``item`` as it is to be queued now (``domain.asking.as_it_stands``), with the memories
     it names held ``FOR SHARE`` until the question is queued (or put right, ``settle``): a
     merge or a forget of one of them waits, then moves or closes the question with the
@@ -194,13 +196,14 @@ def standing(conn: psycopg.Connection[Row], item: ReviewItem) -> ReviewItem | No
         ).fetchone()
         return None if row is None else row["at"]
 
-    return as_it_stands(item, find, merged)
+    return as_it_stands(item, find, merged, retired_stand=retired_stand)
 
 
 def settle(conn: psycopg.Connection[Row], memory_ids: list[uuid.UUID]) -> int:
     """The open questions naming any of ``memory_ids``, locked in ``LOCK_ORDER``, each asked
-    as its memories stand (``standing``): moved, or closed when nothing is left to ask. How
-    many changed."""
+    as its memories stand (``standing``): moved off a memory superseded, or closed when
+    nothing is left to ask; one on a retired memory stays, as retiring leaves it. How many
+    changed."""
     found = conn.execute(
         "SELECT * FROM review_items WHERE memory_id = ANY(%(m)s) OR other_id = ANY(%(m)s)"
         f" ORDER BY {LOCK_ORDER} FOR UPDATE",
@@ -208,7 +211,7 @@ def settle(conn: psycopg.Connection[Row], memory_ids: list[uuid.UUID]) -> int:
     ).fetchall()
     changed = 0
     for item in map(review_item, found):
-        asked = standing(conn, item)
+        asked = standing(conn, item, retired_stand=True)
         if asked != item:
             _put(conn, item, asked)
             changed += 1
