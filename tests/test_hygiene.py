@@ -637,6 +637,29 @@ def test_an_import_that_supersedes_a_memory_moves_its_questions_and_leaves_a_ret
     assert any_store.hygiene.reviews("u1", "aria") == before
 
 
+def test_an_import_refuses_a_chain_to_another_pair_s_memory(
+    any_store: Store, writer: MemoryWriter
+) -> None:
+    """A line whose ``superseded_by`` names another user's memory (stored, or in the file) is
+    refused: nothing is imported without skip_invalid, and with it that line alone is left
+    out and said. No export writes such a chain; it would link two pairs' memories."""
+    mine = writer.remember(_new("The user lives in Nice.")).memory
+    theirs = writer.remember(
+        NewMemory(user_id="u2", companion_id="aria", text="Bob's secret: he lives in Oslo.")
+    ).memory
+    crossed = replace(mine, status=MemoryStatus.SUPERSEDED, superseded_by=theirs.id)
+    fine = replace(mine, id=uuid.uuid4(), text="The user swims in the sea.")
+    exported = "".join(json.dumps(memory_to_record(m)) + "\n" for m in (fine, crossed)).encode()
+    with pytest.raises(ValidationError, match="line 2: superseded_by names a memory of another"):
+        import_memories(io.BytesIO(exported), any_store, None, skip_invalid=False)
+    assert any_store.memories.get(mine.id).status is MemoryStatus.ACTIVE
+    assert "The user swims in the sea." not in _active(any_store)
+    done = import_memories(io.BytesIO(exported), any_store, None, skip_invalid=True)
+    assert [p[:7] for p in done.problems] == ["line 2:"]
+    assert any_store.memories.get(mine.id).status is MemoryStatus.ACTIVE
+    assert "The user swims in the sea." in _active(any_store)
+
+
 def test_a_history_never_follows_an_imported_chain_to_another_pair_s_memory(
     any_store: Store, writer: MemoryWriter
 ) -> None:

@@ -27,7 +27,7 @@ from aria_mem.domain.invisible import json_line
 from aria_mem.domain.memory_line import memory_from_record, memory_to_record
 from aria_mem.domain.models import Memory, MemoryStatus
 from aria_mem.domain.records import ImportResult, SyncReport
-from aria_mem.errors import ServiceError, ValidationError
+from aria_mem.errors import NotFoundError, ServiceError, ValidationError
 from aria_mem.ports import MemoryRepository, Store
 from aria_mem.private import NotARegularFileError, open_regular
 from aria_mem.services.archive import Carried, restore, write_everything_else
@@ -295,6 +295,12 @@ def import_memories(
         parsed = read_lines(source, skip_invalid=skip_invalid)
     else:
         parsed = read_stream(source, "stdin", skip_invalid=skip_invalid)
+    crossed = _crossed_chains(store.memories, parsed.lines)
+    if crossed and not skip_invalid:
+        raise _refuse(str(source) if isinstance(source, Path) else "stdin", list(crossed.values()))
+    if crossed:
+        parsed.lines = [line for line in parsed.lines if line.number not in crossed]
+        parsed.problems.extend(crossed.values())
     stored, rejected = import_lines(store.memories, parsed.lines, skip_invalid=skip_invalid)
     restored = restore(
         parsed.archive,
@@ -322,6 +328,30 @@ def import_memories(
         restored,
         _still_pending(store),
     )
+
+
+def _crossed_chains(memories: MemoryRepository, lines: Sequence[ParsedLine]) -> dict[int, str]:
+    """The lines whose ``superseded_by`` names a memory of another user or companion (in the
+    file, or stored), by line number: such a chain would link two pairs' memories, which no
+    export writes."""
+    in_file = {line.memory.id: line.memory for line in lines}
+    crossed: dict[int, str] = {}
+    for line in lines:
+        memory = line.memory
+        if memory.superseded_by is None:
+            continue
+        holder = in_file.get(memory.superseded_by)
+        if holder is None:
+            try:
+                holder = memories.get(memory.superseded_by)
+            except NotFoundError:
+                continue
+        if (holder.user_id, holder.companion_id) != (memory.user_id, memory.companion_id):
+            crossed[line.number] = (
+                f"line {line.number}: superseded_by names a memory of another user or "
+                "companion — give a memory of the same pair, or leave superseded_by out"
+            )
+    return crossed
 
 
 def _settle_questions(store: Store, superseded: list[uuid.UUID]) -> None:
