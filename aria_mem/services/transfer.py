@@ -295,9 +295,15 @@ def import_memories(
         parsed = read_lines(source, skip_invalid=skip_invalid)
     else:
         parsed = read_stream(source, "stdin", skip_invalid=skip_invalid)
+    name = str(source) if isinstance(source, Path) else "stdin"
     crossed = _crossed_chains(store.memories, parsed.lines)
+    if len(crossed) + len(parsed.problems) > MAX_INVALID_LINES:
+        raise ValidationError(
+            f"{name} has more than {MAX_INVALID_LINES:,} invalid lines; nothing was imported — "
+            "give a JSON Lines file as `aria-mem export` writes it"
+        )
     if crossed and not skip_invalid:
-        raise _refuse(str(source) if isinstance(source, Path) else "stdin", list(crossed.values()))
+        raise _refuse(name, list(crossed.values()))
     if crossed:
         parsed.lines = [line for line in parsed.lines if line.number not in crossed]
         parsed.problems.extend(crossed.values())
@@ -332,11 +338,13 @@ def import_memories(
 
 def _crossed_chains(memories: MemoryRepository, lines: Sequence[ParsedLine]) -> dict[int, str]:
     """The lines whose ``superseded_by`` names a memory of another user or companion (in the
-    file, or stored), by line number: such a chain would link two pairs' memories, which no
-    export writes."""
+    file, or stored), by line number, at most one past ``MAX_INVALID_LINES``: such a chain
+    would link two pairs' memories, which no export writes."""
     in_file = {line.memory.id: line.memory for line in lines}
     crossed: dict[int, str] = {}
     for line in lines:
+        if len(crossed) > MAX_INVALID_LINES:  # bounded: the caller refuses the file
+            break
         memory = line.memory
         if memory.superseded_by is None:
             continue
