@@ -249,17 +249,22 @@ class Served:
         for stage, value in timings.items():
             self.stages.setdefault(stage, []).append(value)
 
-    def rows(self) -> tuple[tuple[str, list[float]], ...]:
-        return (
+    def rows(self, served: int, asked: int) -> list[tuple[str, int, float, float, str]]:
+        """Each row of the table: what, how many searches, p50, p95, and beside the pipeline
+        the stage medians and how many of the ``asked`` searches the service ``served``."""
+        stages = " ".join(
+            f"{k} {statistics.median(v):.2f}" for k, v in self.stages.items() if k != "total"
+        )
+        parts = f"{stages}; answered by the service: {served:,} of {asked:,}"
+        measured = (
             ("pipeline", self.pipeline),
             ("client", self.client),
             ("there and back", self.crossing),
         )
-
-    def stage_medians(self) -> str:
-        return " ".join(
-            f"{k} {statistics.median(v):.2f}" for k, v in self.stages.items() if k != "total"
-        )
+        return [
+            (what, len(values), *percentiles(values), parts if what == "pipeline" else "")
+            for what, values in measured
+        ]
 
 
 def answered_by_service(index_dir: Path) -> int:
@@ -325,13 +330,10 @@ def real_data(folder: Path, sets: list[str], home: Path | None) -> None:
                         measured.add(wall, result)
                 served = answered_by_service(mem.settings.index_dir) - before
                 mem.admin.stop()
-            parts = measured.stage_medians()
-            parts += f"; answered by the service: {served:,} of {len(data.questions) + 20:,}"
-            for what, values in measured.rows():
-                p50, p95 = percentiles(values)
+            for what, count, p50, p95, parts in measured.rows(served, len(data.questions) + 20):
                 rows.append(
-                    f"| {name} | {len(data.memories):,} | {len(values):,} | {what} | "
-                    f"{p50:.2f} | {p95:.2f} | {parts if what == 'pipeline' else ''} |"
+                    f"| {name} | {len(data.memories):,} | {count:,} | {what} | "
+                    f"{p50:.2f} | {p95:.2f} | {parts} |"
                 )
                 print(rows[-1], flush=True)
     print("\n| set | memories | questions | overhead | p50 ms | p95 ms | stage medians (ms) |")

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from aria_mem.adapters.postgres.store import PostgresStore
-from scripts.bench_retrieval import CHUNK, DIM, TYPES, Served, percentiles, sentence
+from scripts.bench_retrieval import CHUNK, DIM, TYPES, Served, sentence
 from tests.fakes import vectors
 
 
@@ -160,13 +160,10 @@ def through_service(n: int, users: int, queries: int, rng: np.random.Generator) 
             os.environ["ARIA_MEM_HOME"] = home_before
     if table.missed:
         raise SystemExit(f"{table.missed} texts were embedded that the benchmark never drew")
-    parts = measured.stage_medians()
-    parts += f"; answered by the service: {served:,} of {queries + 20:,}"
-    for what, values in measured.rows():
-        p50, p95 = percentiles(values)
+    for what, _count, p50, p95, parts in measured.rows(served, queries + 20):
         rows.append(
             f"| edge, through the service | {n:,} | {what} | {p50:.2f} | {p95:.2f} | "
-            f"{parts if what == 'pipeline' else ''} | {chosen / queries:.1f} | {setup:.0f} s |"
+            f"{parts} | {chosen / queries:.1f} | {setup:.0f} s |"
         )
         print(rows[-1], flush=True)
     return rows

@@ -24,10 +24,19 @@ def _at(hours: int) -> datetime:
 
 
 def _stands(
-    item: ReviewItem, memories: list[Memory], merges: dict[tuple[uuid.UUID, uuid.UUID], datetime]
+    item: ReviewItem,
+    memories: list[Memory],
+    merges: dict[tuple[uuid.UUID, uuid.UUID], datetime],
+    *,
+    retired_stand: bool = False,
 ) -> ReviewItem | None:
     known = {m.id: m for m in memories}
-    return as_it_stands(item, known.get, lambda gone, holder: merges.get((gone.id, holder.id)))
+    return as_it_stands(
+        item,
+        known.get,
+        lambda gone, holder: merges.get((gone.id, holder.id)),
+        retired_stand=retired_stand,
+    )
 
 
 def test_a_question_about_active_memories_is_asked_as_it_is() -> None:
@@ -116,9 +125,8 @@ def test_settling_leaves_a_question_on_a_retired_memory_and_still_moves_one_supe
     retired = make_memory("Swims in the sea.", status=MemoryStatus.ARCHIVED)
     on_retired = _question(ReviewKind.MERGE, retired, kept)
     memories = [kept, gone, retired]
-    known = {m.id: m for m in memories}
-    assert as_it_stands(on_retired, known.get, lambda g, h: None, retired_stand=True) is on_retired
-    assert as_it_stands(on_retired, known.get, lambda g, h: None) is None
+    assert _stands(on_retired, memories, {}, retired_stand=True) is on_retired
+    assert _stands(on_retired, memories, {}) is None
     both = _question(ReviewKind.MERGE, gone, retired)
-    moved = as_it_stands(both, known.get, lambda g, h: None, retired_stand=True)
+    moved = _stands(both, memories, {}, retired_stand=True)
     assert moved is not None and {moved.memory_id, moved.other_id} == {kept.id, retired.id}

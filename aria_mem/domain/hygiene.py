@@ -90,6 +90,13 @@ def last_said(memory: Memory) -> datetime:
     return max(memory.created_at, confirmed) if confirmed else memory.created_at
 
 
+def confirmed_by_repeat(kept: Memory, repeat: Memory) -> datetime | None:
+    """``kept``'s confirmation once a pass merges ``repeat`` into it: when the repeat was said,
+    not when the pass ran; an older repeat confirms nothing (it keeps its own)."""
+    said = last_said(repeat)
+    return said if said > last_said(kept) else kept.last_confirmed_at
+
+
 def _stated_last_second(holder: Memory, said_at: datetime, other: Memory) -> tuple[Memory, Memory]:
     said = {holder.id: said_at, other.id: last_said(other)}
     first, second = sorted((holder, other), key=lambda m: (said[m.id], m.id))

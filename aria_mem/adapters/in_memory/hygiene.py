@@ -16,6 +16,7 @@ from aria_mem.domain.hygiene import (
     MemoryEvent,
     ReviewItem,
     ReviewKind,
+    confirmed_by_repeat,
     last_said,
     moved_question,
     other_of,
@@ -102,10 +103,9 @@ class MemHygiene:
             new = self._pending(
                 self._s.memory(new_id), status=MemoryStatus.SUPERSEDED, superseded_by=into_id
             )
-            said = last_said(new)  # confirmed when the repeat was said, not when this pass ran
-            kept = replace(  # as the PostgreSQL store's: an older repeat confirms nothing
+            kept = replace(
                 into,
-                last_confirmed_at=said if said > last_said(into) else into.last_confirmed_at,
+                last_confirmed_at=confirmed_by_repeat(into, new),
                 importance=max(into.importance, new.importance),
                 confidence=max(into.confidence, new.confidence),
             )

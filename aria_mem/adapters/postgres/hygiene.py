@@ -24,7 +24,13 @@ from aria_mem.adapters.postgres.questions import (
     standing,
 )
 from aria_mem.adapters.postgres.retry import rerun_on_deadlock
-from aria_mem.domain.hygiene import EventKind, MemoryEvent, ReviewItem, last_said
+from aria_mem.domain.hygiene import (
+    EventKind,
+    MemoryEvent,
+    ReviewItem,
+    confirmed_by_repeat,
+    last_said,
+)
 from aria_mem.domain.models import Memory
 from aria_mem.domain.validation import no_memory, normalize_text
 from aria_mem.errors import ValidationError
@@ -166,12 +172,11 @@ class PgHygiene(PgConsolidation):
                 [into_id, new_id],
             )
             said_at = last_said(new)
-            confirmed: datetime | None = said_at  # when the repeat was said, not this pass
+            confirmed: datetime | None = said_at  # ``into`` gone: the update below raises
             if into is not None:
                 before = rows.memory(into)
                 said_at = max(said_at, last_said(before))
-                if last_said(new) <= last_said(before):  # an older repeat confirms nothing
-                    confirmed = before.last_confirmed_at
+                confirmed = confirmed_by_repeat(before, new)
             kept = _one(
                 conn,
                 "UPDATE memories SET last_confirmed_at = %s,"

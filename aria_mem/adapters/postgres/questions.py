@@ -51,11 +51,19 @@ def lock_questions(conn: psycopg.Connection[Row], memory_ids: list[uuid.UUID]) -
     change that moves or deletes them: locked one memory's at a time, by a delete's cascade
     in the order it finds them, or after a memory's row, they were taken in another order
     than a concurrent restatement, merge or forget takes them."""
-    conn.execute(
-        "SELECT 1 FROM review_items WHERE memory_id = ANY(%(m)s) OR other_id = ANY(%(m)s)"
+    locked_questions(conn, memory_ids)
+
+
+def locked_questions(
+    conn: psycopg.Connection[Row], memory_ids: list[uuid.UUID]
+) -> list[ReviewItem]:
+    """The open questions naming any of ``memory_ids``, locked in ``LOCK_ORDER``."""
+    found = conn.execute(
+        "SELECT * FROM review_items WHERE memory_id = ANY(%(m)s) OR other_id = ANY(%(m)s)"
         f" ORDER BY {LOCK_ORDER} FOR UPDATE",
         {"m": memory_ids},
     )
+    return [review_item(row) for row in found.fetchall()]
 
 
 def lock_for_forgetting_user(conn: psycopg.Connection[Row], user_id: str) -> None:
@@ -112,12 +120,7 @@ def _asked_about(
 ) -> list[tuple[ReviewItem, Memory | None]]:
     """The open questions naming ``memory_id``, each with its other memory; locked, so two
     merges at once cannot move one twice."""
-    found = conn.execute(
-        "SELECT * FROM review_items WHERE memory_id = %(m)s OR other_id = %(m)s"
-        f" ORDER BY {LOCK_ORDER} FOR UPDATE",
-        {"m": memory_id},
-    ).fetchall()
-    items = [review_item(row) for row in found]
+    items = locked_questions(conn, [memory_id])
     other_ids = [rule.other_of(item, memory_id) for item in items]
     wanted = [i for i in other_ids if i is not None]
     others: dict[uuid.UUID, Memory] = {}
@@ -204,13 +207,8 @@ def settle(conn: psycopg.Connection[Row], memory_ids: list[uuid.UUID]) -> int:
     as its memories stand (``standing``): moved off a memory superseded, or closed when
     nothing is left to ask; one on a retired memory stays, as retiring leaves it. How many
     changed."""
-    found = conn.execute(
-        "SELECT * FROM review_items WHERE memory_id = ANY(%(m)s) OR other_id = ANY(%(m)s)"
-        f" ORDER BY {LOCK_ORDER} FOR UPDATE",
-        {"m": memory_ids},
-    ).fetchall()
     changed = 0
-    for item in map(review_item, found):
+    for item in locked_questions(conn, memory_ids):
         asked = standing(conn, item, retired_stand=True)
         if asked != item:
             _put(conn, item, asked)
