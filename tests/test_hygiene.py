@@ -914,3 +914,61 @@ def test_a_joined_wording_never_joins_two_values_of_one_kind_but_may_join_two_ki
     assert not says_both(daughter, daughter, child)  # "only child" left out
     son = "The user's son Lucía is a dentist."
     assert clash(daughter, son) and not says_both(f"{daughter} {son}", daughter, son)
+
+
+def test_a_replaced_fact_said_again_in_the_same_words_is_current_again_and_judged_anew(
+    any_store: Store, writer: MemoryWriter, tidy: Consolidator, index: EdgeIndex
+) -> None:
+    berlin = writer.remember(_new("The user lives in Berlin.", MemoryType.PROFILE_FACT))
+    lisbon = writer.remember(
+        _new("The user moved to Lisbon.", MemoryType.PROFILE_FACT), replaces=berlin.memory.id
+    )
+    assert tidy.run().queued == 0
+    again = writer.remember(_new("The user lives in Berlin.", MemoryType.PROFILE_FACT))
+    assert again.memory.id == berlin.memory.id and not again.created
+    assert again.memory.status is MemoryStatus.ACTIVE and again.memory.superseded_by is None
+    assert "said again" in again.note and again.indexed and _in_index(index, berlin.memory.id)
+    assert _active(any_store) == ["The user lives in Berlin.", "The user moved to Lisbon."]
+    assert tidy.run().queued == 1  # without a judge, which one is current is asked
+    [item] = any_store.hygiene.reviews("u1", "aria")
+    assert {item.memory_id, item.other_id} == {berlin.memory.id, lisbon.memory.id}
+    events = any_store.hygiene.events([berlin.memory.id])
+    assert events[-1].kind is EventKind.RESTORED and "said again" in events[-1].detail
+
+
+def test_replacing_a_fact_with_the_words_of_one_it_replaced_makes_no_loop(
+    any_store: Store, writer: MemoryWriter
+) -> None:
+    berlin = writer.remember(_new("The user lives in Berlin.", MemoryType.PROFILE_FACT))
+    lisbon = writer.remember(
+        _new("The user moved to Lisbon.", MemoryType.PROFILE_FACT), replaces=berlin.memory.id
+    )
+    back = writer.remember(
+        _new("The user lives in Berlin.", MemoryType.PROFILE_FACT), replaces=lisbon.memory.id
+    )
+    assert back.memory.id == berlin.memory.id and back.memory.status is MemoryStatus.ACTIVE
+    assert any_store.memories.get(lisbon.memory.id).superseded_by == berlin.memory.id
+    assert _active(any_store) == ["The user lives in Berlin."]
+    writer.retire(berlin.memory.id, "stale")
+    retold = writer.remember(_new("The user lives in Berlin.", MemoryType.PROFILE_FACT))
+    assert retold.memory.status is MemoryStatus.ACTIVE
+    assert _active(any_store) == ["The user lives in Berlin."]
+
+
+def test_an_import_never_moves_a_memory_to_another_user_or_companion(
+    any_store: Store, writer: MemoryWriter
+) -> None:
+    """A line with the id of another pair's memory would move that memory there, with its
+    history and the questions about it: it is refused as an invalid line is."""
+    mine = writer.remember(_new("The user lives in Nice.")).memory
+    moved = replace(mine, companion_id="nova")
+    fine = replace(mine, id=uuid.uuid4(), text="The user swims in the sea.")
+    exported = "".join(json.dumps(memory_to_record(m)) + "\n" for m in (fine, moved)).encode()
+    with pytest.raises(ValidationError, match="an import never moves a memory"):
+        import_memories(io.BytesIO(exported), any_store, None, skip_invalid=False)
+    assert any_store.memories.get(mine.id).companion_id == "aria"
+    assert "The user swims in the sea." not in _active(any_store)
+    done = import_memories(io.BytesIO(exported), any_store, None, skip_invalid=True)
+    assert [p[:7] for p in done.problems] == ["line 2:"]
+    assert any_store.memories.get(mine.id).companion_id == "aria"
+    assert "The user swims in the sea." in _active(any_store)

@@ -207,6 +207,16 @@ def no_memory(memory_id: uuid.UUID | str) -> NotFoundError:
     return NotFoundError(f"No memory with id {memory_id} — `aria-mem list` shows them")
 
 
+def moved_by_import(memory_id: uuid.UUID) -> str:
+    """Why an import line is refused whose id is a memory of another user or companion: an
+    import would move that memory, with its history and the questions about it, to another
+    pair (as the stores write by id). No export writes such a line."""
+    return (
+        f"memory {memory_id} is stored for another user or companion, and an import never moves "
+        "a memory between them — give the line a new id to copy it"
+    )
+
+
 def owned_by(memory: Memory, owner: tuple[str, str] | None) -> Memory:
     """``memory``, when no owner is asked for or it is that (user, companion)'s; otherwise
     the answer for a memory that does not exist."""

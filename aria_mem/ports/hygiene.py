@@ -51,8 +51,10 @@ class Hygiene(Protocol):
         (a merged event naming ``new_id``). Returns ``into_id``'s memory."""
         ...
 
-    def restore(self, memory_id: uuid.UUID, detail: str) -> Memory:
-        """A superseded or retired memory is active again (pending, to be indexed)."""
+    def restore(self, memory_id: uuid.UUID, detail: str, *, reconsider: bool = False) -> Memory:
+        """A superseded or retired memory is active again (pending, to be indexed);
+        ``reconsider``: and marked for the next consolidation pass to judge, as a new memory
+        is (it was said again, so what replaced it may be the one out of date)."""
         ...
 
     def retire(self, memory_id: uuid.UUID, detail: str) -> Memory: ...

@@ -22,6 +22,7 @@ from aria_mem.domain.hygiene import (
     is_likely_conflict,
     is_likely_repeat,
     is_repeat,
+    last_said,
 )
 from aria_mem.domain.models import MEMORIES_COLLECTION, Memory, MemoryStatus, NewMemory, SearchScope
 from aria_mem.domain.validation import normalize_text
@@ -76,8 +77,9 @@ class Curator:
         self, new: NewMemory | Memory, *, older_only: bool = False, count: int = NEIGHBOURS
     ) -> Look:
         """The pair's nearest active memories to the new text (by the stored vectors), of the
-        ``count`` nearest; ``older_only``: only those written before it (a pass judges a
-        memory against what was known when it was said)."""
+        ``count`` nearest; ``older_only``: only those written before it was last said (a pass
+        judges a memory against what was known when it was said: a replaced fact said again
+        is judged against what replaced it)."""
         try:
             vector = self._embedder.embed([new.text])[0]
             scope = SearchScope(new.user_id, new.companion_id, self._embedder.model_name)
@@ -93,7 +95,7 @@ class Curator:
                 continue
             if memory.status is not MemoryStatus.ACTIVE or memory.id == new.id:
                 continue
-            if older_only and isinstance(new, Memory) and memory.created_at > new.created_at:
+            if older_only and isinstance(new, Memory) and memory.created_at > last_said(new):
                 continue
             if normalize_text(memory.text) == said:  # the same words: the store confirms it
                 continue

@@ -14,9 +14,9 @@ from datetime import UTC, datetime
 
 from aria_mem.domain import validation
 from aria_mem.domain.hygiene import more_informative
-from aria_mem.domain.models import IndexState, Memory, NewMemory
+from aria_mem.domain.models import IndexState, Memory, MemoryStatus, NewMemory
 from aria_mem.domain.payload import memory_entry
-from aria_mem.domain.records import MemoryChanges
+from aria_mem.domain.records import MemoryChanges, SaveOutcome
 from aria_mem.domain.usability import is_usable
 from aria_mem.errors import ServiceError, ValidationError
 from aria_mem.ports import Hygiene, MemoryRepository, Relationships
@@ -24,6 +24,9 @@ from aria_mem.services.curator import Curator
 from aria_mem.services.indexer import Indexer
 
 log = logging.getLogger(__name__)
+
+SAID_AGAIN = "said again in the same words"
+"""Why a superseded or retired memory is active again (its history shows it)."""
 
 
 @dataclass(frozen=True)
@@ -105,13 +108,29 @@ class MemoryWriter:
             if decision.merge_into is not None:
                 return self._merge(new, decision.merge_into.memory, decision.why)
         outcome = self._memories.save(new)
+        was = outcome.memory.status
         if not outcome.created:  # the same words, said again
+            outcome = self._said_again(outcome, reconsider=True)
             self._restated(outcome.memory.id)
         if outcome.created or outcome.memory.index_state is IndexState.PENDING:
             result = self._sync(outcome.memory, outcome.created)
         else:
             result = WriteResult(outcome.memory, created=False, indexed=True)
+        if was is not outcome.memory.status:
+            note = f"{SAID_AGAIN}: it was {was.value}, and is active again until a pass judges it"
+            return replace(result, note=note)
         return replace(result, note=note) if note and outcome.created else result
+
+    def _said_again(self, outcome: SaveOutcome, *, reconsider: bool) -> SaveOutcome:
+        """The same words as a memory superseded or retired since: said now, so current again.
+        It is active again, and ``reconsider``: judged by the next pass against what replaced
+        it, as a new memory is (a change back is a change like any other, and without a judge
+        it is asked). Only confirming the old row kept the latest statement out of every
+        prompt, and replacing with it made a loop of two superseded memories."""
+        if self._hygiene is None or outcome.memory.status is MemoryStatus.ACTIVE:
+            return outcome
+        restored = self._hygiene.restore(outcome.memory.id, SAID_AGAIN, reconsider=reconsider)
+        return SaveOutcome(restored, created=False)
 
     def _merge(self, new: NewMemory, known: Memory, why: str) -> WriteResult:
         assert self._hygiene is not None
@@ -151,6 +170,7 @@ class MemoryWriter:
                 "The new text is what that memory already says — edit it instead, or give "
                 "what changed"
             )
+        outcome = self._said_again(outcome, reconsider=False)
         old = self._hygiene.supersede(old_id, outcome.memory.id, why)
         self._sync(old, False)
         result = self._sync(outcome.memory, outcome.created)

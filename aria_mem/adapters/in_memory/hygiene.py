@@ -155,7 +155,7 @@ class MemHygiene:
         ):
             self._s.reviews[item.id] = changed
 
-    def restore(self, memory_id: uuid.UUID, detail: str) -> Memory:
+    def restore(self, memory_id: uuid.UUID, detail: str, *, reconsider: bool = False) -> Memory:
         with self._s.lock:
             current = self._s.memory(memory_id)
             if self._s.fact_owner(current.user_id, current.companion_id, current.text) not in (
@@ -164,6 +164,8 @@ class MemHygiene:
             ):
                 raise StoreError("Another memory already says that")
             restored = self._pending(current, status=MemoryStatus.ACTIVE, superseded_by=None)
+            if reconsider:
+                self._s.to_consolidate.add(memory_id)
             self._s.record(memory_id, EventKind.RESTORED, detail=detail)
             return restored
 

@@ -33,6 +33,7 @@ from aria_mem.domain.records import (
 from aria_mem.domain.usability import is_usable
 from aria_mem.domain.validation import (
     id_prefix,
+    moved_by_import,
     no_memory,
     normalize_text,
     only_match,
@@ -40,7 +41,7 @@ from aria_mem.domain.validation import (
     parse_full_id,
 )
 from aria_mem.domain.when import event_dates
-from aria_mem.errors import StoreError
+from aria_mem.errors import StoreError, ValidationError
 
 
 def now() -> datetime:
@@ -314,10 +315,9 @@ class MemMemories:
         def expired(m: Memory) -> bool:
             return m.expires_at is not None and m.expires_at <= at
 
-        failed = [
-            m for m in every if m.index_state is IndexState.PENDING and m.index_error is not None
-        ]
-
+        pending = [m for m in every if m.index_state is IndexState.PENDING]
+        failed = [m for m in pending if m.index_error is not None]
+        last_failed = max(failed, key=lambda m: m.updated_at) if failed else None
         return MemoryCounts(
             total=len(every),
             active=sum(m.status is MemoryStatus.ACTIVE for m in every),
@@ -337,9 +337,7 @@ class MemMemories:
             queued_deletions=queued,
             knowledge_passages=len(passages),
             knowledge_pending=sum(p.index_state is IndexState.PENDING for p in passages),
-            last_index_error=max(failed, key=lambda m: m.updated_at).index_error
-            if failed
-            else None,
+            last_index_error=last_failed.index_error if last_failed else None,
         )
 
     def import_memories(self, memories: Sequence[Memory]) -> ImportResult:
@@ -353,10 +351,12 @@ class MemMemories:
                     latest[key] = m
             existing = unchanged = written = 0
             for m in memories:
-                stored = self._s.memories.get(m.id)
-                if stored is not None:
-                    existing += 1
-                    unchanged += _exported(stored) == _exported(m)
+                if (stored := self._s.memories.get(m.id)) is None:
+                    continue
+                if (stored.user_id, stored.companion_id) != (m.user_id, m.companion_id):
+                    raise ValidationError(moved_by_import(m.id))
+                existing += 1
+                unchanged += _exported(stored) == _exported(m)
             for m in latest.values():
                 owner = self._s.fact_owner(m.user_id, m.companion_id, m.text)
                 if owner is not None and owner.id != m.id:

@@ -190,14 +190,13 @@ class PgHygiene(PgConsolidation):
         return kept
 
     @rerun_on_deadlock
-    def restore(self, memory_id: uuid.UUID, detail: str) -> Memory:
+    def restore(self, memory_id: uuid.UUID, detail: str, *, reconsider: bool = False) -> Memory:
         with self._db.connection() as conn, conn.transaction():
             restored = _one(
                 conn,
                 "UPDATE memories SET status = 'active', superseded_by = NULL, "
-                + _PENDING
-                + " WHERE id = %s",
-                [memory_id],
+                "to_consolidate = to_consolidate OR %s, " + _PENDING + " WHERE id = %s",
+                [reconsider, memory_id],
             )
             _event(conn, memory_id, EventKind.RESTORED, detail=detail)
         return restored

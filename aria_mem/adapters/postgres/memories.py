@@ -29,6 +29,7 @@ from aria_mem.domain.records import ImportResult, MemoryChanges, MemoryCounts, S
 from aria_mem.domain.validation import (
     EARLIEST,
     LATEST,
+    moved_by_import,
     no_memory,
     normalize_text,
     only_match,
@@ -247,14 +248,9 @@ class PgMemories:
             f"SELECT {rows.MEMORY} FROM memories WHERE {' AND '.join(where)}"
             f" ORDER BY {_ORDER_BY[order]} {direction}, id {direction}"
         )
-        if limit is not None:
-            sql += " LIMIT %s"
-            params.append(limit)
-        if offset:
-            sql += " OFFSET %s"
-            params.append(offset)
+        params += [limit, offset]  # LIMIT NULL: no limit
         with self._db.connection() as conn:
-            return [rows.memory(r) for r in conn.execute(sql, params).fetchall()]
+            return [rows.memory(r) for r in conn.execute(sql + " LIMIT %s OFFSET %s", params)]
 
     def iter_all(self, batch_size: int = 1000) -> Iterator[Memory]:
         """Every memory, in id order, a batch at a time (keyset paging, no long transaction)."""
@@ -332,12 +328,16 @@ class PgMemories:
                     for m in memories:
                         copy.write_row(_import_row(m))
                 seen = conn.execute(
-                    "SELECT count(m.id) AS existing, count(m.id) FILTER (WHERE ("
+                    "SELECT (array_agg(i.id) FILTER (WHERE (m.user_id, m.companion_id) <> "
+                    "(i.user_id, i.companion_id)))[1] AS moved, "
+                    "count(m.id) AS existing, count(m.id) FILTER (WHERE ("
                     + ", ".join(f"m.{c}" for c in columns)
                     + ") IS NOT DISTINCT FROM ("
                     + ", ".join(f"i.{c}" for c in columns)
                     + ")) AS unchanged FROM incoming i LEFT JOIN memories m ON m.id = i.id"
                 ).fetchone()
+                if seen is not None and seen["moved"] is not None:
+                    raise ValidationError(moved_by_import(seen["moved"]))
                 updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in columns if c != "id")
                 written = conn.execute(
                     f"""
