@@ -64,6 +64,17 @@ class StoreError(ServiceError):
     pass
 
 
+class SaidElsewhereError(StoreError):
+    """A change would give a memory the words another memory of its pair already says (the
+    store keeps one row per fact): nothing was written."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "Another memory of this user and companion already says that — "
+            "edit or forget that one instead"
+        )
+
+
 class VectorIndexError(ServiceError):
     pass
 

@@ -972,3 +972,25 @@ def test_an_import_never_moves_a_memory_to_another_user_or_companion(
     assert [p[:7] for p in done.problems] == ["line 2:"]
     assert any_store.memories.get(mine.id).companion_id == "aria"
     assert "The user swims in the sea." in _active(any_store)
+
+
+def test_a_joined_wording_another_memory_already_says_is_asked_and_the_pass_goes_on(
+    any_store: Store, writer: MemoryWriter, curator: Curator, server: FakeOllama
+) -> None:
+    """A judge's wording for two memories can be the words of a third (one row per fact):
+    the edit is refused, and the pair is asked instead. The refusal stopped the pass there,
+    and every pass after it, as the memory stayed marked."""
+    anna = writer.remember(_new("The user's sister Anna lives in Berlin.")).memory
+    aged = writer.remember(_new("The user's sister is 34 and lives in Berlin.")).memory
+    whole = writer.remember(_new("The user's sister Anna is 34 and lives in Berlin.")).memory
+    server.state.structured_reply = json.dumps(
+        {"verdict": "duplicate", "memory": 1, "confidence": 0.9, "merged": whole.text}
+    )
+    judge = OllamaChat("llama3.2", host=server.url, timeout=5)
+    passes = Consolidator(any_store.memories, any_store.hygiene, curator, writer, judge)
+    report = passes.run(limit=2)  # the first two: ``whole`` is newer than both
+    assert report.looked == 2 and report.queued == 1 and report.merged == 0
+    [item] = any_store.hygiene.reviews("u1", "aria")
+    assert {item.memory_id, item.other_id} == {anna.id, aged.id}
+    assert "another memory already says that wording" in item.reason
+    assert len(_active(any_store)) == 3 and any_store.memories.get(anna.id).text == anna.text

@@ -51,7 +51,7 @@ from aria_mem.domain.joining import both_wordings, keeps_both, says_both, turned
 from aria_mem.domain.judgement import Judgement, Verdict
 from aria_mem.domain.models import IndexState, Memory, MemoryStatus
 from aria_mem.domain.records import MemoryChanges
-from aria_mem.errors import ChatModelError, ValidationError
+from aria_mem.errors import ChatModelError, SaidElsewhereError, ValidationError
 from aria_mem.ports import ChatModel, Hygiene, MemoryRepository, RetrievalReads
 from aria_mem.services.curator import (
     NEIGHBOURS,
@@ -355,6 +355,9 @@ class Consolidator:
         merged into it. ``how`` ends the merge's reason, for undo: ``JOINED``, ``KEPT_BOTH``."""
         try:
             self._writer.update(older.id, MemoryChanges(text=wording))
+        except SaidElsewhereError:  # asked instead: a clash stopped every pass here
+            asked = f"{why}, but another memory already says that wording"
+            return self._ask(new, Neighbour(older, 0.0), ReviewKind.MERGE, asked, report)
         except ValidationError as exc:
             target = Neighbour(older, 0.0)
             return self._ask(new, target, ReviewKind.MERGE, f"{why}, but {exc}", report)

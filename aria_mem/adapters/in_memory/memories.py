@@ -41,7 +41,7 @@ from aria_mem.domain.validation import (
     parse_full_id,
 )
 from aria_mem.domain.when import event_dates
-from aria_mem.errors import StoreError, ValidationError
+from aria_mem.errors import SaidElsewhereError, ValidationError
 
 
 def now() -> datetime:
@@ -217,10 +217,7 @@ class MemMemories:
             if changes.text is not None:
                 owner = self._s.fact_owner(current.user_id, current.companion_id, changes.text)
                 if owner is not None and owner.id != memory_id:
-                    raise StoreError(
-                        "Another memory of this user and companion already says that — "
-                        "edit or forget that one instead"
-                    )
+                    raise SaidElsewhereError()
             if changes.text is not None and changes.text != current.text:
                 self._s.record(memory_id, EventKind.EDITED, text=current.text)
             if changes.text is not None:

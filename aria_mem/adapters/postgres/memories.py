@@ -37,7 +37,7 @@ from aria_mem.domain.validation import (
     parse_full_id,
 )
 from aria_mem.domain.when import event_dates
-from aria_mem.errors import StoreError, ValidationError
+from aria_mem.errors import SaidElsewhereError, ValidationError
 
 _ORDER_BY = {  # the table's columns, not the clamped values rows.MEMORY names the same
     MemoryOrder.CREATED: "memories.created_at",
@@ -143,10 +143,7 @@ class PgMemories:
                     edited = rows.reread_event_dates(conn, edited)
                 return edited
         except psycopg.errors.UniqueViolation as exc:
-            raise StoreError(
-                "Another memory of this user and companion already says that — "
-                "edit or forget that one instead"
-            ) from exc
+            raise SaidElsewhereError() from exc
 
     @rerun_on_deadlock
     def confirm(self, memory_id: uuid.UUID) -> Memory:
