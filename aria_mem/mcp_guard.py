@@ -243,6 +243,8 @@ def serve_gated(
     import anyio
     import uvicorn
 
+    from aria_mem.http_limits import CONCURRENCY, guarded_protocol
+
     class Server(uvicorn.Server):
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
             await super().startup(sockets)
@@ -250,7 +252,15 @@ def serve_gated(
                 listening.set()
 
     host, port = address
-    anyio.run(Server(uvicorn.Config(gate, host=host, port=port, log_level=log_level)).serve)
+    config = uvicorn.Config(
+        gate,
+        host=host,
+        port=port,
+        log_level=log_level,
+        http=guarded_protocol(),  # a request must arrive whole, soon; few wait per account
+        limit_concurrency=CONCURRENCY,
+    )
+    anyio.run(Server(config).serve)
 
 
 def web_page(location: str) -> str:

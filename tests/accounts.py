@@ -43,6 +43,53 @@ class Intruder:
         result: dict[str, object] = json.loads(done.stdout)
         return result
 
+    def start(self, code: str, *args: str) -> subprocess.Popen[str]:
+        """A program of the second account that keeps running while the test goes on."""
+        return subprocess.Popen(
+            [self.python, "-c", code, *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            user=self.uid,
+            group=self.gid,
+            extra_groups=[],
+            cwd="/",
+            env={"PATH": os.environ.get("PATH", ""), "HOME": "/nonexistent", "PYTHONPATH": ""},
+        )
+
+
+SLOW_CLIENTS = r"""
+import json, select, socket, sys, time
+host, port, path = "127.0.0.1", int(sys.argv[1]), sys.argv[2]
+half = f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUser-Agent: slow".encode()
+slow = []
+for _ in range(40):
+    one = socket.create_connection((host, port), timeout=10)
+    one.sendall(half)
+    slow.append(one)
+print("ready", flush=True)
+sys.stdin.readline()
+
+def shut(one):
+    try:
+        return one.recv(1) == b""
+    except OSError:
+        return True
+
+ready, _, _ = select.select(slow, [], [], 0)
+pushed_out = sum(shut(one) for one in ready)
+left = list(slow)
+deadline = time.monotonic() + 60
+while left and time.monotonic() < deadline:
+    ready, _, _ = select.select(left, [], [], 1)
+    left = [one for one in left if one not in ready or not shut(one)]
+print(json.dumps({"pushed_out": pushed_out, "left_open": len(left)}), flush=True)
+"""
+"""Forty connections of the second account (arguments: the port and a path) that each send
+half a request and wait; told to go on, it says how many the server had closed by then, and
+whether all were closed within a minute."""
+
 
 @pytest.fixture(scope="session")
 def intruder() -> Intruder:

@@ -29,9 +29,10 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import TextContent, TextResourceContents
 
-from aria_mem import AriaMem
+from aria_mem import AriaMem, http_limits
 from aria_mem.config import load, with_overrides
 from aria_mem.mcp_server import build_server
+from tests.accounts import SLOW_CLIENTS, Intruder
 from tests.conftest import ROOT, CliResult, closed_port
 from tests.fakes.ollama_server import FakeOllama
 
@@ -382,6 +383,36 @@ def test_a_rotated_token_replaces_the_old_one(env: dict[str, str]) -> None:
         assert _post(url, INITIALIZE, Authorization=new).status_code == 200
     finally:
         _stop(proc)
+
+
+def test_slow_clients_of_another_account_do_not_shut_the_owner_out(
+    env: dict[str, str], intruder: Intruder
+) -> None:
+    """Another account's forty connections that each send half a request: the owner's client
+    is answered all the same, and the server closes them (a request must arrive whole within
+    ``http_limits.HEAD_SECONDS``, and only a few wait per account). They stayed open for good,
+    and enough of them took every file handle of the daemon that serves MCP beside the index."""
+    port = _free_port()
+    address = f"127.0.0.1:{port}"
+    bearer = _entry(env, address)["headers"]["Authorization"]
+    proc = _start(env, "mcp", "--http", address)
+    slow: subprocess.Popen[str] | None = None
+    try:
+        _wait_for_port(port, proc)
+        slow = intruder.start(SLOW_CLIENTS, str(port), "/mcp")
+        assert slow.stdout is not None and slow.stdin is not None
+        assert slow.stdout.readline().strip() == "ready", slow.stderr.read() if slow.stderr else ""
+        assert _post(f"http://{address}/mcp", INITIALIZE, Authorization=bearer).status_code == 200
+        slow.stdin.write("go\n")
+        slow.stdin.flush()
+        report = json.loads(slow.stdout.readline())
+    finally:
+        if slow is not None:
+            slow.kill()
+            slow.wait(timeout=30)
+        _stop(proc)
+    assert report["pushed_out"] >= 40 - http_limits.PER_CLIENT  # only a few of one account wait
+    assert report["left_open"] == 0  # and those not for long
 
 
 def test_print_config_says_nothing_but_the_entry(env: dict[str, str]) -> None:

@@ -188,20 +188,9 @@ def test_the_proc_net_text_is_read_in_the_kernels_byte_order() -> None:
 
 
 def _listen_as(account: Intruder) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [
-            account.python,
-            "-c",
-            "import socket,time\ns=socket.socket();s.bind(('127.0.0.1',0));s.listen()\n"
-            "print(s.getsockname()[1],flush=True);time.sleep(120)",
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-        user=account.uid,
-        group=account.gid,
-        extra_groups=[],
-        cwd="/",
-        env={"PATH": os.environ.get("PATH", "")},
+    return account.start(
+        "import socket,time\ns=socket.socket();s.bind(('127.0.0.1',0));s.listen()\n"
+        "print(s.getsockname()[1],flush=True);time.sleep(120)"
     )
 
 

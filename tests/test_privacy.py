@@ -262,15 +262,7 @@ def test_a_client_sends_nothing_to_an_index_socket_of_another_account(
     trap.mkdir()
     os.chown(trap, intruder.uid, intruder.gid)
     trap.chmod(0o777)
-    fake = subprocess.Popen(
-        [intruder.python, "-c", textwrap.dedent(_FAKE_OWNER), str(trap / "index.sock")],
-        stdout=subprocess.PIPE,
-        text=True,
-        user=intruder.uid,
-        group=intruder.gid,
-        extra_groups=[],
-        cwd="/",
-    )
+    fake = intruder.start(textwrap.dedent(_FAKE_OWNER), str(trap / "index.sock"))
     try:
         assert fake.stdout is not None and '"listening"' in fake.stdout.readline()
         client = SharedEdgeIndex(trap, wait_seconds=1)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import pytest
 
-from tests.accounts import Intruder
+from tests.accounts import SLOW_CLIENTS, Intruder
 from tests.conftest import ROOT, PgServer
 from tests.fakes.ollama_server import FakeOllama
 
@@ -449,29 +449,13 @@ print(json.dumps({**seen, "codes": codes}), flush=True)
 owner's browser sends it, then tries them on the review page."""
 
 
-def _as_intruder(intruder: Intruder, code: str, *args: str) -> subprocess.Popen[str]:
-    """A program of the second account that keeps running while the test goes on."""
-    return subprocess.Popen(
-        [intruder.python, "-c", code, *args],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        user=intruder.uid,
-        group=intruder.gid,
-        extra_groups=[],
-        cwd="/",
-        env={"PATH": os.environ.get("PATH", ""), "HOME": "/nonexistent", "PYTHONPATH": ""},
-    )
-
-
 def test_a_page_on_another_port_never_gets_the_session(
     site: Site, tmp_path: Path, browser: Browser, intruder: Intruder
 ) -> None:
     with _opened_by_file(site, tmp_path) as (handed, _, login):
         origin = login[: login.index("/", len("http://"))]
         prefix = login.removeprefix(origin).partition("/login?")[0]
-        lure = _as_intruder(intruder, LURE, origin)
+        lure = intruder.start(LURE, origin)
         context = browser.new_context()
         try:
             assert lure.stdout is not None
@@ -842,42 +826,11 @@ def test_another_local_account_is_refused(site: Site, intruder: Intruder) -> Non
     assert set(intruder.run(code, site.base).values()) == {401}  # had it learned it
 
 
-SLOW = r"""
-import json, select, socket, sys, time
-host, port = "127.0.0.1", int(sys.argv[1])
-half = f"GET /memories HTTP/1.1\r\nHost: {host}:{port}\r\nUser-Agent: slow".encode()
-slow = []
-for _ in range(40):
-    one = socket.create_connection((host, port), timeout=10)
-    one.sendall(half)
-    slow.append(one)
-print("ready", flush=True)
-sys.stdin.readline()
-
-def shut(one):
-    try:
-        return one.recv(1) == b""
-    except OSError:
-        return True
-
-ready, _, _ = select.select(slow, [], [], 0)
-pushed_out = sum(shut(one) for one in ready)
-left = list(slow)
-deadline = time.monotonic() + 60
-while left and time.monotonic() < deadline:
-    ready, _, _ = select.select(left, [], [], 1)
-    left = [one for one in left if one not in ready or not shut(one)]
-print(json.dumps({"pushed_out": pushed_out, "left_open": len(left)}), flush=True)
-"""
-"""Forty connections of another account that each send half a request and wait; it says
-how many the page had closed when told, and whether all were closed within a minute."""
-
-
 def test_slow_clients_do_not_shut_the_owner_out(site: Site, intruder: Intruder) -> None:
-    from aria_mem.web import limits
+    from aria_mem import http_limits as limits
 
     port = site.origin.rpartition(":")[2]
-    slow = _as_intruder(intruder, SLOW, port)
+    slow = intruder.start(SLOW_CLIENTS, port, "/memories")
     own: list[socket.socket] = []
     try:
         assert slow.stdout is not None and slow.stdin is not None

@@ -1,4 +1,4 @@
-"""The review page's limits on waiting connections (aria_mem/web/limits.py): who a client
+"""The review page's limits on waiting connections (aria_mem/http_limits.py): who a client
 is on loopback, and which connection gives way. The page itself under forty slow clients is
 tested in a browser run, tests/test_review_page.py."""
 
@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("uvicorn", reason="the review page's libraries: pip install 'aria-mem[ui]'")
 
-from aria_mem.web.limits import Waiting, account_of, client_of, diag_request, diag_uid
+from aria_mem.http_limits import Waiting, account_of, client_of, diag_request, diag_uid
 from tests.accounts import Intruder
 
 CONNECT = """

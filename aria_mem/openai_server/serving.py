@@ -11,12 +11,12 @@ from pathlib import Path
 
 import uvicorn
 
+from aria_mem import http_limits as waiting
 from aria_mem import mcp_guard
 from aria_mem.api import AriaMem
 from aria_mem.mcp_guard import KeyRules, load_token, rotate_token
 from aria_mem.openai_server.app import Endpoint
 from aria_mem.openai_server.protocol import Limits
-from aria_mem.web import limits as waiting
 from aria_mem.web.guard import host_names
 
 KEY = KeyRules("openai-key", "OpenAI endpoint key", "aria-mem serve --rotate-key")

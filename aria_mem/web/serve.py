@@ -24,10 +24,10 @@ from pathlib import Path
 import python_multipart  # noqa: F401  (starlette reads the page's forms with it)
 import uvicorn
 
+from aria_mem import http_limits as limits
 from aria_mem import mcp_guard
 from aria_mem.api import AriaMem
 from aria_mem.private import private_dir, write_private
-from aria_mem.web import limits
 from aria_mem.web.app import create_app
 from aria_mem.web.guard import LOGIN_PATH, Sessions, host_names
 

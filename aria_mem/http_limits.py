@@ -1,4 +1,5 @@
-"""How the page's server keeps slow clients from shutting its owner out.
+"""How aria-mem's HTTP servers (the review page, the OpenAI-compatible endpoint and MCP over
+HTTP) keep slow clients from shutting their owner out.
 
 uvicorn waits as long as a client likes for a request, and counts every open connection
 against its limit: forty connections that each send half a request would have every other
