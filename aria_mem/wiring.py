@@ -23,9 +23,10 @@ T = TypeVar("T")
 
 
 def redact(dsn: str) -> str:
-    """A DSN fit to print: the password replaced."""
+    """A DSN fit to print: the password replaced, quoted (``password='a b'``, as libpq takes
+    one with a space) or not, in a URL's userinfo or its query."""
     dsn = re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", dsn)
-    return re.sub(r"(password=)\S+", r"\1***", dsn)
+    return re.sub(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'?|[^\s&]+)", r"\1***", dsn)
 
 
 def _load(path: str) -> Any:

@@ -422,6 +422,7 @@ def test_bad_requests_get_openai_shaped_4xx_naming_the_problem(
     try:
         for body, status, named in (
             (b"{not json", 400, "not JSON"),
+            (b"[" * 19_000, 400, "nests too deep"),
             ({"model": "aria-mem"}, 400, "messages must be"),
             ({"messages": [{"role": "tool", "content": "x"}]}, 400, "'tool'"),
             (
@@ -484,6 +485,8 @@ def test_print_config_gives_the_base_url_and_a_private_key(
     entry = json.loads(done.stdout)
     assert entry["base_url"] == f"http://127.0.0.1:{port}/v1"
     assert f"Nothing listens on 127.0.0.1:{port}" in done.stderr  # a free port: said
+    named = json.loads(cli("serve", "--print-config", "--address", f"localhost:{port}").stdout)
+    assert named["base_url"] == entry["base_url"]  # what it listens on, not ::1 as well
     with bind("127.0.0.1", 0) as held:  # held by this account: nothing to warn of
         ours = held.getsockname()[1]
         quiet = cli("serve", "--print-config", "--address", f"127.0.0.1:{ours}")

@@ -38,6 +38,7 @@ from aria_mem.adapters.service.shared_index import SharedEdgeIndex
 from aria_mem.domain.models import SearchScope
 from aria_mem.errors import VectorIndexError
 from aria_mem.ownership import has_acl
+from aria_mem.wiring import redact
 from tests.accounts import Intruder
 from tests.conftest import ROOT
 from tests.fakes.ollama_server import FakeOllama
@@ -425,3 +426,20 @@ def test_a_second_account_gets_nothing_from_the_http_mcp_server(
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+@pytest.mark.parametrize(
+    "dsn",
+    [
+        "postgresql://aria:s3cret-horse@127.0.0.1/aria",
+        "host=127.0.0.1 password=s3cret-horse dbname=aria",
+        "host=127.0.0.1 password='s3cret horse' dbname=aria",
+        r"host=127.0.0.1 password = 's3cret \' horse' dbname=aria",
+        "postgresql://127.0.0.1/aria?password=s3cret-horse&sslmode=require",
+    ],
+)
+def test_a_dsn_as_status_shows_it_keeps_no_part_of_the_password(dsn: str) -> None:
+    """`status` and MCP's status tool show the DSN: a quoted password's tail was shown."""
+    shown = redact(dsn)
+    assert "s3cret" not in shown and "horse" not in shown and "***" in shown
+    assert "127.0.0.1" in shown and ("dbname=aria" in shown or "/aria" in shown)

@@ -93,6 +93,8 @@ def read_ask(raw: bytes, headers: dict[str, str], limits: Limits) -> Ask:
         body = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise BadRequest(400, f"The body is not JSON ({exc}) — send a JSON object") from None
+    except RecursionError:  # was a 500, with a traceback in the log
+        raise BadRequest(400, "The body nests too deep — send a chat request") from None
     if not isinstance(body, dict):
         raise BadRequest(400, 'The body is not a JSON object — send {"model", "messages"}')
     messages = body.get("messages")
