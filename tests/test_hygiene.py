@@ -44,6 +44,7 @@ from aria_mem.domain.models import (
     MemoryType,
     NewMemory,
     SearchScope,
+    Stage,
 )
 from aria_mem.domain.payload import memory_payload
 from aria_mem.domain.records import MemoryChanges
@@ -994,3 +995,54 @@ def test_a_joined_wording_another_memory_already_says_is_asked_and_the_pass_goes
     assert {item.memory_id, item.other_id} == {anna.id, aged.id}
     assert "another memory already says that wording" in item.reason
     assert len(_active(any_store)) == 3 and any_store.memories.get(anna.id).text == anna.text
+
+
+def test_a_repeat_held_until_a_closer_stage_is_asked_not_merged_and_a_pin_stays(
+    any_store: Store, writer: MemoryWriter, tidy: Consolidator
+) -> None:
+    """A merge keeps one row: a held repeat merged into a usable memory would bring its words
+    into prompts early, and one kept over it would hide a fact usable now. So it is asked, on
+    the write and by the pass. A pinned repeat merged into an unpinned memory kept no pin."""
+    loves = writer.remember(_new("The user's sister loves pottery.")).memory
+    said = "The user's sister is really into her weekly pottery classes."
+    held = writer.remember(_new(said, held_until_stage=Stage.CLOSE))
+    assert held.created and not held.merged and len(_active(any_store)) == 2
+    assert tidy.run().merged == 0
+    [item] = any_store.hygiene.reviews("u1", "aria")
+    assert {item.memory_id, item.other_id} == {loves.id, held.memory.id}
+    assert "held until a closer stage" in item.reason
+    writer.forget(held.memory.id)
+    pinned = writer.remember(_new(said, pinned=True))
+    assert pinned.merged and pinned.memory.id == loves.id and pinned.memory.pinned
+    assert any_store.memories.get(loves.id).pinned
+
+
+def test_a_judged_duplicate_that_expires_at_another_time_is_asked(
+    any_store: Store, writer: MemoryWriter, curator: Curator, server: FakeOllama
+) -> None:
+    lasting = writer.remember(_new("The user's sister loves pottery.")).memory
+    until = datetime.now(UTC) + timedelta(days=3)
+    passing = writer.remember(_new("The user's sister: ceramics.", expires_at=until), merge=False)
+    server.state.structured_reply = json.dumps(
+        {"verdict": "duplicate", "memory": 1, "confidence": 0.9, "reason": "the same"}
+    )
+    judge = OllamaChat("llama3.2", host=server.url, timeout=5)
+    passes = Consolidator(any_store.memories, any_store.hygiene, curator, writer, judge)
+    report = passes.run()
+    assert report.merged == 0 and report.queued == 1 and len(_active(any_store)) == 2
+    [item] = any_store.hygiene.reviews("u1", "aria")
+    assert {item.memory_id, item.other_id} == {lasting.id, passing.memory.id}
+    assert "expire at different times" in item.reason
+
+
+def test_a_pass_s_merge_keeps_the_pin_of_the_memory_merged_away(
+    any_store: Store, writer: MemoryWriter, tidy: Consolidator
+) -> None:
+    loves = writer.remember(_new("The user's sister loves pottery.")).memory
+    said = "The user's sister is really into her weekly pottery classes."
+    writer.remember(_new(said, pinned=True), merge=False)
+    assert tidy.run().merged == 1
+    [kept] = any_store.memories.list_memories(
+        user_id="u1", companion_id="aria", status=MemoryStatus.ACTIVE
+    )
+    assert kept.id == loves.id and kept.pinned

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from aria_mem.domain.models import DropReason, Memory, MemoryStatus, Stage
+from aria_mem.domain.models import DropReason, Memory, MemoryStatus, NewMemory, Stage
 
 STAGE_ORDER_SQL = "array_position(ARRAY['early','established','close'], {})"
 """A stage's rank in SQL, in the order ``Stage`` grows."""
@@ -46,3 +46,15 @@ def unusable_reason(memory: Memory, stage: Stage, now: datetime) -> DropReason |
 
 def is_usable(memory: Memory, stage: Stage, now: datetime) -> bool:
     return unusable_reason(memory, stage, now) is None
+
+
+def used_differently(first: Memory | NewMemory, second: Memory | NewMemory) -> str | None:
+    """Why one of two memories cannot stand for the other (None: as to when each may be
+    used, it can): one is held until a stage of the relationship the other is not, or they
+    expire at different times. A merge or a supersession keeps one of them, so it would hide
+    a fact usable now, or bring held words into prompts early: a person is asked instead."""
+    if first.held_until_stage != second.held_until_stage:
+        return "one is held until a closer stage of the relationship than the other"
+    if first.expires_at != second.expires_at:
+        return "they expire at different times"
+    return None

@@ -51,16 +51,10 @@ from aria_mem.domain.joining import both_wordings, keeps_both, says_both, turned
 from aria_mem.domain.judgement import Judgement, Verdict
 from aria_mem.domain.models import IndexState, Memory, MemoryStatus
 from aria_mem.domain.records import MemoryChanges
+from aria_mem.domain.usability import used_differently
 from aria_mem.errors import ChatModelError, SaidElsewhereError, ValidationError
 from aria_mem.ports import ChatModel, Hygiene, MemoryRepository, RetrievalReads
-from aria_mem.services.curator import (
-    NEIGHBOURS,
-    Curator,
-    Look,
-    Neighbour,
-    with_words,
-    word_matches,
-)
+from aria_mem.services.curator import NEIGHBOURS, Curator, Look, Neighbour, with_words, word_matches
 from aria_mem.services.pass_undo import JOINED, KEPT_BOTH, undo_action
 from aria_mem.services.writer import MemoryWriter
 
@@ -242,6 +236,10 @@ class Consolidator:
         target = shown[answer.target]
         why = f"judged {answer.verdict.value} ({answer.confidence:.2f}): {answer.reason}"
         why = why.rstrip(": ")
+        apart = used_differently(memory, target.memory)
+        if apart and answer.verdict is not Verdict.CONTRADICTS:  # kept apart, and asked
+            kind = ReviewKind.MERGE if answer.verdict is Verdict.DUPLICATE else ReviewKind.CONFLICT
+            return self._ask(memory, target, kind, f"{why}, but {apart}", report)
         if answer.verdict is Verdict.DUPLICATE:
             new_only = only_in(memory.text, target.memory.text)
             old_only = only_in(target.memory.text, memory.text)
@@ -280,9 +278,13 @@ class Consolidator:
         the later value that nearest one is asked about with (a third job and the second),
         each put to a person. Not the word match for an event (``domain.hygiene.EVENTS``)."""
         decision = self._curator.decide(memory, Look(neighbours[:NEIGHBOURS]))
-        if decision.merge_into is not None:
-            return self._fold(memory, decision.merge_into.memory, decision.why, report)
+        repeat = decision.merge_into
+        apart = used_differently(memory, repeat.memory) if repeat else None
+        if repeat is not None and apart is None:
+            return self._fold(memory, repeat.memory, decision.why, report)
         asks = list(decision.proposals)
+        if repeat is not None:
+            asks.append((ReviewKind.MERGE, repeat, f"{decision.why}, but {apart}"))
         nearest = neighbours[0]
         rule = self._rule
         if not asks and rule and nearest.similarity >= rule.ask_similarity:
@@ -342,6 +344,8 @@ class Consolidator:
     def _fold(self, folded: Memory, kept: Memory, why: str, report: TidyReport) -> Consolidation:
         """``folded`` is merged into ``kept`` (the action names them in that order)."""
         self._hygiene.fold(folded.id, kept.id, why)
+        if folded.pinned and not kept.pinned:  # a person's pin stays on the fact
+            self._writer.update(kept.id, MemoryChanges(pinned=True))
         self._writer.sync(self._memories.get(folded.id))
         report.merged += 1
         return self._action(folded, kept, Outcome.MERGED, why)

@@ -17,7 +17,7 @@ from aria_mem.domain.hygiene import more_informative
 from aria_mem.domain.models import IndexState, Memory, MemoryStatus, NewMemory
 from aria_mem.domain.payload import memory_entry
 from aria_mem.domain.records import MemoryChanges, SaveOutcome
-from aria_mem.domain.usability import is_usable
+from aria_mem.domain.usability import is_usable, used_differently
 from aria_mem.errors import ServiceError, ValidationError
 from aria_mem.ports import Hygiene, MemoryRepository, Relationships
 from aria_mem.services.curator import Curator
@@ -105,8 +105,9 @@ class MemoryWriter:
             look = self._curator.look(new)
             note = look.problem or ""
             decision = self._curator.decide(new, look)
-            if decision.merge_into is not None:
-                return self._merge(new, decision.merge_into.memory, decision.why)
+            repeat = decision.merge_into  # merged only where it may be used as the new one may
+            if repeat is not None and not used_differently(new, repeat.memory):
+                return self._merge(new, repeat.memory, decision.why)
         outcome = self._memories.save(new)
         was = outcome.memory.status
         if not outcome.created:  # the same words, said again
@@ -154,6 +155,8 @@ class MemoryWriter:
                 confidence=new.confidence,
                 detail=why,
             )
+        if new.pinned and not merged.pinned:  # the pin asked for stays on the fact
+            merged = self._memories.edit(known.id, MemoryChanges(pinned=True))
         if merged.index_state is IndexState.PENDING:
             result = self._sync(merged, False)
         else:
