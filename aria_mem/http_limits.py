@@ -8,6 +8,10 @@ request answered 503 for as long as they stay open. So:
 - **A deadline for the request.** A connection must deliver a whole request (its head and
   its body) within ``HEAD_SECONDS`` of opening, or of the last answer when it is kept alive,
   or it is closed. Until then it is *waiting*.
+- **A deadline for reading the answers.** A client that stops reading what it is sent (many
+  requests sent in a row, none of the answers read) fills the buffers, and uvicorn waits to
+  write for as long as it likes; the connection is closed when it could not be written to
+  for ``HEAD_SECONDS``.
 - **Few waiting connections per client.** A client has at most ``PER_CLIENT`` waiting
   connections and all clients together ``TOTAL``; one more closes that client's oldest
   waiting one (or, past the total, everyone's oldest). The newest connection, the one a
@@ -164,6 +168,7 @@ def guarded_protocol(
 
     class Guarded(H11Protocol):
         _deadline: asyncio.TimerHandle | None = None
+        _stalled: asyncio.TimerHandle | None = None
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
@@ -187,7 +192,29 @@ def guarded_protocol(
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._served()
+            self._writable()
             super().connection_lost(exc)
+
+        def pause_writing(self) -> None:
+            """The client has stopped reading its answers (its buffers and ours are full): it
+            is no longer waiting, so only this deadline closes it."""
+            super().pause_writing()
+            if self._stalled is None:
+                self._stalled = self.loop.call_later(head_seconds, self._abort)
+
+        def resume_writing(self) -> None:
+            super().resume_writing()
+            self._writable()
+
+        def _writable(self) -> None:
+            if self._stalled is not None:
+                self._stalled.cancel()
+                self._stalled = None
+
+        def _abort(self) -> None:
+            """Close at once: a plain close would wait to hand the client what it never reads."""
+            self._served()
+            self.transport.abort()
 
         def _wait(self) -> None:
             for pushed in waiting.add(self, self._client):

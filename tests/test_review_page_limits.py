@@ -115,3 +115,63 @@ def test_where_the_kernel_does_not_say_all_of_loopback_is_one_client() -> None:
     assert client_of(("::ffff:127.0.0.3", 1), ("::ffff:127.0.0.1", 2)) == ("address", "loopback")
     assert client_of(("::1", 1), ("::1", 2)) == ("address", "loopback")
     assert client_of(("::ffff:192.0.2.7", 1), ("::ffff:192.0.2.1", 2)) == ("address", "192.0.2.7")
+
+
+STOPS_READING = r"""
+import json, socket, sys, time
+port = int(sys.argv[1])
+one = socket.create_connection(("127.0.0.1", port), timeout=10)
+asked = f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode() * 200
+try:
+    one.sendall(asked)
+except OSError:
+    pass
+time.sleep(float(sys.argv[2]))
+one.settimeout(10)
+got = 0
+try:
+    while data := one.recv(1 << 16):
+        got += len(data)
+except OSError:
+    pass
+print(json.dumps({"got": got}), flush=True)
+"""
+"""A client of the second account that sends 200 requests in a row, reads none of the
+answers for a while, then reads what it can; it says how many bytes it got."""
+
+
+def test_a_client_that_stops_reading_its_answers_is_cut_off(intruder: Intruder) -> None:
+    """It holds a connection (one of uvicorn's limited number) with the write waiting for as
+    long as it likes; enough of them and every request, the owner's too, gets 503."""
+    import threading
+
+    import uvicorn
+
+    from aria_mem import http_limits
+
+    answer = b"x" * 65536
+
+    async def app(scope: dict[str, object], receive: object, send: object) -> None:
+        assert scope["type"] == "http"
+        start = {"type": "http.response.start", "status": 200, "headers": []}
+        await send(start)  # type: ignore[operator]
+        await send({"type": "http.response.body", "body": answer})  # type: ignore[operator]
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", lifespan="off",
+        http=http_limits.guarded_protocol(head_seconds=1.0),
+    )  # fmt: skip
+    server = uvicorn.Server(config)
+    serving = threading.Thread(target=server.run, daemon=True)
+    serving.start()
+    try:
+        while not server.started:
+            threading.Event().wait(0.05)
+        report = intruder.run(STOPS_READING, str(port), "4")
+    finally:
+        server.should_exit = True
+        serving.join(timeout=30)
+    assert 0 < int(str(report["got"])) < 200 * len(answer)  # cut off, not served in full
