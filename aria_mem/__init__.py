@@ -43,6 +43,9 @@ from aria_mem.errors import (
     NotFoundError as NotFoundError,
 )
 from aria_mem.errors import (
+    SaidElsewhereError as SaidElsewhereError,
+)
+from aria_mem.errors import (
     ServiceError as ServiceError,
 )
 from aria_mem.errors import (
