@@ -313,7 +313,9 @@ def parse_address(
 ) -> tuple[str, int]:
     """HOST:PORT for a server on a TCP port (``option``: the argument it came from, which a
     bad address's error names for the front end to spell); anything but loopback needs
-    ``allow_remote``. ``free_port``: port 0 (any free one) too."""
+    ``allow_remote``. ``free_port``: port 0 (any free one) too. localhost is 127.0.0.1, where
+    the servers listen: an app told "localhost" may try ::1 first, where another account could
+    listen and receive the token or key it sends."""
     host, sep, port_text = address.rpartition(":")
     host = host.strip("[]")
     lowest = 0 if free_port else 1
@@ -327,7 +329,7 @@ def parse_address(
             "loopback only (127.0.0.1, ::1, localhost) unless remote clients are allowed",
             option="allow_remote",
         )
-    return host, int(port_text)
+    return "127.0.0.1" if host.lower() == "localhost" else host, int(port_text)
 
 
 def listen(host: str, port: int) -> socket.socket:

@@ -23,10 +23,12 @@ T = TypeVar("T")
 
 
 def redact(dsn: str) -> str:
-    """A DSN fit to print: the password replaced, quoted (``password='a b'``, as libpq takes
-    one with a space) or not, in a URL's userinfo or its query."""
+    """A DSN fit to print: the password replaced, in a URL (its userinfo, or its query up to
+    the next ``&``) or among libpq's key=value pairs (quoted, ``password='a b'``, or up to the
+    next space)."""
     dsn = re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", dsn)
-    return re.sub(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'?|[^\s&]+)", r"\1***", dsn)
+    dsn = re.sub(r"([?&]password=)[^&#\s]*", r"\1***", dsn)
+    return re.sub(r"((?:^|\s)password\s*=\s*)('(?:[^'\\]|\\.)*'?|\S+)", r"\1***", dsn)
 
 
 def _load(path: str) -> Any:

@@ -431,6 +431,8 @@ def test_print_config_says_nothing_but_the_entry(env: dict[str, str]) -> None:
     assert "new MCP token" in both.stderr  # the notice went to stderr, the JSON alone to stdout
     default = _entry(env, "127.0.0.1:8765")
     assert default["headers"] == entry["headers"]
+    named = _entry(env, "localhost:8765")  # where it listens, not ::1 as well
+    assert named["url"] == "http://127.0.0.1:8765/mcp"
 
 
 def test_http_refuses_to_listen_beyond_loopback_unless_told(

@@ -433,6 +433,7 @@ def test_a_second_account_gets_nothing_from_the_http_mcp_server(
     [
         "postgresql://aria:s3cret-horse@127.0.0.1/aria",
         "host=127.0.0.1 password=s3cret-horse dbname=aria",
+        "host=127.0.0.1 password=s3cret&horse dbname=aria",
         "host=127.0.0.1 password='s3cret horse' dbname=aria",
         r"host=127.0.0.1 password = 's3cret \' horse' dbname=aria",
         "postgresql://127.0.0.1/aria?password=s3cret-horse&sslmode=require",

@@ -96,8 +96,6 @@ def serve(
     host, port = mcp_guard.parse_address(
         address, allow_remote=allow_remote, option="address", free_port=True
     )
-    if host == "localhost":  # served on 127.0.0.1 alone: an app told "localhost" may try ::1,
-        host = "127.0.0.1"  # where another account could listen and receive the key
     if print_config or rotate_key:
         if rotate_key:
             path = serving.rotate_key()
