@@ -19,10 +19,12 @@ import pytest
 from aria_mem.adapters.chat.ollama import OllamaChat
 from aria_mem.adapters.embedders.ollama import OllamaEmbedder
 from aria_mem.adapters.qdrant_edge import EdgeIndex
+from aria_mem.domain.archive import event_line
 from aria_mem.domain.denial import denial
 from aria_mem.domain.hygiene import (
     EventKind,
     HygieneRule,
+    MemoryEvent,
     Retire,
     RetirementRule,
     ReviewItem,
@@ -964,7 +966,9 @@ def test_an_import_never_moves_a_memory_to_another_user_or_companion(
     mine = writer.remember(_new("The user lives in Nice.")).memory
     moved = replace(mine, companion_id="nova")
     fine = replace(mine, id=uuid.uuid4(), text="The user swims in the sea.")
-    exported = "".join(json.dumps(memory_to_record(m)) + "\n" for m in (fine, moved)).encode()
+    said = MemoryEvent(mine.id, EventKind.EDITED, datetime.now(UTC), text="Nova's old words")
+    records = [memory_to_record(fine), memory_to_record(moved), event_line(said)]
+    exported = "".join(json.dumps(r) + "\n" for r in records).encode()
     with pytest.raises(ValidationError, match="an import never moves a memory"):
         import_memories(io.BytesIO(exported), any_store, None, skip_invalid=False)
     assert any_store.memories.get(mine.id).companion_id == "aria"
@@ -973,6 +977,7 @@ def test_an_import_never_moves_a_memory_to_another_user_or_companion(
     assert [p[:7] for p in done.problems] == ["line 2:"]
     assert any_store.memories.get(mine.id).companion_id == "aria"
     assert "The user swims in the sea." in _active(any_store)
+    assert any_store.hygiene.events([mine.id]) == []  # nor does the refused line's history go
 
 
 def test_a_joined_wording_another_memory_already_says_is_asked_and_the_pass_goes_on(

@@ -190,11 +190,11 @@ def _skip_to_line_end(handle: IO[bytes], raw: bytes, name: str, number: int) -> 
 
 def import_lines(
     store: MemoryRepository, lines: Sequence[ParsedLine], *, skip_invalid: bool
-) -> tuple[ImportResult, list[str]]:
-    """Store the lines; what was stored, and the lines PostgreSQL refused (only with
-    ``skip_invalid``: otherwise it raises and nothing is stored)."""
+) -> tuple[ImportResult, dict[uuid.UUID, str]]:
+    """Store the lines; what was stored, and the lines the store refused, by memory id (only
+    with ``skip_invalid``: otherwise it raises and nothing is stored)."""
     totals = ImportResult(0, 0, 0)
-    rejected: list[str] = []
+    rejected: dict[uuid.UUID, str] = {}
 
     def store_part(part: Sequence[ParsedLine]) -> None:
         nonlocal totals
@@ -207,7 +207,7 @@ def import_lines(
                     option="skip_invalid",
                 ) from exc
             if len(part) == 1:
-                rejected.append(f"line {part[0].number}: {exc}")
+                rejected[part[0].memory.id] = f"line {part[0].number}: {exc}"
                 return
             half = len(part) // 2
             store_part(part[:half])
@@ -308,13 +308,16 @@ def import_memories(
         parsed.lines = [line for line in parsed.lines if line.number not in crossed]
         parsed.problems.extend(crossed.values())
     stored, rejected = import_lines(store.memories, parsed.lines, skip_invalid=skip_invalid)
+    parsed.lines = [line for line in parsed.lines if line.memory.id not in rejected]
+    imported = {line.memory.id for line in parsed.lines}
     restored = restore(
         parsed.archive,
         conversations=store.conversations,
         relationships=store.relationships,
         knowledge=store.knowledge,
     )
-    restored.events = store.hygiene.add_events(parsed.archive.events)
+    events = [e for e in parsed.archive.events if e.memory_id in imported]
+    restored.events = store.hygiene.add_events(events)  # a refused line's history is too
     superseded = [
         line.memory.id for line in parsed.lines if line.memory.status is MemoryStatus.SUPERSEDED
     ]
@@ -329,7 +332,7 @@ def import_memories(
         stored,
         len(parsed.lines),
         parsed.repeated,
-        tuple(parsed.problems + rejected),
+        tuple(parsed.problems + list(rejected.values())),
         report,
         restored,
         _still_pending(store),
