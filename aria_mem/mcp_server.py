@@ -1,7 +1,5 @@
 """`aria-mem mcp`: the user's memories for any local AI client that speaks the Model Context
-Protocol (LM Studio, Claude Desktop, editors, agent frameworks), built with the official `mcp`
-SDK over the public API.
-
+Protocol (LM Studio, Claude Desktop, editors, agent frameworks), with the official `mcp` SDK.
 Every tool is a thin call of ``AriaMem``. The user and companion are fixed when the server
 starts (the config's identity, or ``--user`` / ``--companion``): no tool takes them, and a tool
 given the id of a memory of anyone else (whole or its first characters) answers exactly as for
@@ -264,12 +262,14 @@ def build_server(memory: AriaMem, *, user: str, companion: str) -> MCPServer:
         text: Annotated[str, Field(min_length=1, max_length=2000, description="What is true now")],
     ) -> Remembered:
         target = await call(mine, memory_id)
-        result = await call(
+        result = await call(  # what replaces it keeps the pin and the hold of what it replaces
             memory.remember,
             text,
             memory_type=target.type,
             importance=target.importance,
             confidence=target.confidence,
+            pinned=target.pinned,
+            hold_until=target.held_until_stage,
             replaces=target.id,
             user=user,
             companion=companion,

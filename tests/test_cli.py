@@ -60,6 +60,13 @@ def test_remember_twice_confirms(cli: Cli, env: dict[str, str], embedded_dsn: st
     again = cli("remember", "the user LOVES jazz", env=env)
     assert again.code == 0 and "Already known — confirmed" in again.stdout
     assert _count(embedded_dsn) == 1
+    made = json.loads(cli("list", "--json", env=env).stdout)[0]["id"]
+    assert cli("archive", made, env=env).code == 0
+    back = cli("remember", "The user loves jazz.", env=env)
+    assert back.code == 0 and "Said again after it was replaced or retired" in back.stdout
+    assert "it was archived" in back.stdout
+    shown = json.loads(cli("list", "--json", env=env).stdout)
+    assert [m["status"] for m in shown] == ["active"]
 
 
 @pytest.mark.slow

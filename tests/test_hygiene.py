@@ -1037,7 +1037,7 @@ def test_a_judged_duplicate_that_expires_at_another_time_is_asked(
     assert report.merged == 0 and report.queued == 1 and len(_active(any_store)) == 2
     [item] = any_store.hygiene.reviews("u1", "aria")
     assert {item.memory_id, item.other_id} == {lasting.id, passing.memory.id}
-    assert "expire at different times" in item.reason
+    assert "one expires and the other does not" in item.reason
 
 
 def test_a_pass_s_merge_keeps_the_pin_of_the_memory_merged_away(
@@ -1051,3 +1051,22 @@ def test_a_pass_s_merge_keeps_the_pin_of_the_memory_merged_away(
         user_id="u1", companion_id="aria", status=MemoryStatus.ACTIVE
     )
     assert kept.id == loves.id and kept.pinned
+
+
+def test_a_pair_is_asked_about_once_either_way_round(
+    any_store: Store, writer: MemoryWriter
+) -> None:
+    """A pass judges a memory against what was written before it was last said, so a memory
+    said again after a newer one is judged against it, and that one against it in turn."""
+    first = writer.remember(_new("The user likes tea.")).memory
+    second = writer.remember(_new("The user is fond of a cup of tea."), merge=False).memory
+
+    def asked(memory: Memory, other: Memory) -> bool:
+        item = ReviewItem(
+            uuid.uuid4(), "u1", "aria", ReviewKind.MERGE, memory.id, other.id, "the same?",
+            datetime.now(UTC),
+        )  # fmt: skip
+        return any_store.hygiene.propose(item)
+
+    assert asked(first, second) and not asked(second, first)
+    assert len(any_store.hygiene.reviews("u1", "aria")) == 1

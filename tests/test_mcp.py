@@ -574,3 +574,29 @@ def test_another_users_memory_answers_exactly_as_no_memory(memory: AriaMem) -> N
     assert memory.get(twin, user="bob").text == "Bob's locker code is 7730."
     assert memory.get(bobs.id, user="bob").text == "Bob's bank PIN is 4921."
     assert memory.list(user="alice") == []
+
+
+def test_an_update_by_the_model_keeps_the_pin_and_the_hold_of_what_it_replaces(
+    memory: AriaMem,
+) -> None:
+    """The model's replacement was unpinned and usable at once: a held fact, rephrased by the
+    model, reached prompts before the relationship's stage allowed it."""
+    pinned = memory.remember("The user is allergic to peanuts.", pinned=True, user="alice").memory
+    held = memory.remember(
+        "The user's father died last spring.", hold_until="close", user="alice"
+    ).memory
+    replaced: dict[str, str] = {}
+
+    async def session(client: Client) -> None:
+        for old, text in (
+            (pinned, "The user is allergic to peanuts and tree nuts."),
+            (held, "The user's father died in April last year."),
+        ):
+            answer = await client.call_tool(
+                "update_memory", {"memory_id": str(old.id), "text": text}
+            )
+            replaced[str(old.id)] = _structured(answer)["id"]
+
+    _run(session, build_server(memory, user="alice", companion="aria"))
+    assert memory.get(replaced[str(pinned.id)], user="alice").pinned
+    assert memory.get(replaced[str(held.id)], user="alice").held_until_stage == "close"

@@ -59,3 +59,23 @@ def test_python_and_sql_agree_on_which_memories_may_be_used(
         assert python_says == sql_says, (memory, effective, unusable_reason(memory, effective, now))
     profile_stage, _ = store.reads.retrieval_context(user, "aria", timeout=5)
     assert profile_stage is effective
+
+
+def test_two_memories_stand_for_each_other_only_when_used_alike() -> None:
+    """A merge keeps one row: its hold and its end must be the other's too (to the day, so two
+    wordings of a fact that lasts a week, said minutes apart, still merge)."""
+    from dataclasses import replace
+
+    from aria_mem.domain.models import MemoryType
+    from aria_mem.domain.usability import used_differently
+
+    week = datetime.now(UTC) + timedelta(days=7)
+    plain = NewMemory("u", "c", "The user is in Rome this week.", MemoryType.EPISODIC_EVENT)
+    ending = replace(plain, expires_at=week)
+    assert used_differently(plain, replace(plain, text="x")) is None
+    assert used_differently(ending, replace(ending, expires_at=week + timedelta(minutes=3))) is None
+    assert used_differently(plain, ending) == "one expires and the other does not"
+    later = replace(ending, expires_at=week + timedelta(days=3))
+    assert used_differently(ending, later) == "they expire at different times"
+    held = replace(plain, held_until_stage=Stage.CLOSE)
+    assert "held until a closer stage" in (used_differently(plain, held) or "")

@@ -8,7 +8,7 @@ holds the memory. ``tests/test_usability.py`` proves over random memories that t
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from aria_mem.domain.models import DropReason, Memory, MemoryStatus, NewMemory, Stage
 
@@ -51,10 +51,16 @@ def is_usable(memory: Memory, stage: Stage, now: datetime) -> bool:
 def used_differently(first: Memory | NewMemory, second: Memory | NewMemory) -> str | None:
     """Why one of two memories cannot stand for the other (None: as to when each may be
     used, it can): one is held until a stage of the relationship the other is not, or they
-    expire at different times. A merge or a supersession keeps one of them, so it would hide
-    a fact usable now, or bring held words into prompts early: a person is asked instead."""
+    expire more than ``SAME_END`` apart. A merge or a supersession keeps one of them, so it
+    would hide a fact usable now, or bring held words into prompts early: a person is asked
+    instead."""
     if first.held_until_stage != second.held_until_stage:
         return "one is held until a closer stage of the relationship than the other"
-    if first.expires_at != second.expires_at:
-        return "they expire at different times"
-    return None
+    ends = first.expires_at, second.expires_at
+    if ends[0] is None or ends[1] is None:
+        return None if ends[0] is ends[1] else "one expires and the other does not"
+    return "they expire at different times" if abs(ends[0] - ends[1]) > SAME_END else None
+
+
+SAME_END = timedelta(days=1)
+"""Two wordings of a fact that lasts "a week", said a few minutes apart, end together."""

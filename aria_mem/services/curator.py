@@ -148,7 +148,7 @@ class Curator:
                 and other.status is MemoryStatus.ACTIVE
                 and other.type is memory.type
                 and other.id != memory.id
-                and other.created_at <= memory.created_at
+                and other.created_at <= last_said(memory)
             ):
                 found.append(other)
         if not found:
@@ -201,7 +201,7 @@ def word_matches(words: RetrievalReads | None, memory: Memory, limit: int) -> li
         if hit.memory is not None
         and hit.memory.id != memory.id
         and hit.memory.status is MemoryStatus.ACTIVE
-        and hit.memory.created_at <= memory.created_at
+        and hit.memory.created_at <= last_said(memory)
         and hit.memory.text != memory.text
     ]
 

@@ -215,13 +215,12 @@ class MemHygiene:
             if asked is None:
                 return False
             item = asked
-            for open_item in self._s.reviews.values():
-                if (open_item.kind, open_item.memory_id, open_item.other_id) == (
-                    item.kind,
-                    item.memory_id,
-                    item.other_id,
-                ):
-                    return False
+            either_way = {(item.memory_id, item.other_id), (item.other_id, item.memory_id)}
+            if any(  # one question a pair, either way round
+                r.kind is item.kind and (r.memory_id, r.other_id) in either_way
+                for r in self._s.reviews.values()
+            ):
+                return False
             self._s.reviews[item.id] = item
             return True
 

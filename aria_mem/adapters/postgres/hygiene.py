@@ -268,10 +268,11 @@ class PgHygiene(PgConsolidation):
             asked = standing(conn, item)
             if asked is None:
                 return False
-            done = conn.execute(
+            done = conn.execute(  # one question a pair, either way round
                 "INSERT INTO review_items (id, user_id, companion_id, kind, memory_id,"
-                " other_id, reason, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
-                " ON CONFLICT DO NOTHING",
+                " other_id, reason, created_at) SELECT %s, %s, %s, %s, %s, %s, %s, %s"
+                " WHERE NOT EXISTS (SELECT 1 FROM review_items WHERE kind = %s"
+                " AND memory_id = %s AND other_id = %s) ON CONFLICT DO NOTHING",
                 (
                     asked.id,
                     asked.user_id,
@@ -281,6 +282,9 @@ class PgHygiene(PgConsolidation):
                     asked.other_id,
                     asked.reason,
                     asked.created_at,
+                    asked.kind.value,
+                    asked.other_id,
+                    asked.memory_id,
                 ),
             )
             return done.rowcount == 1
