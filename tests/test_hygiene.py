@@ -55,6 +55,7 @@ from aria_mem.ports import Store
 from aria_mem.services.consolidator import Consolidator
 from aria_mem.services.curator import Curator
 from aria_mem.services.indexer import Indexer
+from aria_mem.services.pass_undo import undo_action
 from aria_mem.services.retriever import Retriever
 from aria_mem.services.review import Review, history
 from aria_mem.services.transfer import import_memories
@@ -1070,3 +1071,31 @@ def test_a_pair_is_asked_about_once_either_way_round(
 
     assert asked(first, second) and not asked(second, first)
     assert len(any_store.hygiene.reviews("u1", "aria")) == 1
+
+
+def test_undoing_a_join_whose_old_wording_is_another_memory_s_now_is_not_left_half_done(
+    any_store: Store, writer: MemoryWriter, curator: Curator, server: FakeOllama
+) -> None:
+    """The undo restores the merged memory first; the older one's wording could then not be
+    given back, and the undo raised with the merged memory restored and the action not
+    marked undone (undoing it again restored nothing and failed the same way)."""
+    anna = writer.remember(_new("The user's sister Anna lives in Berlin.")).memory
+    writer.remember(_new("The user's sister is 34 and lives in Berlin."))
+    joined = "The user's sister Anna is 34 and lives in Berlin."
+    server.state.structured_reply = json.dumps(
+        {"verdict": "duplicate", "memory": 1, "confidence": 0.9, "merged": joined}
+    )
+    judge = OllamaChat("llama3.2", host=server.url, timeout=5)
+    passes = Consolidator(any_store.memories, any_store.hygiene, curator, writer, judge)
+    [action] = passes.run().actions
+    assert any_store.memories.get(anna.id).text == joined
+    writer.remember(_new("The user's sister Anna lives in Berlin."), merge=False)
+    said = undo_action(action, writer, any_store.hygiene)
+    assert "now another memory's" in said
+    assert len(_active(any_store)) == 3 and any_store.memories.get(anna.id).text == joined
+    with pytest.raises(ValidationError, match="undone already"):
+        undo_action(
+            any_store.hygiene.find_consolidation(str(action.id), ("u1", "aria")),
+            writer,
+            any_store.hygiene,
+        )

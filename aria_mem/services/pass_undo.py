@@ -8,7 +8,7 @@ from datetime import datetime
 
 from aria_mem.domain.hygiene import Consolidation, EventKind, Outcome
 from aria_mem.domain.records import MemoryChanges
-from aria_mem.errors import ValidationError
+from aria_mem.errors import SaidElsewhereError, ValidationError
 from aria_mem.ports import Hygiene
 from aria_mem.services.writer import MemoryWriter
 
@@ -77,5 +77,11 @@ def _unjoin(
             "; the older memory's wording was changed since (by a person, or by a later join: "
             "undo that one first) and stays as it is"
         )
-    writer.update(older_id, MemoryChanges(text=before[-1].text or ""))
+    try:
+        writer.update(older_id, MemoryChanges(text=before[-1].text or ""))
+    except SaidElsewhereError:  # the merged memory is back already: the undo is not left half
+        return (
+            "; the older memory's own wording is now another memory's, so it keeps the joined "
+            "one (`aria-mem edit` it)"
+        )
     return "; the older memory has its own wording again"
