@@ -1099,3 +1099,19 @@ def test_undoing_a_join_whose_old_wording_is_another_memory_s_now_is_not_left_ha
             writer,
             any_store.hygiene,
         )
+
+
+def test_a_person_s_merge_keeps_the_pin_of_the_memory_merged_away(
+    any_store: Store, writer: MemoryWriter
+) -> None:
+    older = writer.remember(_new("The user likes tea.")).memory
+    newer = writer.remember(_new("The user is fond of tea.", pinned=True), merge=False).memory
+    asked = ReviewItem(
+        uuid.uuid4(), "u1", "aria", ReviewKind.MERGE, older.id, newer.id, "the same?",
+        datetime.now(UTC),
+    )  # fmt: skip
+    assert any_store.hygiene.propose(asked)
+    [item] = any_store.hygiene.reviews("u1", "aria")
+    Review(any_store.memories, any_store.hygiene, writer).accept(item)
+    assert any_store.memories.get(newer.id).superseded_by == older.id
+    assert any_store.memories.get(older.id).pinned

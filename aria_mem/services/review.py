@@ -116,9 +116,12 @@ class Review:
     def _supersede(
         self, old_id: uuid.UUID, new_id: uuid.UUID, why: str, *, merged: bool = False
     ) -> WriteResult:
-        """``merged``: the person found the two one fact (an accepted merge, an edit)."""
+        """``merged``: the person found the two one fact (an accepted merge, an edit); a pin
+        on either goes with the fact."""
         self._may_supersede(old_id, new_id)
         self._hygiene.supersede(old_id, new_id, why, merged=merged)
+        if merged and self._memories.get(old_id).pinned and not self._memories.get(new_id).pinned:
+            self._writer.update(new_id, MemoryChanges(pinned=True))
         return self._writer.sync(self._memories.get(old_id))
 
     def _may_supersede(self, old_id: uuid.UUID, new_id: uuid.UUID) -> None:
