@@ -963,24 +963,3 @@ def test_a_wording_the_memory_holds_already_is_merged_into_it_not_appended(
     report = _pass(any_store, parts, server).run()
     assert (report.merged, report.queued) == (1, 0)
     assert _active(any_store) == [once]
-
-
-def test_forgetting_a_memory_joined_into_another_takes_its_words_out_of_that_one(
-    any_store: Store, server: FakeOllama, judge: Judge, tmp_path: Path
-) -> None:
-    """Forget means gone: the join's wording said both memories, so the one kept went on
-    saying the forgotten one's words ("Poland") in every prompt."""
-    wording = "The user calls her dad in Gdańsk, Poland, every Sunday."
-    with AriaMem(_settings(server), store=any_store, index=EdgeIndex(tmp_path / "i")) as mem:
-        older = mem.remember(GDANSK, memory_type="Routine").memory
-        newer = mem.remember(POLAND, memory_type="Routine").memory
-        judge.answers[(POLAND, GDANSK)] = {
-            "verdict": "duplicate",
-            "confidence": 0.9,
-            "merged": wording,
-        }
-        assert mem.review.tidy().merged == 1
-        assert mem.get(older.id).text == wording
-        mem.forget(newer.id)
-        assert mem.get(older.id).text == GDANSK
-        assert [m.text for m in mem.list()] == [GDANSK]

@@ -55,7 +55,7 @@ from aria_mem.ports import Store
 from aria_mem.services.consolidator import Consolidator
 from aria_mem.services.curator import Curator
 from aria_mem.services.indexer import Indexer
-from aria_mem.services.pass_undo import undo_action, unjoin_forgotten
+from aria_mem.services.pass_undo import undo_action
 from aria_mem.services.retriever import Retriever
 from aria_mem.services.review import Review, history
 from aria_mem.services.transfer import import_memories
@@ -1115,22 +1115,3 @@ def test_a_person_s_merge_keeps_the_pin_of_the_memory_merged_away(
     Review(any_store.memories, any_store.hygiene, writer).accept(item)
     assert any_store.memories.get(newer.id).superseded_by == older.id
     assert any_store.memories.get(older.id).pinned
-
-
-def test_forgetting_a_memory_joined_into_another_takes_its_words_out_of_that_one(
-    any_store: Store, writer: MemoryWriter, curator: Curator, server: FakeOllama
-) -> None:
-    """Forget means gone: a join's wording said both memories, so the one kept went on saying
-    the forgotten one's words ("34") in every prompt."""
-    anna = writer.remember(_new("The user's sister Anna lives in Berlin.")).memory
-    aged = writer.remember(_new("The user's sister is 34 and lives in Berlin.")).memory
-    joined = "The user's sister Anna is 34 and lives in Berlin."
-    server.state.structured_reply = json.dumps(
-        {"verdict": "duplicate", "memory": 1, "confidence": 0.9, "merged": joined}
-    )
-    judge = OllamaChat("llama3.2", host=server.url, timeout=5)
-    Consolidator(any_store.memories, any_store.hygiene, curator, writer, judge).run()
-    assert any_store.memories.get(anna.id).text == joined
-    unjoin_forgotten(writer, any_store.hygiene, any_store.memories.get(aged.id))
-    writer.forget(aged.id)
-    assert _active(any_store) == ["The user's sister Anna lives in Berlin."]

@@ -22,7 +22,6 @@ from aria_mem.domain.models import Memory, MemoryOrder, MemoryStatus, MemoryType
 from aria_mem.domain.records import MemoryChanges
 from aria_mem.errors import ValidationError
 from aria_mem.ports import ChatModel, DocumentReader, Embedder, Store, VectorIndex
-from aria_mem.services.pass_undo import unjoin_forgotten
 from aria_mem.services.writer import WriteResult
 
 if TYPE_CHECKING:  # the retrieval side is loaded by the calls that use it (not by `list`)
@@ -297,7 +296,6 @@ class AriaMem:
         """Delete it for good, with its history; its vector's removal is queued durably if the
         index is down."""
         found = self._context.resolve(str(memory), user, companion)
-        unjoin_forgotten(self._context.writer, self._context.store.hygiene, found)
         return self._context.writer.forget(found.id)
 
     def forget_everything(self, user: str) -> ForgottenUser:

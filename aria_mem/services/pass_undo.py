@@ -7,9 +7,8 @@ import uuid
 from datetime import datetime
 
 from aria_mem.domain.hygiene import Consolidation, EventKind, Outcome
-from aria_mem.domain.models import Memory
 from aria_mem.domain.records import MemoryChanges
-from aria_mem.errors import NotFoundError, SaidElsewhereError, ValidationError
+from aria_mem.errors import SaidElsewhereError, ValidationError
 from aria_mem.ports import Hygiene
 from aria_mem.services.writer import MemoryWriter
 
@@ -52,28 +51,6 @@ def undo_action(action: Consolidation, writer: MemoryWriter, hygiene: Hygiene) -
         )
     hygiene.mark_undone(action.id)
     return done
-
-
-JOINS_READ = 100_000
-"""The most pass actions of a pair read to find the joins a forgotten memory went into."""
-
-
-def unjoin_forgotten(writer: MemoryWriter, hygiene: Hygiene, memory: Memory) -> None:
-    """Before ``memory`` is forgotten: each memory a pass joined it into takes back its own
-    wording, as an undo of the join gives it (an edit since stays), so the forgotten words
-    leave every prompt too. Forget means gone; the join's wording said both."""
-    for action in hygiene.consolidations(memory.user_id, memory.companion_id, JOINS_READ):
-        if (
-            action.memory_id == memory.id
-            and action.outcome is Outcome.MERGED
-            and action.other_id is not None
-            and action.undone_at is None
-            and action.reason.endswith((JOINED, KEPT_BOTH))
-        ):
-            try:
-                _unjoin(writer, hygiene, action.other_id, action.at)
-            except NotFoundError:  # that one is gone too
-                continue
 
 
 def _unjoin(
