@@ -241,6 +241,7 @@ def write_wire(result: WriteResult) -> dict[str, Any]:
         "superseded": None if result.superseded is None else memory_wire(result.superseded),
         "review": result.review,
         "note": result.note,
+        "restored": result.restored,
     }
 
 

@@ -67,6 +67,9 @@ def test_remember_twice_confirms(cli: Cli, env: dict[str, str], embedded_dsn: st
     assert "it was archived" in back.stdout
     shown = json.loads(cli("list", "--json", env=env).stdout)
     assert [m["status"] for m in shown] == ["active"]
+    other = json.loads(cli("remember", "The user hates jazz.", "--json", env=env).stdout)
+    swapped = cli("remember", "The user loves jazz.", "--replaces", other["memory"]["id"], env=env)
+    assert swapped.code == 0 and "restored" not in swapped.stdout  # it was active: no restore
 
 
 @pytest.mark.slow

@@ -932,6 +932,7 @@ def test_a_replaced_fact_said_again_in_the_same_words_is_current_again_and_judge
     assert again.memory.id == berlin.memory.id and not again.created
     assert again.memory.status is MemoryStatus.ACTIVE and again.memory.superseded_by is None
     assert "said again" in again.note and again.indexed and _in_index(index, berlin.memory.id)
+    assert again.restored
     assert _active(any_store) == ["The user lives in Berlin.", "The user moved to Lisbon."]
     assert tidy.run().queued == 1  # without a judge, which one is current is asked
     [item] = any_store.hygiene.reviews("u1", "aria")
@@ -951,6 +952,7 @@ def test_replacing_a_fact_with_the_words_of_one_it_replaced_makes_no_loop(
         _new("The user lives in Berlin.", MemoryType.PROFILE_FACT), replaces=lisbon.memory.id
     )
     assert back.memory.id == berlin.memory.id and back.memory.status is MemoryStatus.ACTIVE
+    assert back.restored and not lisbon.restored
     assert any_store.memories.get(lisbon.memory.id).superseded_by == berlin.memory.id
     assert _active(any_store) == ["The user lives in Berlin."]
     writer.retire(berlin.memory.id, "stale")

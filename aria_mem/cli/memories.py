@@ -126,19 +126,18 @@ def remember(
         "companion": companion,
     }
     result = write_from_wire(operation(ctx, "remember", args))
-    restored = not (result.merged or result.created) and bool(result.note)  # said again
     action = "merged" if result.merged else "created" if result.created else "confirmed"
     if as_json:
-        emit_json(result_json(result, "restored" if restored else action))
+        emit_json(result_json(result, "restored" if result.restored else action))
         return
     if result.merged:
         verb = "Said before in other words — merged into"
-    elif restored:
+    elif result.restored:
         verb = "Said again after it was replaced or retired — restored"
     else:
         verb = "Remembered" if result.created else "Already known — confirmed"
     render.write_line(verb, result)
-    if restored:
+    if result.restored:
         render.console.print(f"  {markup_safe(result.note)}")
     if result.superseded is not None:
         render.console.print(

@@ -45,6 +45,8 @@ class WriteResult:
     on a write since consolidation is a pass's (kept for the callers that show it)."""
     note: str = ""
     """Why it was merged or superseded, or why it was not compared with known memories."""
+    restored: bool = False
+    """The same words as a memory replaced or retired since: that memory is active again."""
 
 
 class MemoryWriter:
@@ -119,7 +121,7 @@ class MemoryWriter:
             result = WriteResult(outcome.memory, created=False, indexed=True)
         if was is not outcome.memory.status:
             note = f"{SAID_AGAIN}: it was {was.value}, and is active again until a pass judges it"
-            return replace(result, note=note)
+            return replace(result, note=note, restored=True)
         return replace(result, note=note) if note and outcome.created else result
 
     def _said_again(self, outcome: SaveOutcome, *, reconsider: bool) -> SaveOutcome:
@@ -173,11 +175,13 @@ class MemoryWriter:
                 "The new text is what that memory already says — edit it instead, or give "
                 "what changed"
             )
+        was = outcome.memory.status
         outcome = self._said_again(outcome, reconsider=False)
         old = self._hygiene.supersede(old_id, outcome.memory.id, why)
         self._sync(old, False)
         result = self._sync(outcome.memory, outcome.created)
-        return replace(result, superseded=old, note=why)
+        restored = was is not outcome.memory.status
+        return replace(result, superseded=old, note=why, restored=restored)
 
     def restore(self, memory_id: uuid.UUID, why: str) -> WriteResult:
         """A superseded or retired memory is active again (and indexed)."""
