@@ -37,7 +37,7 @@ from aria_mem.domain.joining import both_wordings
 from aria_mem.domain.models import MemoryStatus, MemoryType, NewMemory
 from aria_mem.ports import Store
 from aria_mem.services.consolidator import Consolidator
-from aria_mem.services.curator import Curator
+from aria_mem.services.curator import Curator, word_matches
 from aria_mem.services.indexer import Indexer
 from aria_mem.services.review import history
 from aria_mem.services.upkeep import Upkeep
@@ -963,3 +963,21 @@ def test_a_wording_the_memory_holds_already_is_merged_into_it_not_appended(
     report = _pass(any_store, parts, server).run()
     assert (report.merged, report.queued) == (1, 0)
     assert _active(any_store) == [once]
+
+
+def test_a_memory_said_again_is_compared_with_word_matches_written_before_it_was_said_again(
+    any_store: Store, parts: tuple[MemoryWriter, Curator]
+) -> None:
+    """A pass judges a memory against what was known when it was last said: a fact said again
+    after a newer one that shares its rare word is compared with that one too."""
+    architect = "The user is an architect at a large firm."
+    first = parts[0].remember(_new(architect, MemoryType.PROFILE_FACT)).memory
+    for n in range(1, 13):  # so that "firm" is a rare word of the pair's
+        parts[0].remember(_new(f"The user's violin lesson number {n}.", MemoryType.ROUTINE))
+    left = _new("The user left the firm.", MemoryType.PROFILE_FACT)
+    back = parts[0].remember(left, merge=False).memory
+    assert back.id != first.id
+    assert back.id not in {n.memory.id for n in word_matches(any_store.reads, first, 10)}
+    parts[0].remember(_new(architect, MemoryType.PROFILE_FACT), merge=False)  # said again
+    again = any_store.memories.get(first.id)
+    assert back.id in {n.memory.id for n in word_matches(any_store.reads, again, 10)}
