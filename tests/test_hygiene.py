@@ -1117,3 +1117,17 @@ def test_a_person_s_merge_keeps_the_pin_of_the_memory_merged_away(
     Review(any_store.memories, any_store.hygiene, writer).accept(item)
     assert any_store.memories.get(newer.id).superseded_by == older.id
     assert any_store.memories.get(older.id).pinned
+
+
+def test_the_same_words_said_again_confirm_their_memory_not_merge_into_a_near_one(
+    any_store: Store, writer: MemoryWriter
+) -> None:
+    """The write compared the words with the nearest memories other than the one saying them,
+    and merged them into a near one: that one was confirmed, and its history said it was said
+    in words it never had, while the memory saying them was not confirmed."""
+    architect = writer.remember(_new("The user is an architect at a large firm.")).memory
+    left = writer.remember(_new("The user left the firm."), merge=False).memory
+    again = writer.remember(_new("The user is an architect at a large firm."))
+    assert not again.merged and again.memory.id == architect.id
+    assert any_store.memories.get(architect.id).last_confirmed_at is not None
+    assert any_store.hygiene.events([left.id]) == []

@@ -46,6 +46,8 @@ class Look:
     neighbours: list[Neighbour] = field(default_factory=list)
     """Active memories of the pair, nearest first."""
     problem: str | None = None
+    said_before: bool = False
+    """An active memory of the pair says it in the same words (the store confirms that one)."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,7 @@ class Curator:
             return Look(problem=f"not compared with known memories: {exc}")
         said = normalize_text(new.text)
         found = []
+        said_before = False
         for hit in hits:
             try:
                 memory = self._memories.get(hit.id)
@@ -98,9 +101,10 @@ class Curator:
             if older_only and isinstance(new, Memory) and memory.created_at > last_said(new):
                 continue
             if normalize_text(memory.text) == said:  # the same words: the store confirms it
+                said_before = True
                 continue
             found.append(Neighbour(memory, hit.score))
-        return Look(found)
+        return Look(found, said_before=said_before)
 
     def decide(self, new: NewMemory | Memory, look: Look) -> Decision:
         """The rule, without a judgement: merge a repeat (one that differs in no particular),

@@ -104,11 +104,11 @@ class MemoryWriter:
             return self.replace(replaces, new, "replaced as asked")
         note = ""
         if merge and self._curator is not None:
-            look = self._curator.look(new)
+            look = self._curator.look(new)  # the same words said before: confirmed, not merged
             note = look.problem or ""
             decision = self._curator.decide(new, look)
             repeat = decision.merge_into  # merged only where it may be used as the new one may
-            if repeat is not None and not used_differently(new, repeat.memory):
+            if repeat and not look.said_before and not used_differently(new, repeat.memory):
                 return self._merge(new, repeat.memory, decision.why)
         outcome = self._memories.save(new)
         was = outcome.memory.status
