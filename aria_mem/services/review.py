@@ -120,9 +120,10 @@ class Review:
         on either goes with the fact."""
         self._may_supersede(old_id, new_id)
         self._hygiene.supersede(old_id, new_id, why, merged=merged)
-        if merged and self._memories.get(old_id).pinned and not self._memories.get(new_id).pinned:
+        old = self._memories.get(old_id)
+        if merged and old.pinned and not self._memories.get(new_id).pinned:
             self._writer.update(new_id, MemoryChanges(pinned=True))
-        return self._writer.sync(self._memories.get(old_id))
+        return self._writer.sync(old)
 
     def _may_supersede(self, old_id: uuid.UUID, new_id: uuid.UUID) -> None:
         old = self._memories.get(old_id)
