@@ -70,6 +70,9 @@ class IndexSettings:
     url: str = ""
     api_key: str = ""
     timeout: float = 5.0
+    trust_account: str = ""
+    """Another person's account whose Qdrant server on this machine may be used (by name or
+    uid); empty: only yours, root's and system accounts' (``adapters.model_servers``)."""
 
 
 @dataclass(frozen=True)

@@ -159,8 +159,9 @@ class Adapters:
             return SharedEdgeIndex(self.settings.index_dir, service=self.service)
         from aria_mem.adapters.qdrant_server import QdrantServerIndex
 
+        index = self.settings.index
         return QdrantServerIndex(
-            url, api_key=self.settings.index.api_key, timeout=self.settings.index.timeout
+            url, api_key=index.api_key, timeout=index.timeout, trust_account=index.trust_account
         )
 
     @property

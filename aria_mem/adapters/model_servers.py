@@ -1,12 +1,14 @@
-"""Who runs the model server an adapter is about to send text to.
+"""Who runs the server an adapter is about to send text or vectors to: a model server, or a
+Qdrant server holding the index.
 
 Any account can be first to listen on a free port of 127.0.0.1: should the person's Ollama
 stop, another person's program on 127.0.0.1:11434 would receive every memory embedded and
-every prompt. So each embedding and chat adapter asks here before each request, and sends
-nothing (not even a probe) to a server on this machine that another person's account holds
-(``Listener.another_person``) unless ``trust_account`` names that account. An address of
-another machine, or an owner that cannot be told (no /proc/net), is not refused: there is no
-account to judge.
+every prompt; should their Qdrant stop, one on 127.0.0.1:6333 would receive every memory's
+vector, ids and owner, and the index's API key. So each embedding, chat and index adapter asks
+here before each request, and sends nothing (not even a probe) to a server on this machine
+that another person's account holds (``Listener.another_person``) unless ``trust_account``
+names that account. An address of another machine, or an owner that cannot be told (no
+/proc/net), is not refused: there is no account to judge.
 
 Reading /proc/net/tcp is slow next to a request (measured on a busy 2-core machine: an embed
 from a local fake Ollama took 1.3 ms with the answer kept, 73 ms looking it up each time), so
@@ -29,14 +31,16 @@ _cache: dict[tuple[str, int], tuple[float, Listener]] = {}
 _lock = threading.Lock()
 
 
-def server_address(text: str, usual_port: int) -> tuple[str, str, int]:
+def server_address(text: str, usual_port: int, *, scheme_port: bool = True) -> tuple[str, str, int]:
     """Where a client connects for ``text`` (``host:port`` or a URL): a URL to show, the host
     name and the port (a missing port is ``usual_port``, or 80/443 for an address given with
-    a scheme, as the ollama client reads it). ValueError says what is wrong with ``text``."""
+    a scheme, as the ollama client reads it; with ``scheme_port`` False, ``usual_port``
+    always, as qdrant-client reads it). ValueError says what is wrong with ``text``."""
     text = text.strip().rstrip("/")
     parts = split_address(text if "://" in text else f"http://{text}")
     secure = parts.scheme in ("https", "wss")
-    port = parts.port or (usual_port if "://" not in text else 443 if secure else 80)
+    by_scheme = "://" in text and scheme_port
+    port = parts.port or ((443 if secure else 80) if by_scheme else usual_port)
     hostname = parts.hostname or "127.0.0.1"
     shown = f"[{hostname}]" if ":" in hostname else hostname
     return f"{parts.scheme}://{shown}:{port}", hostname, port
@@ -67,15 +71,34 @@ def holder_of(hostname: str, port: int) -> Listener:
     return found
 
 
+_AT_STAKE = {
+    "embedder": "your memories' text",
+    "chat": "your prompts and memories",
+    "index": "your memories' vectors and whose they are, and the index's API key",
+}
+"""What a server in each role would receive, for the refusal to say."""
+
+
 class ServerGuard:
     """The check one adapter makes before each request to its server at ``host``."""
 
-    def __init__(self, role: str, host: str, usual_port: int, trust_account: str = "") -> None:
-        """``role`` is the config section: embedder or chat."""
+    def __init__(
+        self,
+        role: str,
+        host: str,
+        usual_port: int,
+        trust_account: str = "",
+        *,
+        scheme_port: bool = True,
+    ) -> None:
+        """``role`` is the config section: embedder, chat or index; ``scheme_port`` as
+        ``server_address`` has it."""
         self._role = role
         self._trust = trust_account.strip()
         try:
-            self.url, self._hostname, self._port = server_address(host, usual_port)
+            self.url, self._hostname, self._port = server_address(
+                host, usual_port, scheme_port=scheme_port
+            )
         except ValueError:
             self.url, self._hostname, self._port = host, "", 0  # the client will say so
 
@@ -87,7 +110,7 @@ class ServerGuard:
         holder = holder_of(self._hostname, self._port)
         if not refuses(holder, self._trust):
             return
-        what = "your memories' text" if self._role == "embedder" else "your prompts and memories"
+        what = _AT_STAKE.get(self._role, "your prompts and memories")
         raise error(
             f"{self.url} is served by {holder.describe()}, not you — nothing sent (it would "
             f"receive {what}); stop it and start your own server, or set [{self._role}] "

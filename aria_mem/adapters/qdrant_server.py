@@ -8,6 +8,10 @@ rather than the whole graph. The indexes are checked once per collection per pro
 missing or different ones are made, so a collection made before is upgraded on its next open
 and an up-to-date one costs one read. Local mode keeps no payload indexes (it warns if asked),
 so it is never asked.
+
+A server on this machine is used only when this person's account (or root, or a system
+account) runs it, or ``[index] trust_account`` names the account that does: each request
+first asks ``model_servers.ServerGuard`` who holds the address, as the model adapters do.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
+from aria_mem.adapters.model_servers import ServerGuard
 from aria_mem.domain import dimension
 from aria_mem.domain.models import Hit, IndexPoint, SearchScope
 from aria_mem.domain.payload import INDEXED_BOOLEANS, INDEXED_KEYWORDS, scope_filter
@@ -69,7 +74,9 @@ def _model_filter(model: str | None) -> models.Filter | None:
 
 
 class QdrantServerIndex:
-    def __init__(self, url: str, *, api_key: str = "", timeout: float = 5.0) -> None:
+    def __init__(
+        self, url: str, *, api_key: str = "", timeout: float = 5.0, trust_account: str = ""
+    ) -> None:
         self._url = url
         self._api_key = api_key or None
         self._timeout = timeout
@@ -77,8 +84,17 @@ class QdrantServerIndex:
         self._sizes: dict[str, int] = {}
         self._indexed: set[str] = set()
         self._is_local = url == ":memory:" or url.startswith("local:")
+        self._guard = (
+            None
+            if self._is_local
+            else ServerGuard("index", url, 6333, trust_account, scheme_port=False)
+        )
 
     def _qc(self) -> QdrantClient:
+        """The client, once the server is known to be one this person may send to (asked
+        before every request: ``ServerGuard`` keeps the answer a few seconds)."""
+        if self._guard is not None:
+            self._guard.check(VectorIndexError)
         if self._client is None:
             if self._url == ":memory:":
                 self._client = QdrantClient(location=":memory:")
@@ -94,6 +110,8 @@ class QdrantServerIndex:
         return self._client
 
     def _fail(self, what: str, exc: Exception) -> VectorIndexError:
+        if self._guard is not None and isinstance(exc, (ResponseHandlingException, OSError)):
+            self._guard.forget()  # it went away: whoever listens there next is looked up
         return VectorIndexError(
             f"Qdrant at {self._url} failed to {what}: {exc} — is it running? "
             "Check [index] url in config.toml"

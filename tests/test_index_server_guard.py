@@ -1,0 +1,147 @@
+"""A Qdrant server on this machine is used only when this person's account runs it (or root,
+or a system account), or [index] trust_account names the account that does: should the
+person's Qdrant stop, another person's program listening on its port would otherwise receive
+every memory's vector, ids and owner, and the index's API key. The other person is a real
+second account (tests/accounts.py) running a fake server that prints every request it gets."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable
+
+import pytest
+
+from aria_mem import config
+from aria_mem.adapters.model_servers import server_address
+from aria_mem.adapters.qdrant_server import QdrantServerIndex
+from aria_mem.domain.models import IndexPoint, SearchScope
+from aria_mem.errors import ConfigError, VectorIndexError
+from tests import accounts, test_port_owners
+from tests.accounts import Intruder
+from tests.conftest import CliResult
+from tests.fakes.ollama_server import FakeOllama
+from tests.test_port_owners import Served
+
+Cli = Callable[..., CliResult]
+ServedBy = Callable[[Intruder | None], Served]
+
+neighbour = accounts.neighbour  # the fixture: another person's account
+served_by = test_port_owners.served_by  # the fixture: the recording fake run by an account
+
+
+@pytest.fixture
+def theirs(neighbour: Intruder, served_by: ServedBy) -> Served:
+    return served_by(neighbour)
+
+
+def _refusal(fake: Served, account: Intruder) -> tuple[str, str]:
+    return (
+        f"{fake.url} is served by account '{account.name}' (uid {account.uid}), not you — "
+        "nothing sent (it would receive your memories' vectors and whose they are, and the "
+        "index's API key)"
+    ), f"set [index] trust_account = '{account.name}' if you trust that account"
+
+
+def _said(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_every_index_request_to_another_persons_server_is_refused_unsent(
+    neighbour: Intruder, theirs: Served
+) -> None:
+    index = QdrantServerIndex(theirs.url, api_key="the-index-key")
+    first, fix = _refusal(theirs, neighbour)
+    scope = SearchScope("sam", "aria", "m")
+    point = IndexPoint.__new__(IndexPoint)  # never built into a request: refused before
+    calls: list[Callable[[], object]] = [
+        lambda: index.collection_size("memories"),
+        lambda: index.ensure_collection("memories", 3),
+        lambda: index.search("memories", [1.0, 0.0, 0.0], scope, 5),
+        lambda: index.count("memories"),
+        lambda: index.upsert("memories", [point]),
+        lambda: index.drop_collection("memories"),
+    ]
+    for call in calls:
+        with pytest.raises(VectorIndexError) as refused:
+            call()
+        said = str(refused.value)
+        assert first in said and fix in said and "\n" not in said
+    index.close()
+    assert theirs.requests() == []  # not a probe, a vector nor the key
+
+
+def test_another_persons_server_is_used_when_index_trust_account_names_it(
+    neighbour: Intruder, theirs: Served
+) -> None:
+    index = QdrantServerIndex(theirs.url, trust_account=str(neighbour.uid))
+    with contextlib.suppress(Exception):  # the fake is no Qdrant: what it answers is not read
+        index.collection_size("memories")
+    index.close()
+    assert any("/collections/memories" in r for r in theirs.requests())
+
+
+def test_trust_in_one_account_is_not_trust_in_another(neighbour: Intruder, theirs: Served) -> None:
+    index = QdrantServerIndex(theirs.url, trust_account="someone_else")
+    with pytest.raises(VectorIndexError, match="trust_account = 'aria_neighbour'"):
+        index.count("memories")
+    index.close()
+    assert theirs.requests() == []
+
+
+def test_the_same_server_run_by_this_account_is_asked(served_by: ServedBy) -> None:
+    ours = served_by(None)  # root: the tests' own account
+    index = QdrantServerIndex(ours.url)
+    with contextlib.suppress(Exception):
+        index.collection_size("memories")
+    index.close()
+    assert any("/collections/memories" in r for r in ours.requests())
+
+
+def test_a_url_without_a_port_is_checked_at_the_port_qdrant_client_uses() -> None:
+    """qdrant-client connects to 6333 for a URL that names no port, with a scheme or not;
+    the ollama client to the scheme's port. The check must look where the client goes."""
+    assert server_address("http://127.0.0.1", 6333, scheme_port=False)[2] == 6333
+    assert server_address("https://db.local", 6333, scheme_port=False)[2] == 6333
+    assert server_address("127.0.0.1", 6333, scheme_port=False)[2] == 6333
+    assert server_address("http://127.0.0.1:7000", 6333, scheme_port=False)[2] == 7000
+    assert server_address("http://127.0.0.1", 11434)[2] == 80  # as the ollama client reads it
+
+
+def test_remember_keeps_the_memory_and_search_answers_when_the_index_server_is_another_persons(
+    cli: Cli,
+    embedded_dsn: str,
+    neighbour: Intruder,
+    theirs: Served,
+    fake_ollama: FakeOllama,
+) -> None:
+    env = {
+        "ARIA_MEM_POSTGRES_DSN": embedded_dsn,
+        "ARIA_MEM_EMBEDDER_HOST": fake_ollama.url,
+        "ARIA_MEM_INDEX_URL": theirs.url,
+    }
+    first, fix = _refusal(theirs, neighbour)
+    written = cli(
+        "remember", "The user is allergic to peanuts.", "-t", "ProfileFact", "-i", "0.9", "--json",
+        env=env,
+    )  # fmt: skip
+    assert written.code == 0, written.stderr
+    data = json.loads(written.stdout)
+    assert data["index_state"] == "pending", data
+    assert first in _said(data["problem"]) and fix in _said(data["problem"])
+    found = cli("search", "dinner ideas?", "--json", env=env)
+    assert found.code == 0, found.stderr
+    result = json.loads(found.stdout)
+    assert [m["text"] for m in result["memories"]] == ["The user is allergic to peanuts."]
+    assert result["degraded"] and first in _said(result["degraded"][0])
+    assert theirs.requests() == []
+
+
+def test_index_trust_account_must_name_one_account(
+    isolated_env: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ARIA_MEM_INDEX_TRUST_ACCOUNT", "bob; rm -rf /")
+    with pytest.raises(ConfigError, match=r"\[index\] trust_account"):
+        config.load()
+    monkeypatch.setenv("ARIA_MEM_INDEX_TRUST_ACCOUNT", "bob")
+    assert config.load().index.trust_account == "bob"
