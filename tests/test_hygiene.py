@@ -18,6 +18,8 @@ import pytest
 
 from aria_mem.adapters.chat.ollama import OllamaChat
 from aria_mem.adapters.embedders.ollama import OllamaEmbedder
+from aria_mem.adapters.in_memory.store import InMemoryStore
+from aria_mem.adapters.postgres.store import PostgresStore
 from aria_mem.adapters.qdrant_edge import EdgeIndex
 from aria_mem.domain.archive import event_line
 from aria_mem.domain.denial import denial
@@ -50,6 +52,7 @@ from aria_mem.domain.models import (
 )
 from aria_mem.domain.payload import memory_payload
 from aria_mem.domain.records import MemoryChanges
+from aria_mem.domain.usability import is_usable
 from aria_mem.errors import ValidationError
 from aria_mem.ports import Store
 from aria_mem.services.consolidator import Consolidator
@@ -959,6 +962,47 @@ def test_replacing_a_fact_with_the_words_of_one_it_replaced_makes_no_loop(
     retold = writer.remember(_new("The user lives in Berlin.", MemoryType.PROFILE_FACT))
     assert retold.memory.status is MemoryStatus.ACTIVE
     assert _active(any_store) == ["The user lives in Berlin."]
+
+
+def _expire(store: Store, memory_id: uuid.UUID) -> None:
+    """The end a memory was said with has passed (as a week's trip's does)."""
+    past = datetime.now(UTC) - timedelta(hours=1)
+    if isinstance(store, InMemoryStore):
+        with store.state.lock:
+            kept = store.state.memories[memory_id]
+            store.state.memories[memory_id] = replace(kept, expires_at=past)
+        return
+    assert isinstance(store, PostgresStore)
+    with store.db.connection() as conn:
+        conn.execute("UPDATE memories SET expires_at = %s WHERE id = %s", (past, memory_id))
+
+
+def test_a_fact_said_again_after_it_expired_lasts_as_it_is_said_now(
+    any_store: Store, writer: MemoryWriter, index: EdgeIndex
+) -> None:
+    """The same words said again with a new end renew the one row of that fact: it is usable
+    and indexed again (it stayed expired, out of every prompt, whatever it was said with). A
+    saying that ends sooner never cuts it short; one that names no end makes it last."""
+    text = "The user is visiting Rome with her sister."
+    week = datetime.now(UTC) + timedelta(days=7)
+    trip = writer.remember(_new(text, MemoryType.EPISODIC_EVENT, expires_at=week))
+    _expire(any_store, trip.memory.id)
+    expired = writer.sync(any_store.memories.get(trip.memory.id))  # its vector goes
+    assert not expired.indexed and not _in_index(index, trip.memory.id)
+    fortnight = datetime.now(UTC) + timedelta(days=14)
+    again = writer.remember(_new(text, MemoryType.EPISODIC_EVENT, expires_at=fortnight))
+    assert again.memory.id == trip.memory.id and not again.created
+    assert again.memory.expires_at is not None
+    assert abs(again.memory.expires_at - fortnight) < timedelta(milliseconds=1)
+    assert is_usable(again.memory, Stage.EARLY, datetime.now(UTC))
+    assert again.indexed and _in_index(index, trip.memory.id)
+    sooner = writer.remember(
+        _new(text, MemoryType.EPISODIC_EVENT, expires_at=datetime.now(UTC) + timedelta(days=1))
+    )
+    assert sooner.memory.expires_at == again.memory.expires_at
+    for_good = writer.remember(_new(text, MemoryType.EPISODIC_EVENT))
+    assert for_good.memory.expires_at is None
+    assert any_store.memories.get(trip.memory.id).expires_at is None
 
 
 def test_an_import_never_moves_a_memory_to_another_user_or_companion(

@@ -62,5 +62,22 @@ def used_differently(first: Memory | NewMemory, second: Memory | NewMemory) -> s
     return "they expire at different times" if abs(ends[0] - ends[1]) > SAME_END else None
 
 
+def renewed_end(kept: datetime | None, said: datetime | None) -> datetime | None:
+    """When a fact said again in the same words stops being usable: the later of the stored
+    end and the one it was said with now (None, never, outlasts both). Keeping the stored end
+    left a fact said again after it had expired out of every prompt, whatever it was said
+    with; taking only the new one would cut short a fact still meant to last."""
+    if kept is None or said is None:
+        return None
+    return max(kept, said)
+
+
+RENEWED_END_SQL = (
+    "CASE WHEN memories.expires_at IS NULL OR EXCLUDED.expires_at IS NULL THEN NULL"
+    " ELSE greatest(memories.expires_at, EXCLUDED.expires_at) END"
+)
+"""``renewed_end`` in an ``INSERT INTO memories ... ON CONFLICT DO UPDATE``."""
+
+
 SAME_END = timedelta(days=1)
 """Two wordings of a fact that lasts "a week", said a few minutes apart, end together."""

@@ -30,7 +30,7 @@ from aria_mem.domain.records import (
     QueuedDeletion,
     SaveOutcome,
 )
-from aria_mem.domain.usability import is_usable
+from aria_mem.domain.usability import is_usable, renewed_end
 from aria_mem.domain.validation import (
     id_prefix,
     moved_by_import,
@@ -155,7 +155,11 @@ class MemMemories:
         with self._s.lock:
             known = self._s.fact_owner(new.user_id, new.companion_id, new.text)
             if known is not None:
-                confirmed = replace(known, last_confirmed_at=now())
+                ends = renewed_end(known.expires_at, new.expires_at)  # pending: index it again
+                kept = known.index_state if ends == known.expires_at else IndexState.PENDING
+                confirmed = replace(
+                    known, last_confirmed_at=now(), expires_at=ends, index_state=kept
+                )
                 self._s.memories[known.id] = confirmed
                 return SaveOutcome(confirmed, created=False)
             at = now()
