@@ -185,14 +185,9 @@ def _check(settings: Settings, sources: dict[tuple[str, str], str]) -> None:
         fail("retrieval", "language", "must be a text-search configuration name, e.g. english")
     if not settings.chat.reply_reserve < settings.chat.context_window:
         fail("chat", "reply_reserve", "must be smaller than context_window")
-    url = settings.index.url
-    if url and not (url.startswith(("http://", "https://", "local:")) or url == ":memory:"):
-        fail(
-            "index",
-            "url",
-            "must be empty (embedded Qdrant Edge), http(s)://HOST:PORT "
-            "(Qdrant server), local:PATH or :memory: (qdrant-client local mode)",
-        )
+    url_problem = providers.index_url_problem(settings.index.url)
+    if url_problem:
+        fail("index", "url", url_problem)
     for key in ("user", "companion"):
         if not getattr(settings.identity, key).strip():
             fail("identity", key, "must not be empty")

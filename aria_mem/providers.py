@@ -85,3 +85,18 @@ def is_server_address(value: str) -> bool:
         and not parts.query
         and not parts.fragment
     )
+
+
+def index_url_problem(url: str) -> str | None:
+    """What is wrong with ``[index] url``, or None. A server's URL may hold no backslash and
+    no user@ part: the port guard (``urlsplit``) and qdrant-client (urllib3) read those apart,
+    so the guard could check one host while the client connects to another."""
+    server = url.startswith(("http://", "https://"))
+    if server and ("\\" in url or "@" in url.partition("://")[2]):
+        return f"must be http(s)://HOST:PORT with no \\ or user@, got {url!r}"
+    if url and not (server or url.startswith("local:") or url == ":memory:"):
+        return (
+            "must be empty (embedded Qdrant Edge), http(s)://HOST:PORT "
+            "(Qdrant server), local:PATH or :memory: (qdrant-client local mode)"
+        )
+    return None

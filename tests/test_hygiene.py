@@ -980,9 +980,10 @@ def _expire(store: Store, memory_id: uuid.UUID) -> None:
 def test_a_fact_said_again_after_it_expired_lasts_as_it_is_said_now(
     any_store: Store, writer: MemoryWriter, index: EdgeIndex
 ) -> None:
-    """The same words said again with a new end renew the one row of that fact: it is usable
-    and indexed again (it stayed expired, out of every prompt, whatever it was said with). A
-    saying that ends sooner never cuts it short; one that names no end makes it last."""
+    """The same words said again with a later end renew the one row of that fact: it is
+    usable and indexed again (it stayed expired, out of every prompt, whatever it was said
+    with). A saying that ends sooner never cuts it short, and one that names no end (as the
+    chat's extraction says it) does not make a week's trip a lasting fact."""
     text = "The user is visiting Rome with her sister."
     week = datetime.now(UTC) + timedelta(days=7)
     trip = writer.remember(_new(text, MemoryType.EPISODIC_EVENT, expires_at=week))
@@ -996,13 +997,21 @@ def test_a_fact_said_again_after_it_expired_lasts_as_it_is_said_now(
     assert abs(again.memory.expires_at - fortnight) < timedelta(milliseconds=1)
     assert is_usable(again.memory, Stage.EARLY, datetime.now(UTC))
     assert again.indexed and _in_index(index, trip.memory.id)
+    assert again.memory.updated_at > expired.memory.updated_at  # what a pass's mark compares
     sooner = writer.remember(
         _new(text, MemoryType.EPISODIC_EVENT, expires_at=datetime.now(UTC) + timedelta(days=1))
     )
     assert sooner.memory.expires_at == again.memory.expires_at
-    for_good = writer.remember(_new(text, MemoryType.EPISODIC_EVENT))
-    assert for_good.memory.expires_at is None
-    assert any_store.memories.get(trip.memory.id).expires_at is None
+    unsaid = writer.remember(_new(text, MemoryType.EPISODIC_EVENT))
+    assert unsaid.memory.expires_at == again.memory.expires_at
+    lasting = writer.remember(_new("The user speaks Italian.", MemoryType.PROFILE_FACT))
+    ends = writer.remember(_new("The user speaks Italian.", expires_at=fortnight))
+    assert ends.memory.id == lasting.memory.id and ends.memory.expires_at is None
+    with pytest.raises(ValidationError, match="already says"):  # refused, and nothing changed
+        writer.remember(
+            _new(text, expires_at=fortnight + timedelta(days=30)), replaces=trip.memory.id
+        )
+    assert any_store.memories.get(trip.memory.id).expires_at == again.memory.expires_at
 
 
 def test_an_import_never_moves_a_memory_to_another_user_or_companion(

@@ -145,3 +145,16 @@ def test_index_trust_account_must_name_one_account(
         config.load()
     monkeypatch.setenv("ARIA_MEM_INDEX_TRUST_ACCOUNT", "bob")
     assert config.load().index.trust_account == "bob"
+
+
+@pytest.mark.parametrize(
+    "url", ["http://127.0.0.1:6333\\@10.0.0.1", "http://me@127.0.0.1:6333", "https://a@b@host"]
+)
+def test_an_index_url_two_parsers_would_read_apart_is_refused(
+    isolated_env: object, monkeypatch: pytest.MonkeyPatch, url: str
+) -> None:
+    """The port guard (urlsplit) and qdrant-client (urllib3) read a backslash or a user part
+    differently: the guard could check one host while the client connects to another."""
+    monkeypatch.setenv("ARIA_MEM_INDEX_URL", url)
+    with pytest.raises(ConfigError, match=r"\[index\] url .* no \\ or user@"):
+        config.load()

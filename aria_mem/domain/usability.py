@@ -63,20 +63,17 @@ def used_differently(first: Memory | NewMemory, second: Memory | NewMemory) -> s
 
 
 def renewed_end(kept: datetime | None, said: datetime | None) -> datetime | None:
-    """When a fact said again in the same words stops being usable: the later of the stored
-    end and the one it was said with now (None, never, outlasts both). Keeping the stored end
-    left a fact said again after it had expired out of every prompt, whatever it was said
-    with; taking only the new one would cut short a fact still meant to last."""
-    if kept is None or said is None:
-        return None
-    return max(kept, said)
+    """When a fact said again in the same words stops being usable: at the end it is said
+    with now when that is later than the stored one, else at the stored one. Only the stored
+    end left a fact said again with a new end after it had expired out of every prompt; a
+    saying without an end (the chat's extraction can give none) or with a sooner one never
+    changes it, so a week's trip mentioned again does not become a lasting fact."""
+    return said if kept is not None and said is not None and said > kept else kept
 
 
-RENEWED_END_SQL = (
-    "CASE WHEN memories.expires_at IS NULL OR EXCLUDED.expires_at IS NULL THEN NULL"
-    " ELSE greatest(memories.expires_at, EXCLUDED.expires_at) END"
-)
-"""``renewed_end`` in an ``INSERT INTO memories ... ON CONFLICT DO UPDATE``."""
+LATER_END_SQL = "EXCLUDED.expires_at > memories.expires_at"
+"""``renewed_end``'s test in an ``INSERT INTO memories ... ON CONFLICT DO UPDATE``: true only
+when both ends are set and the new one is later."""
 
 
 SAME_END = timedelta(days=1)

@@ -169,12 +169,16 @@ class MemoryWriter:
         """Store ``new`` and supersede ``old_id`` with it (kept in its history)."""
         if self._hygiene is None:
             raise ValidationError("This store cannot supersede memories")
-        outcome = self._memories.save(validation.new_memory(new))
-        if outcome.memory.id == old_id:
+        new = validation.new_memory(new)
+        old = self._memories.get(old_id)  # refused before anything is written
+        if (old.user_id, old.companion_id) == (new.user_id, new.companion_id) and (
+            validation.normalize_text(old.text) == validation.normalize_text(new.text)
+        ):
             raise ValidationError(
                 "The new text is what that memory already says — edit it instead, or give "
                 "what changed"
             )
+        outcome = self._memories.save(new)
         was = outcome.memory.status
         outcome = self._said_again(outcome, reconsider=False)
         old = self._hygiene.supersede(old_id, outcome.memory.id, why)

@@ -127,13 +127,9 @@ class State:
         return found
 
     def fact_owner(self, user_id: str, companion_id: str, text: str) -> Memory | None:
-        key = normalize_text(text)
-        for m in self.memories.values():
-            if (m.user_id, m.companion_id) == (user_id, companion_id) and (
-                normalize_text(m.text) == key
-            ):
-                return m
-        return None
+        key, pair = normalize_text(text), (user_id, companion_id)
+        found = (m for m in self.memories.values() if (m.user_id, m.companion_id) == pair)
+        return next((m for m in found if normalize_text(m.text) == key), None)
 
 
 def pending_count(state: State) -> int:
@@ -155,11 +151,13 @@ class MemMemories:
         with self._s.lock:
             known = self._s.fact_owner(new.user_id, new.companion_id, new.text)
             if known is not None:
-                ends = renewed_end(known.expires_at, new.expires_at)  # pending: index it again
-                kept = known.index_state if ends == known.expires_at else IndexState.PENDING
-                confirmed = replace(
-                    known, last_confirmed_at=now(), expires_at=ends, index_state=kept
-                )
+                ends = renewed_end(known.expires_at, new.expires_at)
+                confirmed = replace(known, last_confirmed_at=now())
+                if ends != known.expires_at:  # said with a later end: renewed, indexed again
+                    pending, at = IndexState.PENDING, now()
+                    confirmed = replace(
+                        confirmed, expires_at=ends, updated_at=at, index_state=pending
+                    )
                 self._s.memories[known.id] = confirmed
                 return SaveOutcome(confirmed, created=False)
             at = now()

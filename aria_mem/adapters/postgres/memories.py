@@ -26,7 +26,6 @@ from aria_mem.domain.models import (
     NewMemory,
 )
 from aria_mem.domain.records import ImportResult, MemoryChanges, MemoryCounts, SaveOutcome
-from aria_mem.domain.usability import RENEWED_END_SQL
 from aria_mem.domain.validation import (
     EARLIEST,
     LATEST,
@@ -68,9 +67,7 @@ class PgMemories:
                     held_until_stage, expires_at, event_from, event_until)
                 VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
                 ON CONFLICT (user_id, companion_id, md5(normalized_text))
-                DO UPDATE SET last_confirmed_at = now(), expires_at = {RENEWED_END_SQL},
-                    index_state = CASE WHEN memories.expires_at IS DISTINCT FROM
-                    {RENEWED_END_SQL} THEN 'pending' ELSE memories.index_state END
+                DO UPDATE SET {rows.SAID_AGAIN_SET}
                 RETURNING {rows.MEMORY}, (xmax = 0) AS inserted
                 """,
                 (

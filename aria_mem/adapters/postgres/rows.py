@@ -21,7 +21,7 @@ from aria_mem.domain.models import (
     MemoryType,
     Stage,
 )
-from aria_mem.domain.usability import usable_sql
+from aria_mem.domain.usability import LATER_END_SQL, usable_sql
 from aria_mem.domain.validation import EARLIEST, LATEST, id_prefix, only_match
 from aria_mem.domain.when import event_dates
 from aria_mem.errors import NotFoundError
@@ -34,6 +34,19 @@ USABLE = usable_sql()
 
 TABLES = {Kind.MEMORY: "memories", Kind.KNOWLEDGE: "knowledge_items"}
 """Where each kind of index entry lives."""
+
+SAID_AGAIN_SET = "last_confirmed_at = now(), " + ", ".join(
+    f"{column} = CASE WHEN {LATER_END_SQL} THEN {value} ELSE memories.{column} END"
+    for column, value in (
+        ("expires_at", "EXCLUDED.expires_at"),
+        ("updated_at", "now()"),
+        ("index_state", "'pending'"),
+        ("index_attempts", "0"),
+    )
+)
+"""What the same words said again change in their row (``INSERT ... ON CONFLICT DO
+UPDATE SET``): confirmed; renewed (``domain.usability.renewed_end``) and so indexed again, as
+an edit is, when said with a later end."""
 
 TIMESTAMPS = ("expires_at", "created_at", "updated_at", "last_used_at", "last_confirmed_at")
 OUT_OF_RANGE = " OR ".join(f"m.{c} < %(earliest)s OR m.{c} > %(latest)s" for c in TIMESTAMPS)
