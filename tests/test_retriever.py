@@ -23,6 +23,7 @@ from aria_mem.adapters.postgres.store import PostgresStore
 from aria_mem.adapters.qdrant_edge import EdgeIndex
 from aria_mem.adapters.qdrant_server import QdrantServerIndex
 from aria_mem.domain import fate
+from aria_mem.domain.fusion import CandidateSource
 from aria_mem.domain.models import (
     MEMORIES_COLLECTION,
     DropReason,
@@ -708,3 +709,42 @@ def test_the_query_is_embedded_as_a_query(
     assert concept_ollama.state.embed_calls[-1] == [
         RETRIEVAL_INSTRUCTION + "My sister\nI need a gift"
     ]
+
+
+class _CountedReads:
+    """The real reads, keeping the ids each validation read was asked for."""
+
+    def __init__(self, reads: Any) -> None:
+        self._reads = reads
+        self.validated: list[uuid.UUID] = []
+
+    def fetch_with_usability(self, memory_ids: Any, timeout: float | None = None) -> Any:
+        self.validated.extend(memory_ids)
+        return self._reads.fetch_with_usability(memory_ids, timeout)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._reads, name)
+
+
+def test_a_candidate_the_profile_already_brought_is_not_read_again(
+    store: PostgresStore, index: EdgeIndex, embedder: OllamaEmbedder
+) -> None:
+    """Step 8 reads the rows of the candidates it has not read yet: the profile's came at the
+    start of the trip, checked usable there, as the word matches' did."""
+    allergy = remember(
+        store,
+        index,
+        embedder,
+        "The user is allergic to peanuts.",
+        type=MemoryType.PROFILE_FACT,
+        importance=0.95,
+    )
+    pottery = remember(store, index, embedder, "The user's sister loves pottery.")
+    counted = _CountedReads(store.reads)
+    dense = CandidateSource.DENSE  # no word matches: every candidate comes from the index
+    retriever = Retriever(counted, index, embedder, timeout=5, knowledge_limit=0, candidates=dense)
+    with closing(retriever) as r:
+        result = r.retrieve("u1", "aria", "what about peanuts and my sister")
+    assert {allergy, pottery} <= set(result.fused)  # both candidates of the index
+    assert allergy in {m.memory.id for m in result.profile}
+    assert allergy not in counted.validated and pottery in counted.validated

@@ -39,6 +39,7 @@ from aria_mem.domain.models import (
     KNOWLEDGE_SCOPE_USER,
     MEMORIES_COLLECTION,
     Hit,
+    Memory,
     SearchScope,
     Stage,
 )
@@ -200,7 +201,7 @@ class Retriever:
             self._fusion,
         )
         candidates = [Hit(mid, e.relevance, {}) for mid, e in evidence.items()]
-        confirmed = self._confirm(candidates, matches, scope, stage, now, watch)  # step 8
+        confirmed = self._confirm(candidates, matches, profile_pool, scope, stage, now, watch)
         knowledge, knowledge_problem = self._knowledge(nearest.knowledge, scope, stage)
         problems += [p for p in (confirmed.problem, knowledge_problem) if p]
         with watch.stage("rank"):  # steps 9-10: Bar and repeat rule, Ranking
@@ -323,18 +324,21 @@ class Retriever:
         self,
         hits: list[Hit],
         matches: list[LexicalHit],
+        profile: list[Memory],
         scope: SearchScope,
         stage: Stage,
         now: datetime,
         watch: Stopwatch,
     ) -> Confirmed:
         """Step 8: deleted, archived, expired, held and foreign memories are dropped even if the
-        index still had a vector for them. The word matches came with their rows; the rest
-        are read here in one query, bounded by the store's timeout."""
+        index still had a vector for them. The word matches and the profile came with their
+        rows, read as usable at the start of this trip; the rest are read here in one query,
+        bounded by the store's timeout."""
         if not hits:
             return Confirmed()
         with watch.stage("validate"):
-            known = {m.id: (m.memory, True) for m in matches if m.memory is not None}
+            known = {m.id: (m, True) for m in profile}
+            known.update((m.id, (m.memory, True)) for m in matches if m.memory is not None)
             unread = [h.id for h in hits if h.id not in known]
             if unread:
                 try:
