@@ -8,6 +8,7 @@ each class answers to its provider's name.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from aria_mem.domain.addresses import split_address
@@ -92,7 +93,8 @@ def index_url_problem(url: str) -> str | None:
     no user@ part: the port guard (``urlsplit``) and qdrant-client (urllib3) read those apart,
     so the guard could check one host while the client connects to another."""
     server = url.startswith(("http://", "https://"))
-    if server and ("\\" in url or "@" in url.partition("://")[2]):
+    authority = re.split(r"[/?#]", url.partition("://")[2], maxsplit=1)[0]
+    if server and ("\\" in url or "@" in authority):
         return f"must be http(s)://HOST:PORT with no \\ or user@, got {url!r}"
     if url and not (server or url.startswith("local:") or url == ":memory:"):
         return (

@@ -158,3 +158,13 @@ def test_an_index_url_two_parsers_would_read_apart_is_refused(
     monkeypatch.setenv("ARIA_MEM_INDEX_URL", url)
     with pytest.raises(ConfigError, match=r"\[index\] url .* no \\ or user@"):
         config.load()
+
+
+@pytest.mark.parametrize(
+    "url", ["https://x.cloud.qdrant.io:6333", "http://[::1]:6333", "https://db.local/qdrant@v1"]
+)
+def test_an_index_url_both_read_alike_is_taken(
+    isolated_env: object, monkeypatch: pytest.MonkeyPatch, url: str
+) -> None:
+    monkeypatch.setenv("ARIA_MEM_INDEX_URL", url)
+    assert config.load().index.url == url

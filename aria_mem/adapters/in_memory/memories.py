@@ -134,9 +134,8 @@ class State:
 
 def pending_count(state: State) -> int:
     with state.lock:
-        return sum(m.index_state is IndexState.PENDING for m in state.memories.values()) + sum(
-            p.index_state is IndexState.PENDING for p in state.passages.values()
-        )
+        held = [m.index_state for m in state.memories.values()]
+        return [*held, *(p.index_state for p in state.passages.values())].count(IndexState.PENDING)
 
 
 def _exported(memory: Memory) -> tuple[object, ...]:
@@ -154,9 +153,12 @@ class MemMemories:
                 ends = renewed_end(known.expires_at, new.expires_at)
                 confirmed = replace(known, last_confirmed_at=now())
                 if ends != known.expires_at:  # said with a later end: renewed, indexed again
-                    pending, at = IndexState.PENDING, now()
                     confirmed = replace(
-                        confirmed, expires_at=ends, updated_at=at, index_state=pending
+                        confirmed,
+                        expires_at=ends,
+                        updated_at=now(),
+                        index_attempts=0,
+                        index_state=IndexState.PENDING,
                     )
                 self._s.memories[known.id] = confirmed
                 return SaveOutcome(confirmed, created=False)
