@@ -75,7 +75,7 @@ def test_another_persons_server_is_used_when_index_trust_account_names_it(
     neighbour: Intruder, theirs: Served
 ) -> None:
     index = QdrantServerIndex(theirs.url, trust_account=str(neighbour.uid))
-    with contextlib.suppress(Exception):  # the fake is no Qdrant: what it answers is not read
+    with pytest.raises(VectorIndexError, match="failed to read collection"):  # it is no Qdrant
         index.collection_size("memories")
     index.close()
     assert any("/collections/memories" in r for r in theirs.requests())
@@ -168,3 +168,33 @@ def test_an_index_url_both_read_alike_is_taken(
 ) -> None:
     monkeypatch.setenv("ARIA_MEM_INDEX_URL", url)
     assert config.load().index.url == url
+
+
+def test_status_names_the_index_servers_account_and_sends_it_nothing(
+    cli: Cli,
+    embedded_dsn: str,
+    neighbour: Intruder,
+    theirs: Served,
+    served_by: ServedBy,
+    fake_ollama: FakeOllama,
+) -> None:
+    env = {
+        "ARIA_MEM_POSTGRES_DSN": embedded_dsn,
+        "ARIA_MEM_EMBEDDER_HOST": fake_ollama.url,
+        "ARIA_MEM_INDEX_URL": theirs.url,
+    }
+    shown = _said(cli("status", env=env).stdout)
+    assert f"warning: index server {theirs.url}: account '{neighbour.name}'" in shown, shown
+    assert "nothing is sent to it; set [index] url to a server of your own, or [index] " in shown
+    servers = json.loads(cli("status", "--json", env=env).stdout)["model_servers"]
+    [index] = [s for s in servers if s["role"] == "index"]
+    assert index["another_person"] and not index["trusted"] and index["url"] == theirs.url
+    assert theirs.requests() == []  # the status of a server it refuses asks it nothing
+    other = served_by(neighbour)
+    trusting = {
+        **env,
+        "ARIA_MEM_INDEX_URL": other.url,
+        "ARIA_MEM_INDEX_TRUST_ACCOUNT": neighbour.name,
+    }
+    servers = json.loads(cli("status", "--json", env=trusting).stdout)["model_servers"]
+    assert [s["trusted"] for s in servers if s["role"] == "index"] == [True]

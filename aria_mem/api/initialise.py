@@ -18,10 +18,11 @@ from aria_mem.wiring import probe_embedder
 
 @dataclass(frozen=True)
 class ModelServer:
-    """A model server the config names, and who listens at its address on this machine."""
+    """A server the config names (a model server, or a Qdrant server holding the index), and
+    who listens at its address on this machine."""
 
     role: str
-    """embedder or chat"""
+    """embedder, chat or index"""
     provider: str
     url: str
     listener: Listener
@@ -70,14 +71,20 @@ def server_listener(provider: str, host: str = "") -> tuple[str, Listener]:
 
 
 def model_servers(settings: config.Settings) -> tuple[ModelServer, ...]:
-    """The embedding and chat model servers of ``settings`` and who runs each (for
-    `status`); the in-process model has none."""
+    """The embedding and chat model servers of ``settings``, and its Qdrant server, and who
+    runs each (for `status`); the in-process model and the embedded index have none."""
     found = []
     for role, section in (("embedder", settings.embedder), ("chat", settings.chat)):
         if providers.EMBEDDING[section.provider].server:
             url, holder = server_listener(section.provider, section.host)
             trusted = holder.another_person and not refuses(holder, section.trust_account)
             found.append(ModelServer(role, section.provider, url, holder, trusted))
+    index = settings.index
+    if index.url.startswith(("http://", "https://")):  # where qdrant-client connects
+        url, hostname, port = _where(index.url, 6333, scheme_port=False)
+        holder = listener(hostname, port)
+        trusted = holder.another_person and not refuses(holder, index.trust_account)
+        found.append(ModelServer("index", "qdrant", url, holder, trusted))
     return tuple(found)
 
 

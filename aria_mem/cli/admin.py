@@ -48,12 +48,13 @@ def status(ctx: typer.Context, as_json: JsonOpt = False) -> None:
 
 
 def _servers_report(servers: list[dict[str, Any]]) -> None:
-    """Who runs each model server: one of another person's account is sent nothing (it would
-    receive the memories' text and, for chat, the prompts) unless trust_account names it."""
+    """Who runs each model server and the index's Qdrant server: one of another person's
+    account is sent nothing (it would receive the memories' text, for chat the prompts, for
+    the index their vectors) unless trust_account names it."""
     for server in servers:
         role, account = server["role"], markup_safe(server["account"] or "")
         line = f"{role} server {markup_safe(server['url'])}: {markup_safe(server['detail'])}"
-        key = markup_safe(f"[{role}] host")
+        key = markup_safe(f"[{role}] {'url' if role == 'index' else 'host'}")
         trust = markup_safe(f"[{role}] trust_account")
         if server["trusted"]:
             render.console.print(f"{line}, trusted by {trust}", highlight=False)
