@@ -43,6 +43,15 @@ def _refusal(fake: Served, account: Intruder) -> tuple[str, str]:
     ), f"set [index] trust_account = '{account.name}' if you trust that account"
 
 
+def _with_index_at(server: Served, dsn: str, model: FakeOllama) -> dict[str, str]:
+    """A command's settings: our PostgreSQL and model server, the index at ``server``."""
+    return {
+        "ARIA_MEM_POSTGRES_DSN": dsn,
+        "ARIA_MEM_EMBEDDER_HOST": model.url,
+        "ARIA_MEM_INDEX_URL": server.url,
+    }
+
+
 def _said(text: str) -> str:
     return " ".join(text.split())
 
@@ -115,11 +124,7 @@ def test_remember_keeps_the_memory_and_search_answers_when_the_index_server_is_a
     theirs: Served,
     fake_ollama: FakeOllama,
 ) -> None:
-    env = {
-        "ARIA_MEM_POSTGRES_DSN": embedded_dsn,
-        "ARIA_MEM_EMBEDDER_HOST": fake_ollama.url,
-        "ARIA_MEM_INDEX_URL": theirs.url,
-    }
+    env = _with_index_at(theirs, embedded_dsn, fake_ollama)
     first, fix = _refusal(theirs, neighbour)
     written = cli(
         "remember", "The user is allergic to peanuts.", "-t", "ProfileFact", "-i", "0.9", "--json",
@@ -178,11 +183,7 @@ def test_status_names_the_index_servers_account_and_sends_it_nothing(
     served_by: ServedBy,
     fake_ollama: FakeOllama,
 ) -> None:
-    env = {
-        "ARIA_MEM_POSTGRES_DSN": embedded_dsn,
-        "ARIA_MEM_EMBEDDER_HOST": fake_ollama.url,
-        "ARIA_MEM_INDEX_URL": theirs.url,
-    }
+    env = _with_index_at(theirs, embedded_dsn, fake_ollama)
     shown = _said(cli("status", env=env).stdout)
     assert f"warning: index server {theirs.url}: account '{neighbour.name}'" in shown, shown
     assert "nothing is sent to it; set [index] url to a server of your own, or [index] " in shown
