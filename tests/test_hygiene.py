@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import threading
 import uuid
 from collections.abc import Iterator
 from dataclasses import replace
@@ -1126,6 +1127,41 @@ def test_a_pair_is_asked_about_once_either_way_round(
 
     assert asked(first, second) and not asked(second, first)
     assert len(any_store.hygiene.reviews("u1", "aria")) == 1
+
+
+def test_a_pair_asked_about_both_ways_round_at_once_is_asked_once(
+    any_store: Store, writer: MemoryWriter
+) -> None:
+    """Two passes at once (`tidy` beside the daemon), each judging one memory of a pair, ask
+    about it each its own way round: one question, not two (each saw no question yet)."""
+    pairs = [
+        (
+            writer.remember(_new(f"The user's cousin number {n} likes tea."), merge=False).memory,
+            writer.remember(_new(f"Cousin number {n} drinks tea daily."), merge=False).memory,
+        )
+        for n in range(12)
+    ]
+    start = threading.Barrier(2)
+
+    def ask(memory: Memory, other: Memory) -> None:
+        item = ReviewItem(
+            uuid.uuid4(), "u1", "aria", ReviewKind.MERGE, memory.id, other.id, "the same?",
+            datetime.now(UTC),
+        )  # fmt: skip
+        start.wait(timeout=30)
+        any_store.hygiene.propose(item)
+
+    for first, second in pairs:
+        both = [
+            threading.Thread(target=ask, args=(first, second)),
+            threading.Thread(target=ask, args=(second, first)),
+        ]
+        for one in both:
+            one.start()
+        for one in both:
+            one.join(timeout=60)
+    asked = any_store.hygiene.reviews("u1", "aria")
+    assert len(asked) == len(pairs), [(q.memory_id, q.other_id) for q in asked]
 
 
 def test_undoing_a_join_whose_old_wording_is_another_memory_s_now_is_not_left_half_done(

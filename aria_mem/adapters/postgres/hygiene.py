@@ -18,6 +18,7 @@ from aria_mem.adapters.postgres.questions import (
     before_rows,
     lock_questions,
     move_questions,
+    one_at_a_time,
     reorder_questions,
     review_item,
     settle,
@@ -268,6 +269,7 @@ class PgHygiene(PgConsolidation):
             asked = standing(conn, item)
             if asked is None:
                 return False
+            one_at_a_time(conn, asked)
             done = conn.execute(  # one question a pair, either way round
                 "INSERT INTO review_items (id, user_id, companion_id, kind, memory_id,"
                 " other_id, reason, created_at) SELECT %s, %s, %s, %s, %s, %s, %s, %s"

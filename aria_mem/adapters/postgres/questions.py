@@ -4,6 +4,7 @@ is stated again (the rules: ``domain.hygiene.moved_question`` and ``reordered_qu
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from datetime import datetime
 
@@ -157,6 +158,17 @@ def _put(conn: psycopg.Connection[Row], item: ReviewItem, changed: ReviewItem | 
         except psycopg.errors.UniqueViolation:
             pass
     conn.execute("DELETE FROM review_items WHERE id = %s", (item.id,))
+
+
+def one_at_a_time(conn: psycopg.Connection[Row], item: ReviewItem) -> None:
+    """Wait for any other transaction queueing a question of the same kind about the same
+    memories, whichever way round: each would see no question yet and both would be queued
+    (an advisory lock on the pair, released at commit). Taken after ``standing``'s shared row
+    locks: a transaction waiting here holds no lock the one it waits for needs."""
+    pair = sorted(str(i) for i in (item.memory_id, item.other_id) if i is not None)
+    named = ":".join([item.kind.value, *pair]).encode()
+    key = int.from_bytes(hashlib.blake2b(named, digest_size=8).digest(), "big", signed=True)
+    conn.execute("SELECT pg_advisory_xact_lock(%s)", (key,))
 
 
 def standing(
