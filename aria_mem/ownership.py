@@ -53,8 +53,12 @@ def check_tree(path: Path, what: str, elsewhere: str) -> None:
     whose files are loaded and run (a model's), where one file another account could write is
     enough. At most ``MAX_TREE_ENTRIES`` names are looked at; a folder holding more is refused."""
     _check(path, what, elsewhere, modes=True)
-    seen = 0
-    for folder, folders, files in os.walk(path):  # a linked folder is checked, not entered
+
+    def unreadable(error: OSError) -> None:
+        raise ConfigError(f"Cannot check the {what} {path}: {error} — {elsewhere}") from error
+
+    seen = 0  # a linked folder is entered too (what it holds is read): a loop ends at the bound
+    for folder, folders, files in os.walk(path, onerror=unreadable, followlinks=True):
         for name in [*folders, *files]:
             seen += 1
             if seen > MAX_TREE_ENTRIES:
@@ -62,7 +66,7 @@ def check_tree(path: Path, what: str, elsewhere: str) -> None:
                     f"The {what} {path} holds more than {MAX_TREE_ENTRIES:,} files and folders, "
                     f"too many to check — {elsewhere}"
                 )
-            _check(Path(folder) / name, what, elsewhere, modes=True)
+            _check(Path(folder) / name, f"file in the {what}", elsewhere, modes=True)
 
 
 MAX_TREE_ENTRIES = 10_000

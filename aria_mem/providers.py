@@ -95,7 +95,9 @@ def index_url_problem(url: str) -> str | None:
     server = url.startswith(("http://", "https://"))
     authority = re.split(r"[/?#]", url.partition("://")[2], maxsplit=1)[0]
     if server and ("\\" in url or "@" in authority):
-        return f"must be http(s)://HOST:PORT with no \\ or user@, got {url!r}"
+        return "must be http(s)://HOST:PORT, with no \\ and no user@ part (its API key is api_key)"
+    if server and not is_server_address(authority):
+        return "must be http(s)://HOST:PORT with a host and a port from 1 to 65535"
     if url and not (server or url.startswith("local:") or url == ":memory:"):
         return (
             "must be empty (embedded Qdrant Edge), http(s)://HOST:PORT "

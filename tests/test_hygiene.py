@@ -1142,6 +1142,7 @@ def test_a_pair_asked_about_both_ways_round_at_once_is_asked_once(
         for n in range(12)
     ]
     start = threading.Barrier(2)
+    failed: list[BaseException] = []
 
     def ask(memory: Memory, other: Memory) -> None:
         item = ReviewItem(
@@ -1149,7 +1150,10 @@ def test_a_pair_asked_about_both_ways_round_at_once_is_asked_once(
             datetime.now(UTC),
         )  # fmt: skip
         start.wait(timeout=30)
-        any_store.hygiene.propose(item)
+        try:
+            any_store.hygiene.propose(item)
+        except BaseException as exc:  # a thread's error would be lost: the test says it
+            failed.append(exc)
 
     for first, second in pairs:
         both = [
@@ -1160,6 +1164,7 @@ def test_a_pair_asked_about_both_ways_round_at_once_is_asked_once(
             one.start()
         for one in both:
             one.join(timeout=60)
+    assert failed == []
     asked = any_store.hygiene.reviews("u1", "aria")
     assert len(asked) == len(pairs), [(q.memory_id, q.other_id) for q in asked]
 

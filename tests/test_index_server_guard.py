@@ -84,8 +84,9 @@ def test_another_persons_server_is_used_when_index_trust_account_names_it(
     neighbour: Intruder, theirs: Served
 ) -> None:
     index = QdrantServerIndex(theirs.url, trust_account=str(neighbour.uid))
-    with pytest.raises(VectorIndexError, match="failed to read collection"):  # it is no Qdrant
-        index.collection_size("memories")
+    with pytest.raises(VectorIndexError, match="failed to read collection") as failed:
+        index.collection_size("memories")  # it is no Qdrant: its 404 page is not ours to show
+    assert "\n" not in str(failed.value)
     index.close()
     assert any("/collections/memories" in r for r in theirs.requests())
 
@@ -115,6 +116,8 @@ def test_a_url_without_a_port_is_checked_at_the_port_qdrant_client_uses() -> Non
     assert server_address("127.0.0.1", 6333, scheme_port=False)[2] == 6333
     assert server_address("http://127.0.0.1:7000", 6333, scheme_port=False)[2] == 7000
     assert server_address("http://127.0.0.1", 11434)[2] == 80  # as the ollama client reads it
+    index = QdrantServerIndex("http://127.0.0.1")
+    assert index._guard is not None and index._guard.url == "http://127.0.0.1:6333"
 
 
 def test_remember_keeps_the_memory_and_search_answers_when_the_index_server_is_another_persons(
@@ -153,15 +156,27 @@ def test_index_trust_account_must_name_one_account(
 
 
 @pytest.mark.parametrize(
-    "url", ["http://127.0.0.1:6333\\@10.0.0.1", "http://me@127.0.0.1:6333", "https://a@b@host"]
+    "url", ["http://127.0.0.1:6333\\@10.0.0.1", "http://me:pw@127.0.0.1:6333", "https://a@b@host"]
 )
 def test_an_index_url_two_parsers_would_read_apart_is_refused(
     isolated_env: object, monkeypatch: pytest.MonkeyPatch, url: str
 ) -> None:
     """The port guard (urlsplit) and qdrant-client (urllib3) read a backslash or a user part
-    differently: the guard could check one host while the client connects to another."""
+    differently: the guard could check one host while the client connects to another. The
+    refusal does not repeat the URL, which may hold a password."""
     monkeypatch.setenv("ARIA_MEM_INDEX_URL", url)
-    with pytest.raises(ConfigError, match=r"\[index\] url .* no \\ or user@"):
+    with pytest.raises(ConfigError, match=r"\[index\] url .* no \\ and no user@") as refused:
+        config.load()
+    assert "pw" not in str(refused.value) and "10.0.0.1" not in str(refused.value)
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:99999", "http://[::1", "http://:6333"])
+def test_an_index_url_without_a_host_and_port_is_refused(
+    isolated_env: object, monkeypatch: pytest.MonkeyPatch, url: str
+) -> None:
+    """Refused when read, not later as a traceback from the check of its port."""
+    monkeypatch.setenv("ARIA_MEM_INDEX_URL", url)
+    with pytest.raises(ConfigError, match=r"a host and a port from 1 to 65535"):
         config.load()
 
 

@@ -39,7 +39,8 @@ def test_a_file_in_the_model_folder_every_account_can_write_is_refused_unloaded(
     with pytest.raises(EmbedderError) as refused:
         embedder.embed(["The user swims."])
     said = str(refused.value)
-    assert f"The model folder {folder / 'config.json'} is writable by every account" in said
+    config = folder / "config.json"
+    assert f"The file in the model folder {config} is writable by every account" in said
     assert f"run chmod go-w {folder / 'config.json'}" in said and "\n" not in said
     assert not embedder.loaded
 
@@ -75,4 +76,17 @@ def test_a_link_in_the_model_folder_to_another_account_s_file_is_refused(
     (folder / "config.json").unlink()
     (folder / "config.json").symlink_to(theirs)
     with pytest.raises(EmbedderError, match="theirs.json, which belongs to another account"):
+        SentenceTransformerEmbedder(str(folder)).embed(["The user swims."])
+
+
+def test_a_linked_folder_in_the_model_folder_is_checked_through(tmp_path: Path) -> None:
+    """The loader reads what a linked folder holds, so that is judged too."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "config.json").write_text("{}")
+    os.chmod(elsewhere / "config.json", 0o666)
+    folder = _model(tmp_path)
+    (folder / "1_Pooling").rename(tmp_path / "pooling-kept")
+    (folder / "1_Pooling").symlink_to(elsewhere)
+    with pytest.raises(EmbedderError, match="elsewhere/config.json, which is writable by every"):
         SentenceTransformerEmbedder(str(folder)).embed(["The user swims."])

@@ -113,8 +113,10 @@ class QdrantServerIndex:
     def _fail(self, what: str, exc: Exception) -> VectorIndexError:
         if self._guard is not None and isinstance(exc, (ResponseHandlingException, OSError)):
             self._guard.forget()  # it went away: whoever listens there next is looked up
+        said = " ".join(str(exc).split())  # a reply's body comes on lines of its own
+        said = said if len(said) <= 300 else said[:299] + "…"
         return VectorIndexError(
-            f"Qdrant at {self._url} failed to {what}: {exc} — is it running? "
+            f"Qdrant at {self._url} failed to {what}: {said} — is it running? "
             "Check [index] url in config.toml"
         )
 

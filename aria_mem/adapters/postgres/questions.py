@@ -34,7 +34,9 @@ is not lost data: PostgreSQL aborts one of the changes, which the store runs aga
 Not covered (docs/hygiene.md lists them): a question asked or moved onto a memory between two
 statements of a change is taken after the others; a question being queued holds its memories
 ``FOR SHARE`` in the order of their ids, then the memory that stands for one (``standing``;
-``settle`` too, after an import, for up to ``SETTLE_BATCH`` memories a transaction);
+``settle`` too, after an import, for up to ``SETTLE_BATCH`` memories a transaction), then the
+advisory lock of the pair it names as they stand (``one_at_a_time``: only ``propose`` takes
+it, holding no more than those shared rows);
 the updates of many rows at once that a reply's use count and the indexer make take rows in
 the order their plan finds them, against a pass's merge (the kept memory, then the folded one)
 and a forget (the forgotten memory, then those it replaced); the pass's record of a merge
