@@ -200,7 +200,7 @@ def _check(settings: Settings, sources: dict[tuple[str, str], str]) -> None:
                 f"must be empty (the provider's default), HOST:PORT or a URL like "
                 f"http://HOST:PORT, got {host!r}",
             )
-    for section in ("embedder", "chat", "index"):
+    for section in ("embedder", "chat", "index", "postgres"):
         account = getattr(settings, section).trust_account  # a login name, or a uid
         if account and not re.fullmatch(r"[\w.][\w.-]{0,63}\$?", account, re.ASCII):
             fail(section, "trust_account", f"must be one account's name or uid, got {account!r}")

@@ -63,6 +63,9 @@ class IdentitySettings:
 class PostgresSettings:
     dsn: str = ""
     connect_timeout: float = 5.0
+    trust_account: str = ""
+    """Another person's account whose PostgreSQL server on this machine (a DSN over TCP) may be
+    used (by name or uid); empty: only yours, root's and system accounts' (``postgres``)."""
 
 
 @dataclass(frozen=True)

@@ -119,6 +119,7 @@ class Adapters:
             self.dsn,
             connect_timeout=self.settings.postgres.connect_timeout,
             language=self.settings.retrieval.language,
+            trust_account=self.settings.postgres.trust_account,
         )
         store.migrate()
         return store
@@ -131,6 +132,7 @@ class Adapters:
             self.dsn,
             connect_timeout=self.settings.postgres.connect_timeout,
             language=self.settings.retrieval.language,
+            trust_account=self.settings.postgres.trust_account,
         )
 
     def store_without_migrating(self) -> Store:
@@ -143,6 +145,7 @@ class Adapters:
                 self.settings.postgres.dsn,
                 connect_timeout=self.settings.postgres.connect_timeout,
                 language=self.settings.retrieval.language,
+                trust_account=self.settings.postgres.trust_account,
             )
             self._built["store"] = store
             return store
@@ -207,7 +210,8 @@ class Adapters:
     def daemon_lock(self) -> DaemonLock:
         from aria_mem.adapters.postgres.daemon_lock import PgDaemonLock
 
-        return PgDaemonLock(self.dsn, self.settings.postgres.connect_timeout)
+        postgres = self.settings.postgres
+        return PgDaemonLock(self.dsn, postgres.connect_timeout, postgres.trust_account)
 
     def targets(self) -> Targets:
         from aria_mem.services.health import Targets

@@ -75,6 +75,7 @@ _AT_STAKE = {
     "embedder": "your memories' text",
     "chat": "your prompts and memories",
     "index": "your memories' vectors and whose they are, and the index's API key",
+    "postgres": "the password of [postgres] dsn and every memory",
 }
 """What a server in each role would receive, for the refusal to say."""
 

@@ -14,6 +14,7 @@ from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from aria_mem.adapters.postgres import migrations, problems
+from aria_mem.adapters.postgres.server_owner import ServerOwner
 from aria_mem.errors import StoreError
 
 Row = dict[str, Any]
@@ -22,9 +23,14 @@ Row = dict[str, Any]
 class Database:
     """A pool of autocommit connections. Opening it connects nothing."""
 
-    def __init__(self, dsn: str, *, connect_timeout: float = 5.0, max_size: int = 4) -> None:
+    def __init__(
+        self, dsn: str, *, connect_timeout: float = 5.0, max_size: int = 4, trust_account: str = ""
+    ) -> None:
+        """``trust_account``: another person's account whose server on this machine may be
+        connected to (``server_owner``)."""
         problems.check_dsn(dsn)
         self.dsn = dsn
+        self.owner = ServerOwner(dsn, trust_account)
         self.timeout = connect_timeout
         self._max_size = max_size
         self._pools: dict[int, ConnectionPool] = {}
@@ -46,6 +52,7 @@ class Database:
             kwargs["options"] = f"-c statement_timeout={statement_timeout_ms}"
         pool = ConnectionPool(
             self.dsn,
+            connection_class=_checked(self.owner),
             min_size=0,
             max_size=self._max_size,
             kwargs=kwargs,
@@ -81,6 +88,7 @@ class Database:
         self, statement_timeout_ms: int = 0, wait: float | None = None
     ) -> Iterator[psycopg.Connection[Row]]:
         """``wait``: how long to wait for a connection (default: the connect timeout)."""
+        self.owner.check()  # before any connection is made or a made one is used
         pool = self._current_pool(statement_timeout_ms)
         try:
             with pool.connection(timeout=wait) as conn:
@@ -100,6 +108,8 @@ class Database:
                     f"was in use for {waited:g}s; try again"
                 ) from exc
             self._broken = True
+            self.owner.forget()  # whoever listens there now is looked up before diagnosing
+            self.owner.check()
             raise StoreError(problems.diagnose(self.dsn, self.timeout)) from exc
         except psycopg.OperationalError as exc:
             self._broken = self._broken or _connection_lost(exc)
@@ -132,6 +142,19 @@ class Database:
     def ping(self) -> None:
         with self.connection() as conn:
             conn.execute("SELECT 1")
+
+
+def _checked(owner: ServerOwner) -> type[psycopg.Connection[Any]]:
+    """Connections that ask ``owner`` first: the pool also connects in the background (again
+    and again after a failure), where ``Database.connection``'s check is not made."""
+
+    class Checked(psycopg.Connection[Any]):
+        @classmethod
+        def connect(cls, conninfo: str = "", **kwargs: Any) -> Any:
+            owner.check()
+            return super().connect(conninfo, **kwargs)
+
+    return Checked
 
 
 def _connection_lost(error: psycopg.OperationalError) -> bool:

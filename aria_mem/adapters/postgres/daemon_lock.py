@@ -10,20 +10,23 @@ import contextlib
 import psycopg
 
 from aria_mem.adapters.postgres import problems
+from aria_mem.adapters.postgres.server_owner import ServerOwner
 from aria_mem.errors import StoreError
 
 DAEMON_LOCK_KEY = 0x41524944  # "ARID"
 
 
 class PgDaemonLock:
-    def __init__(self, dsn: str, connect_timeout: float = 5.0) -> None:
+    def __init__(self, dsn: str, connect_timeout: float = 5.0, trust_account: str = "") -> None:
         self._dsn = dsn
+        self._owner = ServerOwner(dsn, trust_account)
         self._timeout = connect_timeout
         self._conn: psycopg.Connection[tuple[object, ...]] | None = None
 
     def try_acquire(self) -> bool:
         try:
             if self._conn is None or self._conn.closed:
+                self._owner.check()
                 self._conn = psycopg.connect(
                     self._dsn, autocommit=True, connect_timeout=max(1, round(self._timeout))
                 )

@@ -27,9 +27,13 @@ class PostgresStore:
         connect_timeout: float = 5.0,
         max_size: int = 4,
         language: str = "english",
+        trust_account: str = "",
     ) -> None:
-        """``language``: the text-search configuration memories' words are made with."""
-        self.db = Database(dsn, connect_timeout=connect_timeout, max_size=max_size)
+        """``language``: the text-search configuration memories' words are made with;
+        ``trust_account``: another person's account whose server on this machine may be used."""
+        self.db = Database(
+            dsn, connect_timeout=connect_timeout, max_size=max_size, trust_account=trust_account
+        )
         self.text_search = TextSearch(language)
         self.memories = PgMemories(self.db)
         self.reads = PgRetrievalReads(self.db, self.text_search)

@@ -1,0 +1,136 @@
+"""A PostgreSQL server named by [postgres] dsn over TCP on this machine is connected to only
+when this person's account runs it, or root, or a system account (the system PostgreSQL runs
+as ``postgres``), or [postgres] trust_account names the account that does: should the system
+server stop, another person's program listening on its port would otherwise receive the
+DSN's password and every memory. The other person is a real second account
+(tests/accounts.py) running a listener that counts every byte it is sent."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import textwrap
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from aria_mem.adapters.postgres.daemon_lock import PgDaemonLock
+from aria_mem.adapters.postgres.server_owner import tcp_addresses
+from aria_mem.adapters.postgres.store import PostgresStore
+from aria_mem.errors import StoreError
+from tests import accounts
+from tests.accounts import Intruder
+from tests.conftest import CliResult
+
+Cli = Callable[..., CliResult]
+neighbour = accounts.neighbour  # the fixture: another person's account
+
+RECORDER = textwrap.dedent(
+    """
+    import json, socket, sys, threading
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    print(server.getsockname()[1], flush=True)
+    got = {"connections": 0, "bytes": 0}
+
+    def serve():
+        while True:
+            one, _ = server.accept()
+            got["connections"] += 1
+            one.settimeout(2)
+            try:
+                while data := one.recv(65536):
+                    got["bytes"] += len(data)
+            except OSError:
+                pass
+            one.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    sys.stdin.readline()
+    print(json.dumps(got), flush=True)
+    """
+)
+
+
+class Recorder:
+    def __init__(self, process: subprocess.Popen[str]) -> None:
+        assert process.stdout is not None
+        self.process = process
+        self.port = int(process.stdout.readline())
+        self.dsn = f"postgresql://aria:the-password@127.0.0.1:{self.port}/aria"
+
+    def got(self) -> dict[str, int]:
+        """What reached it; it stops."""
+        out, _ = self.process.communicate("done\n", timeout=30)
+        found: dict[str, int] = json.loads(out.strip().splitlines()[-1])
+        return found
+
+
+@pytest.fixture
+def theirs(neighbour: Intruder) -> Iterator[Recorder]:
+    recorder = Recorder(neighbour.start(RECORDER))
+    yield recorder
+    if recorder.process.poll() is None:
+        recorder.process.kill()
+        recorder.process.wait(timeout=30)
+
+
+def _refusal(recorder: Recorder, account: Intruder) -> str:
+    return (
+        f"postgresql://127.0.0.1:{recorder.port} is served by account '{account.name}' "
+        f"(uid {account.uid}), not you — nothing sent (it would receive the password of "
+        "[postgres] dsn and every memory)"
+    )
+
+
+def test_the_store_connects_to_nothing_another_person_runs(
+    neighbour: Intruder, theirs: Recorder
+) -> None:
+    store = PostgresStore(theirs.dsn, connect_timeout=2)
+    for _ in range(2):  # a pool that failed once is made again: it too asks first
+        with pytest.raises(StoreError) as refused:
+            store.migrate()
+        said = str(refused.value)
+        assert _refusal(theirs, neighbour) in said and "\n" not in said
+        assert f"set [postgres] trust_account = '{neighbour.name}'" in said
+    with pytest.raises(StoreError, match="not you — nothing sent"):
+        PgDaemonLock(theirs.dsn, 2).try_acquire()
+    store.close()
+    assert theirs.got() == {"connections": 0, "bytes": 0}
+
+
+def test_a_server_trust_account_names_is_connected_to(
+    neighbour: Intruder, theirs: Recorder
+) -> None:
+    store = PostgresStore(theirs.dsn, connect_timeout=1, trust_account=neighbour.name)
+    with pytest.raises(StoreError) as failed:  # it is no PostgreSQL: the attempt fails
+        store.migrate()
+    assert "not you" not in str(failed.value)
+    store.close()
+    got = theirs.got()
+    assert got["connections"] >= 1 and got["bytes"] > 0
+
+
+def test_a_command_says_why_in_one_line_and_sends_nothing(
+    cli: Cli, neighbour: Intruder, theirs: Recorder
+) -> None:
+    done = cli("list", env={"ARIA_MEM_POSTGRES_DSN": theirs.dsn})
+    assert done.code != 0 and "Traceback" not in done.stderr
+    said = " ".join((done.stdout + done.stderr).split())
+    assert _refusal(theirs, neighbour) in said, said
+    assert "the-password" not in said
+    assert theirs.got() == {"connections": 0, "bytes": 0}
+
+
+def test_the_addresses_judged_are_those_libpq_tries(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PGHOST", raising=False)
+    monkeypatch.delenv("PGPORT", raising=False)
+    assert tcp_addresses("postgresql://u@127.0.0.1:6000/x") == [("127.0.0.1", 6000)]
+    assert tcp_addresses("postgresql://u@localhost/x") == [("localhost", 5432)]
+    assert tcp_addresses("host=a,/run/pg,b port=1,2,3") == [("a", 1), ("b", 3)]
+    assert tcp_addresses("hostaddr=127.0.0.1 host=db port=7") == [("127.0.0.1", 7)]
+    assert tcp_addresses("host=/tmp dbname=x") == [] == tcp_addresses("postgresql:///x")
+    monkeypatch.setenv("PGHOST", "127.0.0.1")
+    monkeypatch.setenv("PGPORT", "6001")
+    assert tcp_addresses("dbname=x") == [("127.0.0.1", 6001)]
