@@ -11,8 +11,10 @@ import json
 import subprocess
 import textwrap
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
+from psycopg_pool import PoolTimeout
 
 from aria_mem.adapters.postgres.daemon_lock import PgDaemonLock
 from aria_mem.adapters.postgres.server_owner import tcp_addresses
@@ -88,14 +90,16 @@ def test_the_store_connects_to_nothing_another_person_runs(
     neighbour: Intruder, theirs: Recorder
 ) -> None:
     store = PostgresStore(theirs.dsn, connect_timeout=2)
-    for _ in range(2):  # a pool that failed once is made again: it too asks first
-        with pytest.raises(StoreError) as refused:
-            store.migrate()
-        said = str(refused.value)
-        assert _refusal(theirs, neighbour) in said and "\n" not in said
-        assert f"set [postgres] trust_account = '{neighbour.name}'" in said
+    with pytest.raises(StoreError) as refused:
+        store.migrate()
+    said = str(refused.value)
+    assert _refusal(theirs, neighbour) in said and "\n" not in said
+    assert f"set [postgres] trust_account = '{neighbour.name}'" in said
     with pytest.raises(StoreError, match="not you — nothing sent"):
         PgDaemonLock(theirs.dsn, 2).try_acquire()
+    pool = store.db._current_pool()  # the pool connects in the background: it asks too
+    with pytest.raises(PoolTimeout), pool.connection(timeout=1.5):
+        pass
     store.close()
     assert theirs.got() == {"connections": 0, "bytes": 0}
 
@@ -131,6 +135,24 @@ def test_the_addresses_judged_are_those_libpq_tries(monkeypatch: pytest.MonkeyPa
     assert tcp_addresses("host=a,/run/pg,b port=1,2,3") == [("a", 1), ("b", 3)]
     assert tcp_addresses("hostaddr=127.0.0.1 host=db port=7") == [("127.0.0.1", 7)]
     assert tcp_addresses("host=/tmp dbname=x") == [] == tcp_addresses("postgresql:///x")
+    assert tcp_addresses("host=a,b port=5433,") == [("a", 5433), ("b", 5432)]
+    assert tcp_addresses("host=a,b hostaddr=127.0.0.1,") == [("127.0.0.1", 5432), ("b", 5432)]
     monkeypatch.setenv("PGHOST", "127.0.0.1")
     monkeypatch.setenv("PGPORT", "6001")
     assert tcp_addresses("dbname=x") == [("127.0.0.1", 6001)]
+    monkeypatch.setenv("PGHOSTADDR", "127.0.0.1")  # it wins over a socket the DSN names
+    assert tcp_addresses("host=/run/aria dbname=x") == [("127.0.0.1", 6001)]
+
+
+def test_a_service_s_address_is_judged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """libpq takes what the DSN leaves out from the service it names: so does the check."""
+    services = tmp_path / "pg_service.conf"
+    services.write_text("[aria]\nhost=127.0.0.1\nport=5544\ndbname=aria\n")
+    monkeypatch.setenv("PGSERVICEFILE", str(services))
+    for name in ("PGHOST", "PGPORT", "PGHOSTADDR", "PGSERVICE"):
+        monkeypatch.delenv(name, raising=False)
+    assert tcp_addresses("service=aria") == [("127.0.0.1", 5544)]
+    assert tcp_addresses("service=aria port=7") == [("127.0.0.1", 7)]
+    monkeypatch.setenv("PGSERVICE", "aria")
+    assert tcp_addresses("dbname=other") == [("127.0.0.1", 5544)]
+    assert tcp_addresses("service=none") == []

@@ -112,7 +112,9 @@ class Database:
             self.owner.check()
             raise StoreError(problems.diagnose(self.dsn, self.timeout)) from exc
         except psycopg.OperationalError as exc:
-            self._broken = self._broken or _connection_lost(exc)
+            if _connection_lost(exc):
+                self._broken = True
+                self.owner.forget()
             raise StoreError(f"PostgreSQL failed: {exc}".strip()) from exc
 
     @contextmanager
@@ -152,7 +154,11 @@ def _checked(owner: ServerOwner) -> type[psycopg.Connection[Any]]:
         @classmethod
         def connect(cls, conninfo: str = "", **kwargs: Any) -> Any:
             owner.check()
-            return super().connect(conninfo, **kwargs)
+            try:
+                return super().connect(conninfo, **kwargs)
+            except psycopg.Error:
+                owner.forget()  # whoever listens there next is looked up before it is used
+                raise
 
     return Checked
 

@@ -34,6 +34,7 @@ class PgDaemonLock:
                 "SELECT pg_try_advisory_lock(%s)", (DAEMON_LOCK_KEY,)
             ).fetchone()
         except psycopg.OperationalError as exc:
+            self._owner.forget()
             self.release()
             problem = problems.describe(self._dsn, exc, self._timeout)
             raise StoreError(f"Could not take the daemon lock: {problem}") from exc

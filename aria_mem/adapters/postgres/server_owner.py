@@ -12,6 +12,7 @@ are not judged here.
 
 from __future__ import annotations
 
+import configparser
 import os
 
 from psycopg.conninfo import conninfo_to_dict
@@ -23,19 +24,48 @@ USUAL_PORT = 5432
 
 
 def tcp_addresses(dsn: str) -> list[tuple[str, int]]:
-    """The TCP addresses libpq would try for ``dsn`` (its hosts, or ``hostaddr`` where given,
-    each with its port, else the first port, else ``PGPORT``, else 5432); none for sockets."""
-    parts = conninfo_to_dict(dsn)
-    named = str(parts.get("hostaddr") or parts.get("host") or os.environ.get("PGHOST") or "")
-    hosts = [h.strip() for h in named.split(",")] if named else []
-    ports = [p.strip() for p in str(parts.get("port") or os.environ.get("PGPORT") or "").split(",")]
+    """The TCP addresses libpq would try for ``dsn``: each keyword from the DSN, else its
+    variable (``PGHOST``, ``PGHOSTADDR``, ``PGPORT``), else the service file's entry
+    (``service=`` or ``PGSERVICE``); per host, its ``hostaddr`` when given, with its port (one
+    port serves every host; an empty one is 5432). Socket folders are not addresses."""
+    given = {k: str(v) for k, v in conninfo_to_dict(dsn).items() if v is not None}
+    service = _service(given.get("service") or os.environ.get("PGSERVICE", ""))
+
+    def keyword(name: str, variable: str) -> list[str]:
+        value = given.get(name) or os.environ.get(variable) or service.get(name, "")
+        return [part.strip() for part in value.split(",")] if value else []
+
+    hosts, addrs = keyword("host", "PGHOST"), keyword("hostaddr", "PGHOSTADDR")
+    ports = keyword("port", "PGPORT") or [""]
     found = []
-    for at, host in enumerate(hosts):
+    for at in range(max(len(hosts), len(addrs))):
+        addr = addrs[at] if at < len(addrs) else ""
+        host = addr or (hosts[at] if at < len(hosts) else "")
         if not host or host.startswith(("/", "@")):  # a socket's folder, or an abstract one
             continue
-        port = ports[at] if at < len(ports) and ports[at] else ports[0] or str(USUAL_PORT)
-        found.append((host, int(port) if port.isdigit() else USUAL_PORT))
+        port = ports[0] if len(ports) == 1 else ports[at] if at < len(ports) else ""
+        number = int(port) if port.isascii() and port.isdigit() else USUAL_PORT
+        found.append((host, number))
     return found
+
+
+def _service(name: str) -> dict[str, str]:
+    """The keywords of connection service ``name``, as libpq finds it: in ``PGSERVICEFILE``
+    (else ~/.pg_service.conf), then in pg_service.conf of ``PGSYSCONFDIR`` (else Debian's
+    /etc/postgresql-common); empty when there is none."""
+    if not name:
+        return {}
+    user_file = os.environ.get("PGSERVICEFILE") or os.path.expanduser("~/.pg_service.conf")
+    system = os.environ.get("PGSYSCONFDIR") or "/etc/postgresql-common"
+    for path in (user_file, os.path.join(system, "pg_service.conf")):
+        read = configparser.ConfigParser(interpolation=None)
+        try:
+            read.read(path, encoding="utf-8")
+        except (configparser.Error, OSError, UnicodeDecodeError):
+            continue
+        if read.has_section(name):
+            return dict(read.items(name))
+    return {}
 
 
 class ServerOwner:
