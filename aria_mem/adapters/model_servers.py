@@ -1,5 +1,5 @@
-"""Who runs the server an adapter is about to send text or vectors to: a model server, or a
-Qdrant server holding the index.
+"""Who runs the server an adapter is about to send text or vectors to: a model server, a
+Qdrant server holding the index, or a PostgreSQL server (``postgres.server_owner``).
 
 Any account can be first to listen on a free port of 127.0.0.1: should the person's Ollama
 stop, another person's program on 127.0.0.1:11434 would receive every memory embedded and
@@ -92,8 +92,8 @@ class ServerGuard:
         *,
         scheme_port: bool = True,
     ) -> None:
-        """``role`` is the config section: embedder, chat or index; ``scheme_port`` as
-        ``server_address`` has it."""
+        """``role`` is the config section: embedder, chat, index or postgres; ``scheme_port``
+        as ``server_address`` has it."""
         self._role = role
         self._trust = trust_account.strip()
         try:
