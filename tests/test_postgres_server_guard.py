@@ -97,9 +97,10 @@ def test_the_store_connects_to_nothing_another_person_runs(
     assert f"set [postgres] trust_account = '{neighbour.name}'" in said
     with pytest.raises(StoreError, match="not you — nothing sent"):
         PgDaemonLock(theirs.dsn, 2).try_acquire()
-    pool = store.db._current_pool()  # the pool connects in the background: it asks too
+    pool = store.db._new_pool(0)  # the pool connects in the background: each connect asks
     with pytest.raises(PoolTimeout), pool.connection(timeout=1.5):
         pass
+    pool.close()
     store.close()
     assert theirs.got() == {"connections": 0, "bytes": 0}
 

@@ -71,6 +71,10 @@ class Database:
                 self._broken = False
             pool = self._pools.get(statement_timeout_ms)
             if pool is None:
+                # Who holds the server's address, asked here (a refusal at once, not after the
+                # pool's wait) and by each new connection (``_checked``), not on every query:
+                # a connection made stays with the server it was made to.
+                self.owner.check()
                 pool = self._pools[statement_timeout_ms] = self._new_pool(statement_timeout_ms)
             return pool
 
@@ -88,7 +92,6 @@ class Database:
         self, statement_timeout_ms: int = 0, wait: float | None = None
     ) -> Iterator[psycopg.Connection[Row]]:
         """``wait``: how long to wait for a connection (default: the connect timeout)."""
-        self.owner.check()  # before any connection is made or a made one is used
         pool = self._current_pool(statement_timeout_ms)
         try:
             with pool.connection(timeout=wait) as conn:
