@@ -332,8 +332,11 @@ def test_every_stage_is_timed(
 # -- degraded paths -------------------------------------------------------------------------
 
 
-def _with_profile(store: PostgresStore, index: VectorIndex, embedder: OllamaEmbedder) -> None:
-    remember(
+def _with_profile(
+    store: PostgresStore, index: VectorIndex, embedder: OllamaEmbedder
+) -> tuple[uuid.UUID, uuid.UUID]:
+    """The profile fact (an allergy) and a memory that is not one; their ids."""
+    allergy = remember(
         store,
         index,
         embedder,
@@ -341,7 +344,7 @@ def _with_profile(store: PostgresStore, index: VectorIndex, embedder: OllamaEmbe
         type=MemoryType.PROFILE_FACT,
         importance=0.95,
     )
-    remember(store, index, embedder, "The user's sister loves pottery.")
+    return allergy, remember(store, index, embedder, "The user's sister loves pottery.")
 
 
 def test_embedder_down_gives_the_profile_and_says_so(
@@ -731,15 +734,7 @@ def test_a_candidate_the_profile_already_brought_is_not_read_again(
 ) -> None:
     """Step 8 reads the rows of the candidates it has not read yet: the profile's came at the
     start of the trip, checked usable there, as the word matches' did."""
-    allergy = remember(
-        store,
-        index,
-        embedder,
-        "The user is allergic to peanuts.",
-        type=MemoryType.PROFILE_FACT,
-        importance=0.95,
-    )
-    pottery = remember(store, index, embedder, "The user's sister loves pottery.")
+    allergy, pottery = _with_profile(store, index, embedder)
     counted = _CountedReads(store.reads)
     dense = CandidateSource.DENSE  # no word matches: every candidate comes from the index
     retriever = Retriever(counted, index, embedder, timeout=5, knowledge_limit=0, candidates=dense)

@@ -26,6 +26,9 @@ from aria_mem.domain.addresses import split_address
 from aria_mem.listeners import Listener, listener
 
 CACHE_SECONDS = 3.0
+QDRANT_PORT = 6333
+"""Where qdrant-client connects when the URL names no port, with a scheme or not (so a
+Qdrant server's address is read with ``scheme_port=False``)."""
 
 _cache: dict[tuple[str, int], tuple[float, Listener]] = {}
 _lock = threading.Lock()

@@ -24,7 +24,7 @@ from typing import Any
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
-from aria_mem.adapters.model_servers import ServerGuard
+from aria_mem.adapters.model_servers import QDRANT_PORT, ServerGuard
 from aria_mem.domain import dimension
 from aria_mem.domain.models import Hit, IndexPoint, SearchScope
 from aria_mem.domain.payload import INDEXED_BOOLEANS, INDEXED_KEYWORDS, scope_filter
@@ -88,7 +88,7 @@ class QdrantServerIndex:
         self._guard = (
             None
             if self._is_local
-            else ServerGuard("index", url, 6333, trust_account, scheme_port=False)
+            else ServerGuard("index", url, QDRANT_PORT, trust_account, scheme_port=False)
         )
 
     def _qc(self) -> QdrantClient:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aria_mem import config, providers
-from aria_mem.adapters.model_servers import refuses
+from aria_mem.adapters.model_servers import QDRANT_PORT, refuses
 from aria_mem.adapters.model_servers import server_address as _where
 from aria_mem.domain.addresses import split_address
 from aria_mem.errors import EmbedderError, UsageError
@@ -81,7 +81,7 @@ def model_servers(settings: config.Settings) -> tuple[ModelServer, ...]:
             found.append(ModelServer(role, section.provider, url, holder, trusted))
     index = settings.index
     if index.url.startswith(("http://", "https://")):  # where qdrant-client connects
-        url, hostname, port = _where(index.url, 6333, scheme_port=False)
+        url, hostname, port = _where(index.url, QDRANT_PORT, scheme_port=False)
         holder = listener(hostname, port)
         trusted = holder.another_person and not refuses(holder, index.trust_account)
         found.append(ModelServer("index", "qdrant", url, holder, trusted))

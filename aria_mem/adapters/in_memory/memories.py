@@ -150,13 +150,13 @@ class MemMemories:
         with self._s.lock:
             known = self._s.fact_owner(new.user_id, new.companion_id, new.text)
             if known is not None:
-                ends = renewed_end(known.expires_at, new.expires_at)
-                confirmed = replace(known, last_confirmed_at=now())
+                ends, at = renewed_end(known.expires_at, new.expires_at), now()
+                confirmed = replace(known, last_confirmed_at=at)
                 if ends != known.expires_at:  # said with a later end: renewed, indexed again
                     confirmed = replace(
                         confirmed,
                         expires_at=ends,
-                        updated_at=now(),
+                        updated_at=at,
                         index_attempts=0,
                         index_state=IndexState.PENDING,
                     )
