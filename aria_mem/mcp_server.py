@@ -3,9 +3,11 @@ Protocol (LM Studio, Claude Desktop, editors, agent frameworks), with the offici
 Every tool is a thin call of ``AriaMem``. The user and companion are fixed when the server
 starts (the config's identity, or ``--user`` / ``--companion``): no tool takes them, and a tool
 given the id of a memory of anyone else (whole or its first characters) answers exactly as for
-an id that does not exist. Over HTTP every request must carry the bearer token (see
-``mcp_guard``). ``learn`` reads public web pages only, never files or local addresses: the
-client may be a model steered by what it read; the person learns those with the CLI. Memory
+an id that does not exist, and so does one of a memory held until a closer stage of the
+relationship than the pair's now (``CompanionView``: held means never retrieved). Over HTTP
+every request must carry the bearer token (see ``mcp_guard``). ``learn`` reads public web
+pages only, never files or local addresses: the client may be a model steered by what it read;
+the person learns those with the CLI. Memory
 failures stay polite: with the embedding model or the index down, ``search_memory`` still
 answers, with the profile, and says it is degraded. Bad arguments are refused by the SDK's
 schema validation, naming the field; an aria-mem error comes back as a tool error with its
@@ -28,7 +30,8 @@ from pydantic import BaseModel, Field
 
 from aria_mem import __version__
 from aria_mem.api import AriaMem, Memory, MemoryStatus, MemoryType, SearchResult, WriteResult
-from aria_mem.errors import AmbiguousIdError, AriaMemError, NotFoundError, UsageError
+from aria_mem.api.companion_view import CompanionView
+from aria_mem.errors import AriaMemError, UsageError
 from aria_mem.mcp_guard import BearerGate, load_token, serve_gated, web_page
 
 T = TypeVar("T")
@@ -178,18 +181,8 @@ def build_server(memory: AriaMem, *, user: str, companion: str) -> MCPServer:
         except AriaMemError as exc:
             raise ToolError(str(exc)) from exc
 
-    def mine(memory_id: str) -> Memory:
-        """The memory, if it is this user's with this companion. Ids and prefixes are only
-        ever matched among this user's memories (the API scopes them), and every miss gets
-        one answer, so none depends on what anyone else has stored."""
-        try:
-            return memory.get(memory_id, user=user, companion=companion)
-        except AmbiguousIdError:
-            raise  # among this user's own memories: says nothing of anyone else's
-        except NotFoundError:
-            raise NotFoundError(
-                f"No memory with id {memory_id} for this user — list_memories shows them"
-            ) from None
+    view = CompanionView(memory, user=user, companion=companion)
+    mine = view.get
 
     @server.tool(description="Remember a lasting fact about the user (one sentence, third person).")
     async def remember(
@@ -243,7 +236,7 @@ def build_server(memory: AriaMem, *, user: str, companion: str) -> MCPServer:
         limit: Annotated[int, Field(ge=1, le=1000)] = 100,
     ) -> list[ListedMemory]:
         wanted = None if status == "any" else MemoryStatus(status)
-        found = await call(memory.list, user=user, companion=companion, status=wanted, limit=limit)
+        found = await call(view.list, wanted, limit)
         return [_listed(m) for m in found]
 
     @server.tool(description="Forget one of the user's memories for good (by its id).")
@@ -280,8 +273,7 @@ def build_server(memory: AriaMem, *, user: str, companion: str) -> MCPServer:
     async def memory_history(
         memory_id: Annotated[str, Field(min_length=4, max_length=64)],
     ) -> HistoryAnswer:
-        target = await call(mine, memory_id)
-        found = await call(memory.history, target.id, user=user, companion=companion)
+        found = await call(view.history, memory_id)
         return HistoryAnswer(
             versions=[
                 Version(

@@ -580,11 +580,12 @@ def test_an_update_by_the_model_keeps_the_pin_and_the_hold_of_what_it_replaces(
     memory: AriaMem,
 ) -> None:
     """The model's replacement was unpinned and usable at once: a held fact, rephrased by the
-    model, reached prompts before the relationship's stage allowed it."""
+    model once the stage let it see the fact, would have reached prompts without its hold."""
     pinned = memory.remember("The user is allergic to peanuts.", pinned=True, user="alice").memory
     held = memory.remember(
         "The user's father died last spring.", hold_until="close", user="alice"
     ).memory
+    memory.relationship.set_stage("close", user="alice")
     replaced: dict[str, str] = {}
 
     async def session(client: Client) -> None:
@@ -600,3 +601,76 @@ def test_an_update_by_the_model_keeps_the_pin_and_the_hold_of_what_it_replaces(
     _run(session, build_server(memory, user="alice", companion="aria"))
     assert memory.get(replaced[str(pinned.id)], user="alice").pinned
     assert memory.get(replaced[str(held.id)], user="alice").held_until_stage == "close"
+
+
+def test_the_model_never_sees_a_memory_held_until_a_closer_stage(memory: AriaMem) -> None:
+    """Held means stored, never retrieved, until the stage allows it: the model listed held
+    memories, read their history, and confirmed, replaced or forgot them by id. Now each such
+    id is answered as one that does not exist, nothing changes, and the stage releases them."""
+    shown = memory.remember("The user plays the cello.", user="alice").memory
+    held = memory.remember(
+        "The user's father died last spring.", hold_until="close", pinned=True, user="alice"
+    ).memory
+    replaced = memory.remember(
+        "The user's mother is in hospital.", hold_until="close", user="alice"
+    ).memory
+    newer = memory.remember(
+        "The user's mother is home from hospital.", replaces=replaced.id, user="alice"
+    ).memory
+    seen: dict[str, Any] = {}
+
+    async def session(client: Client) -> None:
+        for status in ("active", "any"):
+            listed = await client.call_tool("list_memories", {"status": status})
+            seen[status] = [m["text"] for m in _structured(listed)["result"]]
+        one = await client.call_tool("list_memories", {"status": "any", "limit": 2})
+        seen["two"] = [m["text"] for m in _structured(one)["result"]]
+        story = _structured(await client.call_tool("memory_history", {"memory_id": str(newer.id)}))
+        seen["versions"] = [v["text"] for v in story["versions"]]
+        seen["events"] = story["events"]
+        for tool, extra in (
+            ("memory_history", {}),
+            ("confirm_memory", {}),
+            ("update_memory", {"text": "The user's father died in April."}),
+            ("forget_memory", {}),
+        ):
+            for given in (str(held.id), str(held.id)[:8]):
+                failed = _error(await client.call_tool(tool, {"memory_id": given, **extra}))
+                said = failed.removeprefix(f"Error executing tool {tool}: ")
+                seen[f"{tool} {given}"] = said.replace(given, "<id>")
+        profile = await client.read_resource("aria-mem://profile")
+        block = profile.contents[0]
+        assert isinstance(block, TextResourceContents)
+        seen["profile"] = block.text
+
+    before = memory.get(held.id, user="alice")
+    _run(session, build_server(memory, user="alice", companion="aria"))
+    texts = [shown.text, newer.text]
+    assert seen["active"] == texts
+    assert seen["any"] == [shown.text, newer.text]
+    assert seen["two"] == texts
+    assert seen["versions"] == [newer.text]
+    assert not any(str(replaced.id) in e for e in seen["events"])
+    refused = [v for k, v in seen.items() if k.split()[0] in TOOLS]
+    assert len(refused) == 8, seen
+    assert set(refused) == {"No memory with id <id> for this user — list_memories shows them"}
+    assert "father" not in seen["profile"]
+    after = memory.get(held.id, user="alice")
+    assert after == before
+    everything = [shown.text, held.text, replaced.text, newer.text]
+    assert [m.text for m in memory.list(user="alice")] == everything
+
+    memory.relationship.set_stage("close", user="alice")
+    released: dict[str, Any] = {}
+
+    async def later(client: Client) -> None:
+        listed = await client.call_tool("list_memories", {"status": "any"})
+        released["texts"] = [m["text"] for m in _structured(listed)["result"]]
+        story = _structured(await client.call_tool("memory_history", {"memory_id": str(newer.id)}))
+        released["versions"] = [v["text"] for v in story["versions"]]
+        released["events"] = story["events"]
+
+    _run(later, build_server(memory, user="alice", companion="aria"))
+    assert released["texts"] == everything
+    assert released["versions"] == [replaced.text, newer.text]
+    assert any(str(replaced.id) in e for e in released["events"])
