@@ -16,6 +16,7 @@ import json
 import re
 import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,9 @@ from aria_mem.config import load, with_overrides
 from aria_mem.domain import judgement
 from aria_mem.domain.hygiene import EventKind, HygieneRule, Outcome, ReviewKind
 from aria_mem.domain.joining import both_wordings
-from aria_mem.domain.models import MemoryStatus, MemoryType, NewMemory
+from aria_mem.domain.models import IndexState, MemoryStatus, MemoryType, NewMemory
+from aria_mem.domain.records import MemoryChanges
+from aria_mem.errors import ValidationError
 from aria_mem.ports import Store
 from aria_mem.services.consolidator import Consolidator
 from aria_mem.services.curator import Curator, word_matches
@@ -981,3 +984,106 @@ def test_a_memory_said_again_is_compared_with_word_matches_written_before_it_was
     parts[0].remember(_new(architect, MemoryType.PROFILE_FACT), merge=False)  # said again
     again = any_store.memories.get(first.id)
     assert back.id in {n.memory.id for n in word_matches(any_store.reads, again, 10)}
+
+
+GDANSK_POLAND = "The user calls her dad in Gdańsk, Poland, every Sunday."
+
+
+def _joined(
+    store: Store,
+    parts: tuple[MemoryWriter, Curator],
+    server: FakeOllama,
+    judge: Judge,
+    older: str,
+    newer: str,
+    wording: str,
+) -> tuple[uuid.UUID, uuid.UUID]:
+    """The two memories a pass joined in ``wording``: the older, which holds it, and the
+    newer, merged into it."""
+    kept = parts[0].remember(_new(older, MemoryType.ROUTINE)).memory.id
+    joined = parts[0].remember(_new(newer, MemoryType.ROUTINE)).memory.id
+    judge.answers[(newer, older)] = {"verdict": "duplicate", "confidence": 0.9, "merged": wording}
+    assert _pass(store, parts, server).run().merged == 1
+    assert _active(store) == [wording]
+    return kept, joined
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "wording"),
+    [
+        (GDANSK, POLAND, GDANSK_POLAND),
+        (SUNDAY, NEVER, both_wordings(SUNDAY, NEVER)),  # kept both wordings whole
+    ],
+)
+def test_forgetting_a_memory_joined_into_another_takes_its_words_out_of_that_one(
+    any_store: Store,
+    parts: tuple[MemoryWriter, Curator],
+    server: FakeOllama,
+    judge: Judge,
+    older: str,
+    newer: str,
+    wording: str,
+) -> None:
+    """Forget means gone: the memory a pass joined into another was deleted, but its words
+    stayed in the other's joined wording, in every prompt. Now the other gets its own wording
+    back, indexed again, and its history holds none of the forgotten words."""
+    kept, joined = _joined(any_store, parts, server, judge, older, newer, wording)
+
+    parts[0].forget(joined)
+    after = any_store.memories.get(kept)
+    assert after.text == older and after.status is MemoryStatus.ACTIVE
+    assert after.index_state is IndexState.INDEXED  # its vector: of its own words again
+    events = history(any_store.memories, any_store.hygiene, after).events
+    assert all(e.text in (None, older) for e in events), events
+    assert all(joined not in (e.memory_id, e.other_id) for e in events)
+    assert _active(any_store) == [older]
+
+
+def test_forgetting_a_joined_memory_after_the_other_changed_is_refused_and_changes_nothing(
+    any_store: Store, parts: tuple[MemoryWriter, Curator], server: FakeOllama, judge: Judge
+) -> None:
+    """The joined wording was edited since: its history keeps the joined wording as "the text
+    before", so giving back the older wording would still leave the forgotten words there.
+    Refused, naming what to forget first; forgetting that one first lets it through."""
+    writer = parts[0]
+    kept, joined = _joined(any_store, parts, server, judge, GDANSK, POLAND, GDANSK_POLAND)
+    edited = "The user calls her dad in Gdańsk, Poland, every Sunday at noon."
+    writer.update(kept, MemoryChanges(text=edited))
+    before = (any_store.memories.get(kept), any_store.memories.get(joined))
+    events = any_store.hygiene.events([kept, joined])
+
+    with pytest.raises(ValidationError, match=f"forget {kept} first") as refused:
+        writer.forget(joined)
+    assert "has changed since" in str(refused.value)
+    assert (any_store.memories.get(kept), any_store.memories.get(joined)) == before
+    assert any_store.hygiene.events([kept, joined]) == events
+
+    writer.forget(kept)
+    writer.forget(joined)
+    assert _active(any_store) == []
+
+
+def _as_joined_before_marks(store: Store) -> None:
+    """The join's edit as an aria-mem before this one recorded it: naming nothing."""
+    if isinstance(store, InMemoryStore):
+        events = store.state.events
+        events[:] = [replace(e, other_id=None) if e.kind is EventKind.EDITED else e for e in events]
+        return
+    assert isinstance(store, PostgresStore)
+    with store.db.connection() as conn:
+        conn.execute("UPDATE memory_events SET other_id = NULL WHERE kind = 'edited'")
+
+
+def test_forgetting_a_memory_joined_before_joins_were_recorded_is_refused(
+    any_store: Store, parts: tuple[MemoryWriter, Curator], server: FakeOllama, judge: Judge
+) -> None:
+    """A join made by an older aria-mem does not say which text was the older memory's own:
+    nothing is guessed (the last edit before it may be a person's), the forget is refused."""
+    writer = parts[0]
+    kept, joined = _joined(any_store, parts, server, judge, GDANSK, POLAND, GDANSK_POLAND)
+    _as_joined_before_marks(any_store)
+
+    with pytest.raises(ValidationError, match="before aria-mem recorded what a join took in"):
+        writer.forget(joined)
+    assert any_store.memories.get(kept).text == GDANSK_POLAND
+    assert any_store.memories.get(joined).superseded_by == kept

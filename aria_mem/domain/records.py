@@ -31,6 +31,10 @@ class MemoryChanges:
     clear_expiry: bool = False
     pinned: bool | None = None
     status: MemoryStatus | None = None
+    joins: uuid.UUID | None = None
+    """With ``text``: the memory whose words the new text takes in (a pass's join), recorded
+    with the edit so that forgetting that memory gives this one its own text back
+    (``domain.unjoining``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,11 +51,12 @@ from aria_mem.domain.joining import both_wordings, keeps_both, says_both, turned
 from aria_mem.domain.judgement import Judgement, Verdict
 from aria_mem.domain.models import IndexState, Memory, MemoryStatus
 from aria_mem.domain.records import MemoryChanges
+from aria_mem.domain.unjoining import JOINED, KEPT_BOTH
 from aria_mem.domain.usability import used_differently
 from aria_mem.errors import ChatModelError, SaidElsewhereError, ValidationError
 from aria_mem.ports import ChatModel, Hygiene, MemoryRepository, RetrievalReads
 from aria_mem.services.curator import NEIGHBOURS, Curator, Look, Neighbour, with_words, word_matches
-from aria_mem.services.pass_undo import JOINED, KEPT_BOTH, undo_action
+from aria_mem.services.pass_undo import undo_action
 from aria_mem.services.writer import MemoryWriter
 
 log = logging.getLogger(__name__)
@@ -358,7 +359,7 @@ class Consolidator:
         negation: ``keeps_both``; its text before stays in its history), then the new one is
         merged into it. ``how`` ends the merge's reason, for undo: ``JOINED``, ``KEPT_BOTH``."""
         try:
-            self._writer.update(older.id, MemoryChanges(text=wording))
+            self._writer.update(older.id, MemoryChanges(text=wording, joins=new.id))
         except SaidElsewhereError:  # asked instead: a clash stopped every pass here
             asked = f"{why}, but another memory already says that wording"
             return self._ask(new, Neighbour(older, 0.0), ReviewKind.MERGE, asked, report)

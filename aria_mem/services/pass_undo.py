@@ -8,16 +8,10 @@ from datetime import datetime
 
 from aria_mem.domain.hygiene import Consolidation, EventKind, Outcome
 from aria_mem.domain.records import MemoryChanges
+from aria_mem.domain.unjoining import JOINED, KEPT_BOTH
 from aria_mem.errors import SaidElsewhereError, ValidationError
 from aria_mem.ports import Hygiene
 from aria_mem.services.writer import MemoryWriter
-
-JOINED = "both said in one wording"
-"""How a join's reason ends (a duplicate merged into a wording that states both): its undo
-also gives the older memory back its own wording."""
-KEPT_BOTH = "kept both wordings: one says it with a negation"
-"""How the reason ends for a duplicate merged into both wordings whole (one has a negation
-the other does not): undone as a join."""
 
 
 def undo_action(action: Consolidation, writer: MemoryWriter, hygiene: Hygiene) -> str:

@@ -18,7 +18,7 @@ from aria_mem.domain.models import IndexState, Memory, MemoryStatus, NewMemory
 from aria_mem.domain.payload import memory_entry
 from aria_mem.domain.records import MemoryChanges, SaveOutcome
 from aria_mem.domain.usability import is_usable, used_differently
-from aria_mem.errors import ServiceError, ValidationError
+from aria_mem.errors import NotFoundError, ServiceError, ValidationError
 from aria_mem.ports import Hygiene, MemoryRepository, Relationships
 from aria_mem.services.curator import Curator
 from aria_mem.services.indexer import Indexer
@@ -215,6 +215,7 @@ class MemoryWriter:
             clear_expiry=changes.clear_expiry,
             pinned=changes.pinned,
             status=changes.status,
+            joins=changes.joins if changes.text is not None else None,
         )
         if checked == MemoryChanges():
             raise ValidationError(
@@ -244,10 +245,14 @@ class MemoryWriter:
 
     def forget(self, memory_id: uuid.UUID) -> WriteResult:
         """Delete for good; the vector's removal is queued in the same transaction and
-        carried out now if the index answers, else by a later pass."""
+        carried out now if the index answers, else by a later pass. A memory a pass joined it
+        into has its own wording back (the store does it in the same transaction) and is
+        indexed again now, so no vector holds the forgotten words either."""
         memory = self._memories.delete(memory_id)
         if self._indexer is None:
             return WriteResult(memory, False, False, "vector removal queued")
+        if memory.superseded_by is not None:
+            self._index_again(memory.superseded_by)
         try:
             report = self._indexer.run_deletions()
         except ServiceError as exc:
@@ -257,6 +262,16 @@ class MemoryWriter:
                 memory, False, False, "vector removal queued: " + "; ".join(report.errors)
             )
         return WriteResult(memory, False, True)
+
+    def _index_again(self, memory_id: uuid.UUID) -> None:
+        """The memory a forgotten one was merged into, if its text changed with the forget
+        (a later pass indexes it otherwise: it is marked pending)."""
+        try:
+            kept = self._memories.get(memory_id)
+        except NotFoundError:
+            return
+        if kept.index_state is IndexState.PENDING:
+            self._sync(kept, False)
 
 
 def _unit(name: str, value: float | None) -> float | None:

@@ -10,6 +10,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
+from aria_mem.adapters.in_memory.unjoin import give_back_wordings
 from aria_mem.domain.hygiene import Consolidation, EventKind, MemoryEvent, ReviewItem
 from aria_mem.domain.memory_line import EXPORT_FIELDS
 from aria_mem.domain.models import (
@@ -91,6 +92,7 @@ class State:
         """Delete a memory with its history and the review items about it (as PostgreSQL's
         cascades do), clear what pointed at it, and queue its vector's removal."""
         memory = self.memory(memory_id)
+        give_back_wordings(self, memory_id)
         del self.memories[memory_id]
         self.events = [e for e in self.events if memory_id not in (e.memory_id, e.other_id)]
         self.reviews = {
@@ -153,13 +155,8 @@ class MemMemories:
                 ends, at = renewed_end(known.expires_at, new.expires_at), now()
                 confirmed = replace(known, last_confirmed_at=at)
                 if ends != known.expires_at:  # said with a later end: renewed, indexed again
-                    confirmed = replace(
-                        confirmed,
-                        expires_at=ends,
-                        updated_at=at,
-                        index_attempts=0,
-                        index_state=IndexState.PENDING,
-                    )
+                    confirmed = replace(confirmed, expires_at=ends, updated_at=at, index_attempts=0)
+                    confirmed = replace(confirmed, index_state=IndexState.PENDING)
                 self._s.memories[known.id] = confirmed
                 return SaveOutcome(confirmed, created=False)
             at = now()
@@ -223,7 +220,9 @@ class MemMemories:
                 if owner is not None and owner.id != memory_id:
                     raise SaidElsewhereError()
             if changes.text is not None and changes.text != current.text:
-                self._s.record(memory_id, EventKind.EDITED, text=current.text)
+                self._s.record(
+                    memory_id, EventKind.EDITED, text=current.text, other_id=changes.joins
+                )
             if changes.text is not None:
                 dates = event_dates(changes.text, current.created_at)
                 updates["event_from"], updates["event_until"] = dates

@@ -14,6 +14,7 @@ from aria_mem.adapters.postgres.connection import Database
 from aria_mem.adapters.postgres.hygiene import record_event
 from aria_mem.adapters.postgres.questions import HOLD, before_rows, lock_questions
 from aria_mem.adapters.postgres.retry import rerun_on_deadlock
+from aria_mem.adapters.postgres.unjoin import give_back_wordings
 from aria_mem.domain.hygiene import EventKind
 from aria_mem.domain.memory_line import EXPORT_FIELDS
 from aria_mem.domain.models import (
@@ -138,7 +139,8 @@ class PgMemories:
                 assert row is not None
                 edited = rows.memory(row)
                 if changes.text is not None and changes.text != before["text"]:
-                    record_event(conn, memory_id, EventKind.EDITED, text=before["text"])
+                    joined = {"other_id": changes.joins}  # a pass's join: what it took in
+                    record_event(conn, memory_id, EventKind.EDITED, text=before["text"], **joined)
                 if changes.text is not None:
                     edited = rows.reread_event_dates(conn, edited)
                 return edited
@@ -160,6 +162,7 @@ class PgMemories:
             lock_questions(conn, [memory_id])  # in order: the delete's cascade takes them too
             before_rows(conn)
             conn.execute("SELECT 1 FROM memories WHERE id = %s FOR UPDATE", (memory_id,))
+            give_back_wordings(conn, memory_id)  # forget means gone: from a join's wording too
             conn.execute(  # before the delete's word counts, as a restore takes its row first
                 "UPDATE memories SET superseded_by = NULL WHERE superseded_by = %s", (memory_id,)
             )

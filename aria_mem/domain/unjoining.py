@@ -1,0 +1,70 @@
+"""What forgetting a memory a pass joined into another gives that other back: free of I/O.
+
+A join (``services.consolidator``) gives the older memory a wording that states what both say,
+then merges the newer one into it. The older memory's text then holds the newer one's words,
+and forget means gone (docs/design.md): so forgetting the newer one gives the older one its own
+wording back, the text it had before the join, in the forget's transaction, and records nothing
+(the history would otherwise keep the joined wording as "the text before"). The join's edit
+names the memory whose words it took in (``MemoryChanges.joins``), so the text to give back is
+known exactly.
+
+When it is not, nothing is guessed: if the older memory changed after the join (an edit, a
+fuller wording, another join: its history then holds the joined wording too), if its wording
+went on into another memory, or if the join was made before aria-mem recorded what it took in,
+the forget is refused and says what to forget as well. Nothing is lost and nothing is left.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+
+from aria_mem.domain.hygiene import Consolidation, EventKind, MemoryEvent, Outcome
+from aria_mem.errors import ValidationError
+
+JOINED = "both said in one wording"
+"""How a join's reason ends (a duplicate merged into a wording that states both): its undo
+also gives the older memory back its own wording."""
+KEPT_BOTH = "kept both wordings: one says it with a negation"
+"""How the reason ends for a duplicate merged into both wordings whole (one has a negation
+the other does not): undone as a join."""
+
+
+def is_join(action: Consolidation) -> bool:
+    """A pass's merge, not undone, that gave the older memory (``other_id``) a wording holding
+    the merged one's words."""
+    return (
+        action.outcome is Outcome.MERGED
+        and action.undone_at is None
+        and action.other_id is not None
+        and action.reason.endswith((JOINED, KEPT_BOTH))
+    )
+
+
+def own_wording(
+    forgotten: uuid.UUID, kept: uuid.UUID, history: Sequence[MemoryEvent], merged_on: bool
+) -> str:
+    """The text ``kept`` had before the join that took in ``forgotten``'s words, from its
+    ``history`` (oldest first) and whether its wording was merged into another memory since
+    (``merged_on``); a ``ValidationError`` when giving it back would leave those words."""
+    edits = [e for e in history if e.kind is EventKind.EDITED and e.memory_id == kept]
+    marks = [i for i, e in enumerate(edits) if e.other_id == forgotten and e.text]
+    if not marks:
+        raise _refused(forgotten, kept, "before aria-mem recorded what a join took in")
+    joined = marks[-1]
+    if joined < len(edits) - 1 or merged_on:
+        raise _refused(forgotten, kept, "and that memory has changed since")
+    return edits[joined].text or ""
+
+
+def wording_taken(forgotten: uuid.UUID, kept: uuid.UUID) -> ValidationError:
+    """The refusal when the text to give back is now another memory's wording."""
+    return _refused(forgotten, kept, "and its own wording is now another memory's")
+
+
+def _refused(forgotten: uuid.UUID, kept: uuid.UUID, why: str) -> ValidationError:
+    return ValidationError(
+        f"Memory {forgotten}'s words were joined into memory {kept} by a consolidation pass, "
+        f"{why}: forgetting {forgotten} alone would leave its words there — forget {kept} first "
+        f"(its own fact goes with it), then {forgotten}"
+    )
