@@ -115,6 +115,15 @@ def listener(host: str, port: int) -> Listener:
     return next((f for f in found if f.another_person), found[0])
 
 
+def on_this_machine(host: str) -> bool:
+    """Whether every address ``host`` (a literal address or a name) has is this machine's."""
+    try:
+        addresses = _resolve(host)
+    except OSError:
+        return False
+    return bool(addresses) and all(_is_local(a) for a in addresses)
+
+
 def _resolve(host: str) -> list[IPAddress]:
     name = host.strip("[]")
     try:

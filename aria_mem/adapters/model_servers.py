@@ -18,12 +18,13 @@ forgets it (the server went away: whoever listens next is looked up).
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
 
 from aria_mem.domain.addresses import split_address
-from aria_mem.listeners import Listener, listener
+from aria_mem.listeners import Listener, listener, on_this_machine
 
 CACHE_SECONDS = 3.0
 QDRANT_PORT = 6333
@@ -125,3 +126,22 @@ class ServerGuard:
         """The server could not be reached: look its address up afresh next time."""
         with _lock:
             _cache.pop((self._hostname, self._port), None)
+
+    @property
+    def direct(self) -> bool:
+        """Whether the server is on this machine, so that no proxy the environment names
+        (HTTP_PROXY, ALL_PROXY, ...) may stand between: it would receive everything ``check``
+        lets through only to the person's own server, and may be another account's program or
+        another machine. A client for it is made with ``trust_env=False``."""
+        return bool(self._hostname) and on_this_machine(self._hostname)
+
+    def keep_off_proxies(self) -> None:
+        """For a library that makes its own HTTP clients (LM Studio's SDK): a server on this
+        machine is added to this process's NO_PROXY, which those clients read."""
+        if not self.direct:
+            return
+        shown = f"[{self._hostname}]" if ":" in self._hostname else self._hostname
+        for name in ("NO_PROXY", "no_proxy"):
+            entries = [e.strip() for e in os.environ.get(name, "").split(",") if e.strip()]
+            if shown not in entries and self._hostname not in entries:
+                os.environ[name] = ",".join([*entries, self._hostname])

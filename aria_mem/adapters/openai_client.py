@@ -30,11 +30,15 @@ def base_url(host: str) -> str:
     return text
 
 
-def make_client(host: str, timeout: float) -> openai.OpenAI:
+def make_client(host: str, timeout: float, *, direct: bool) -> openai.OpenAI:
     """A client that does not retry (the caller's own retries decide) and sends no key from
-    the environment."""
+    the environment; ``direct`` (a server on this machine): nor through a proxy it names."""
     return openai.OpenAI(
-        base_url=base_url(host), api_key=PLACEHOLDER_KEY, timeout=timeout, max_retries=0
+        base_url=base_url(host),
+        api_key=PLACEHOLDER_KEY,
+        timeout=timeout,
+        max_retries=0,
+        http_client=openai.DefaultHttpxClient(trust_env=not direct),
     )
 
 

@@ -107,6 +107,7 @@ class QdrantServerIndex:
                     api_key=self._api_key,
                     timeout=max(1, round(self._timeout)),
                     check_compatibility=False,
+                    trust_env=self._guard is None or not self._guard.direct,
                 )
         return self._client
 

@@ -42,6 +42,7 @@ class LMStudioChat:
         self._guard.check(ChatModelError)
         lmstudio.set_sync_api_timeout(self._timeout)
         if self._client is None:
+            self._guard.keep_off_proxies()
             self._client = lmstudio.Client(self._host)
         if self._handle is None:
             self._handle = self._client.llm.model(self._model)

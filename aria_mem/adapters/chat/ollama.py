@@ -30,8 +30,9 @@ class OllamaChat:
         self._model = model
         self._num_ctx = num_ctx
         self._host = host or DEFAULT_HOST
-        self._client = ollama.Client(host=self._host, timeout=timeout)
         self._guard = ServerGuard("chat", self._host, DEFAULT_PORT, trust_account)
+        direct = self._guard.direct  # no proxy between it and a server here
+        self._client = ollama.Client(host=self._host, timeout=timeout, trust_env=not direct)
         self._context: int | None = None
         self._shown = False
 

@@ -53,7 +53,7 @@ class OpenAICompatibleChat:
     def _ready(self) -> openai.OpenAI:
         self._guard.check(ChatModelError)
         if self._client is None:
-            self._client = make_client(self._url, self._timeout)
+            self._client = make_client(self._url, self._timeout, direct=self._guard.direct)
         return self._client
 
     def _fail(self, exc: Exception) -> ChatModelError:

@@ -48,6 +48,7 @@ class LMStudioEmbedder(BaseEmbedder):
         lmstudio.set_sync_api_timeout(self._timeout)
         try:
             if self._client is None:
+                self._guard.keep_off_proxies()
                 self._client = lmstudio.Client(self._host)
             if self._handle is None:
                 self._handle = self._client.embedding.model(self._model)

@@ -34,7 +34,10 @@ class OllamaEmbedder(BaseEmbedder):
     def _embed_batch(self, texts: list[str]) -> list[list[float]]:
         self._guard.check(EmbedderError)
         if self._client is None:
-            self._client = ollama.Client(host=self._host, timeout=self._timeout)
+            direct = self._guard.direct  # no proxy between it and a server here
+            self._client = ollama.Client(
+                host=self._host, timeout=self._timeout, trust_env=not direct
+            )
         try:
             response = self._client.embed(model=self._model, input=texts)
         except ollama.ResponseError as exc:
