@@ -37,7 +37,7 @@ from aria_mem.domain.hygiene import EventKind, HygieneRule, Outcome, ReviewKind
 from aria_mem.domain.joining import both_wordings
 from aria_mem.domain.models import IndexState, MemoryStatus, MemoryType, NewMemory
 from aria_mem.domain.records import MemoryChanges
-from aria_mem.errors import ValidationError
+from aria_mem.errors import NotFoundError, ValidationError
 from aria_mem.ports import Store
 from aria_mem.services.consolidator import Consolidator
 from aria_mem.services.curator import Curator, word_matches
@@ -1039,28 +1039,64 @@ def test_forgetting_a_memory_joined_into_another_takes_its_words_out_of_that_one
     assert _active(any_store) == [older]
 
 
+CALLS = "The user calls her dad every Sunday."
+"""Within the joined wording, saying less: a pass merges it into the memory holding it."""
+ANGRY = "The user never calls her dad any more."
+
+
+@pytest.mark.parametrize("since", ["edited", "merged into", "asked about"])
 def test_forgetting_a_joined_memory_after_the_other_changed_is_refused_and_changes_nothing(
-    any_store: Store, parts: tuple[MemoryWriter, Curator], server: FakeOllama, judge: Judge
+    any_store: Store,
+    parts: tuple[MemoryWriter, Curator],
+    server: FakeOllama,
+    judge: Judge,
+    since: str,
 ) -> None:
-    """The joined wording was edited since: its history keeps the joined wording as "the text
-    before", so giving back the older wording would still leave the forgotten words there.
-    Refused, naming what to forget first; forgetting that one first lets it through."""
+    """After the join, the memory holding the joined wording was edited (its history keeps
+    the joined wording as "the text before"), had a repeat merged into it (a fact only the
+    joined wording states: giving back the older wording would lose it, from a stranger's
+    review), or was asked about against the joined wording (a question may quote it). Each
+    way giving back the older wording would leave the forgotten words or lose a fact, so the
+    forget is refused, changes nothing, and names what to forget first; that lets it through."""
     writer = parts[0]
     kept, joined = _joined(any_store, parts, server, judge, GDANSK, POLAND, GDANSK_POLAND)
-    edited = "The user calls her dad in Gdańsk, Poland, every Sunday at noon."
-    writer.update(kept, MemoryChanges(text=edited))
+    if since == "edited":
+        edited = "The user calls her dad in Gdańsk, Poland, every Sunday at noon."
+        writer.update(kept, MemoryChanges(text=edited))
+    else:
+        later = CALLS if since == "merged into" else ANGRY
+        writer.remember(_new(later, MemoryType.ROUTINE), merge=False)
+        judge.says(later, GDANSK_POLAND, "duplicate" if since == "merged into" else "contradicts")
+        report = _pass(any_store, parts, server).run()
+        assert (report.merged, report.queued) == ((1, 0) if since == "merged into" else (0, 1))
     before = (any_store.memories.get(kept), any_store.memories.get(joined))
     events = any_store.hygiene.events([kept, joined])
 
     with pytest.raises(ValidationError, match=f"forget {kept} first") as refused:
         writer.forget(joined)
-    assert "has changed since" in str(refused.value)
+    assert "has changed or been judged since" in str(refused.value)
     assert (any_store.memories.get(kept), any_store.memories.get(joined)) == before
     assert any_store.hygiene.events([kept, joined]) == events
 
     writer.forget(kept)
     writer.forget(joined)
-    assert _active(any_store) == []
+    assert GDANSK_POLAND not in _active(any_store)
+
+
+def test_a_join_of_a_memory_forgotten_meanwhile_is_not_made(
+    any_store: Store, parts: tuple[MemoryWriter, Curator]
+) -> None:
+    """A pass waits on its judge while the person forgets the newer memory: the join's edit,
+    made after, gave the older memory the forgotten words for good (from a stranger's
+    review). The edit now holds the memory it takes words from, and is refused without it."""
+    writer = parts[0]
+    kept = writer.remember(_new(GDANSK, MemoryType.ROUTINE)).memory.id
+    gone = writer.remember(_new(POLAND, MemoryType.ROUTINE)).memory.id
+    writer.forget(gone)
+    with pytest.raises(NotFoundError):
+        writer.update(kept, MemoryChanges(text=GDANSK_POLAND, joins=gone))
+    assert any_store.memories.get(kept).text == GDANSK
+    assert any_store.hygiene.events([kept]) == []
 
 
 def _as_joined_before_marks(store: Store) -> None:

@@ -674,3 +674,28 @@ def test_the_model_never_sees_a_memory_held_until_a_closer_stage(memory: AriaMem
     assert released["texts"] == everything
     assert released["versions"] == [replaced.text, newer.text]
     assert any(str(replaced.id) in e for e in released["events"])
+
+
+def test_a_memory_replaced_by_a_held_one_does_not_name_it_to_the_model(memory: AriaMem) -> None:
+    """The visible old version's history named the held memory that replaced it by id (from a
+    stranger's review); the stage releases the name with the memory."""
+    job = memory.remember("The user works at the bakery.", user="alice").memory
+    clinic = memory.remember(
+        "The user works at the addiction clinic.", hold_until="close", replaces=job.id, user="alice"
+    ).memory
+    answers: list[Any] = []
+
+    async def session(client: Client) -> None:
+        story = await client.call_tool("memory_history", {"memory_id": str(job.id)})
+        answers.append(_structured(story))
+
+    _run(session, build_server(memory, user="alice", companion="aria"))
+    memory.relationship.set_stage("close", user="alice")
+    _run(session, build_server(memory, user="alice", companion="aria"))
+    early, close = answers
+    assert [(v["text"], v["superseded_by"]) for v in early["versions"]] == [(job.text, None)]
+    assert str(clinic.id) not in json.dumps(early)
+    assert [(v["text"], v["superseded_by"]) for v in close["versions"]] == [
+        (job.text, str(clinic.id)),
+        (clinic.text, None),
+    ]

@@ -77,9 +77,13 @@ class CompanionView:
         found = self._memory.history(target.id, user=self._user, companion=self._companion)
         stage = self._stage()
         hidden: set[uuid.UUID] = {m.id for m in found.chain if not stage.allows(m.held_until_stage)}
+        shown = [m for m in found.chain if m.id not in hidden]
         return dataclasses.replace(
             found,
-            chain=tuple(m for m in found.chain if m.id not in hidden),
+            chain=tuple(  # nor the id of a held version that replaced it
+                dataclasses.replace(m, superseded_by=None) if m.superseded_by in hidden else m
+                for m in shown
+            ),
             events=tuple(
                 e
                 for e in found.events

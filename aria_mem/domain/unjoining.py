@@ -41,20 +41,44 @@ def is_join(action: Consolidation) -> bool:
     )
 
 
-def own_wording(
-    forgotten: uuid.UUID, kept: uuid.UUID, history: Sequence[MemoryEvent], merged_on: bool
-) -> str:
-    """The text ``kept`` had before the join that took in ``forgotten``'s words, from its
-    ``history`` (oldest first) and whether its wording was merged into another memory since
-    (``merged_on``); a ``ValidationError`` when giving it back would leave those words."""
-    edits = [e for e in history if e.kind is EventKind.EDITED and e.memory_id == kept]
-    marks = [i for i, e in enumerate(edits) if e.other_id == forgotten and e.text]
+CHANGES = frozenset({EventKind.EDITED, EventKind.MERGED, EventKind.REPLACES, EventKind.SUPERSEDED})
+"""What happening to the older memory after the join means it changed since: its text, a
+repeat merged into it (it may restate the joined words, or be a fact only the joined wording
+holds), or a judgement against the joined wording."""
+
+
+def join_edit(forgotten: uuid.UUID, kept: uuid.UUID, history: Sequence[MemoryEvent]) -> int:
+    """Where in ``kept``'s ``history`` (oldest first) is the edit by which a join gave it the
+    words of ``forgotten`` (that event's text: the one ``kept`` had before)."""
+    marks = [
+        i
+        for i, e in enumerate(history)
+        if e.kind is EventKind.EDITED and e.memory_id == kept and e.other_id == forgotten and e.text
+    ]
     if not marks:
         raise _refused(forgotten, kept, "before aria-mem recorded what a join took in")
-    joined = marks[-1]
-    if joined < len(edits) - 1 or merged_on:
-        raise _refused(forgotten, kept, "and that memory has changed since")
-    return edits[joined].text or ""
+    return marks[-1]
+
+
+def own_wording(
+    forgotten: uuid.UUID,
+    kept: uuid.UUID,
+    history: Sequence[MemoryEvent],
+    *,
+    merged_on: bool,
+    asked_since: bool,
+) -> str:
+    """The text ``kept`` had before the join that took in ``forgotten``'s words; a
+    ``ValidationError`` when giving it back would leave those words or lose a fact: when
+    ``kept`` changed after the join (``CHANGES``, but for the join's own merge), was merged
+    into another memory (``merged_on``), or was asked or judged about since (``asked_since``:
+    a question or a pass's action naming it, made after the join, may quote the joined
+    words)."""
+    at = join_edit(forgotten, kept, history)
+    changed = any(e.kind in CHANGES and e.other_id != forgotten for e in history[at + 1 :])
+    if changed or merged_on or asked_since:
+        raise _refused(forgotten, kept, "and that memory has changed or been judged since")
+    return history[at].text or ""
 
 
 def wording_taken(forgotten: uuid.UUID, kept: uuid.UUID) -> ValidationError:

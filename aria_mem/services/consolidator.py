@@ -53,7 +53,7 @@ from aria_mem.domain.models import IndexState, Memory, MemoryStatus
 from aria_mem.domain.records import MemoryChanges
 from aria_mem.domain.unjoining import JOINED, KEPT_BOTH
 from aria_mem.domain.usability import used_differently
-from aria_mem.errors import ChatModelError, SaidElsewhereError, ValidationError
+from aria_mem.errors import ChatModelError, NotFoundError, SaidElsewhereError, ValidationError
 from aria_mem.ports import ChatModel, Hygiene, MemoryRepository, RetrievalReads
 from aria_mem.services.curator import NEIGHBOURS, Curator, Look, Neighbour, with_words, word_matches
 from aria_mem.services.pass_undo import undo_action
@@ -155,6 +155,8 @@ class Consolidator:
                     report.waiting += 1
                     report.notes.append(f"stopped, the rest waits for the next pass: {exc}")
                     return report
+                except NotFoundError:  # it, or one it was judged against, forgotten meanwhile
+                    done = False
                 if not done:
                     skipped.add(memory.id)
                     report.waiting += 1

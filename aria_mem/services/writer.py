@@ -246,8 +246,8 @@ class MemoryWriter:
     def forget(self, memory_id: uuid.UUID) -> WriteResult:
         """Delete for good; the vector's removal is queued in the same transaction and
         carried out now if the index answers, else by a later pass. A memory a pass joined it
-        into has its own wording back (the store does it in the same transaction) and is
-        indexed again now, so no vector holds the forgotten words either."""
+        into has its own wording back (the store does it in the same transaction), marked to
+        be indexed again: now, when the forgotten memory had been merged into it."""
         memory = self._memories.delete(memory_id)
         if self._indexer is None:
             return WriteResult(memory, False, False, "vector removal queued")

@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
-from aria_mem.adapters.in_memory.unjoin import give_back_wordings
+from aria_mem.adapters.in_memory import unjoin
 from aria_mem.domain.hygiene import Consolidation, EventKind, MemoryEvent, ReviewItem
 from aria_mem.domain.memory_line import EXPORT_FIELDS
 from aria_mem.domain.models import (
@@ -92,7 +92,6 @@ class State:
         """Delete a memory with its history and the review items about it (as PostgreSQL's
         cascades do), clear what pointed at it, and queue its vector's removal."""
         memory = self.memory(memory_id)
-        give_back_wordings(self, memory_id)
         del self.memories[memory_id]
         self.events = [e for e in self.events if memory_id not in (e.memory_id, e.other_id)]
         self.reviews = {
@@ -216,6 +215,8 @@ class MemMemories:
             if not updates:
                 return current
             if changes.text is not None:
+                if changes.joins is not None:  # a join of a memory forgotten meanwhile: none
+                    self._s.memory(changes.joins)
                 owner = self._s.fact_owner(current.user_id, current.companion_id, changes.text)
                 if owner is not None and owner.id != memory_id:
                     raise SaidElsewhereError()
@@ -226,20 +227,18 @@ class MemMemories:
             if changes.text is not None:
                 dates = event_dates(changes.text, current.created_at)
                 updates["event_from"], updates["event_until"] = dates
-            return self._changed(
-                memory_id,
-                **updates,
-                updated_at=now(),
-                index_state=IndexState.PENDING,
-                index_attempts=0,
-            )
+            updates.update(updated_at=now(), index_state=IndexState.PENDING, index_attempts=0)
+            return self._changed(memory_id, **updates)
 
     def confirm(self, memory_id: uuid.UUID) -> Memory:
         return self._changed(memory_id, last_confirmed_at=now())
 
     def delete(self, memory_id: uuid.UUID) -> Memory:
-        with self._s.lock:
-            return self._s.drop_memory(memory_id)
+        with self._s.lock:  # forget means gone: from a join's wording too
+            given = unjoin.wordings_back(self._s, memory_id)
+            memory = self._s.drop_memory(memory_id)
+            unjoin.give_back(self._s, given)
+            return memory
 
     def get(self, memory_id: uuid.UUID) -> Memory:
         with self._s.lock:

@@ -8,9 +8,9 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Protocol
 
-from aria_mem.domain.hygiene import Consolidation, EventKind, MemoryEvent
+from aria_mem.domain.hygiene import Consolidation, EventKind, MemoryEvent, ReviewItem
 from aria_mem.domain.models import IndexState, Memory
-from aria_mem.domain.unjoining import is_join, own_wording, wording_taken
+from aria_mem.domain.unjoining import is_join, join_edit, own_wording, wording_taken
 from aria_mem.domain.when import event_dates
 
 
@@ -20,14 +20,15 @@ class State(Protocol):
     memories: dict[uuid.UUID, Memory]
     events: list[MemoryEvent]
     consolidations: dict[uuid.UUID, Consolidation]
+    reviews: dict[uuid.UUID, ReviewItem]
 
     def fact_owner(self, user_id: str, companion_id: str, text: str) -> Memory | None: ...
 
 
-def give_back_wordings(state: State, memory_id: uuid.UUID) -> None:
-    """Before ``memory_id`` is dropped, under the state's lock: every change is checked first,
-    so a refusal leaves everything as it was."""
-    kept = {
+def wordings_back(state: State, memory_id: uuid.UUID) -> dict[uuid.UUID, str]:
+    """Before ``memory_id`` is dropped, under the state's lock: each memory a join gave its
+    words, with the wording to give it back; a ``ValidationError`` changes nothing."""
+    joined = {
         e.memory_id for e in state.events if e.other_id == memory_id and e.kind is EventKind.EDITED
     } | {
         c.other_id
@@ -35,19 +36,36 @@ def give_back_wordings(state: State, memory_id: uuid.UUID) -> None:
         if c.memory_id == memory_id and is_join(c) and c.other_id is not None
     }
     given: dict[uuid.UUID, str] = {}
-    for other in sorted(k for k in kept if k in state.memories):
-        history = [e for e in state.events if e.memory_id == other]
-        merged_on = any(e.other_id == other and e.kind is EventKind.MERGED for e in state.events)
-        own = own_wording(memory_id, other, history, merged_on)
-        memory = state.memories[other]
-        owner = state.fact_owner(memory.user_id, memory.companion_id, own)
-        if owner is not None and owner.id != other:
-            raise wording_taken(memory_id, other)
-        given[other] = own
-    for other, own in given.items():
-        memory = state.memories[other]
+    for kept in sorted(k for k in joined if k in state.memories):
+        history = [e for e in state.events if e.memory_id == kept]
+        at = history[join_edit(memory_id, kept, history)].at
+        named = [(r.memory_id, r.other_id, r.created_at) for r in state.reviews.values()]
+        named += [
+            (c.memory_id, c.other_id, c.at)
+            for c in state.consolidations.values()
+            if c.memory_id != memory_id
+        ]
+        given[kept] = own_wording(
+            memory_id,
+            kept,
+            history,
+            merged_on=any(e.other_id == kept and e.kind is EventKind.MERGED for e in state.events),
+            asked_since=any(kept in (first, second) and when > at for first, second, when in named),
+        )
+        memory = state.memories[kept]
+        owner = state.fact_owner(memory.user_id, memory.companion_id, given[kept])
+        if owner is not None and owner.id not in (kept, memory_id):
+            raise wording_taken(memory_id, kept)
+    return given
+
+
+def give_back(state: State, given: dict[uuid.UUID, str]) -> None:
+    """After the forgotten memory is dropped: each wording back, recorded nowhere, indexed
+    again."""
+    for kept, own in given.items():
+        memory = state.memories[kept]
         event_from, event_until = event_dates(own, memory.created_at)
-        state.memories[other] = replace(
+        state.memories[kept] = replace(
             memory,
             text=own,
             event_from=event_from,

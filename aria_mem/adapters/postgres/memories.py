@@ -9,12 +9,11 @@ from typing import Any
 
 import psycopg
 
-from aria_mem.adapters.postgres import rows
+from aria_mem.adapters.postgres import rows, unjoin
 from aria_mem.adapters.postgres.connection import Database
 from aria_mem.adapters.postgres.hygiene import record_event
 from aria_mem.adapters.postgres.questions import HOLD, before_rows, lock_questions
 from aria_mem.adapters.postgres.retry import rerun_on_deadlock
-from aria_mem.adapters.postgres.unjoin import give_back_wordings
 from aria_mem.domain.hygiene import EventKind
 from aria_mem.domain.memory_line import EXPORT_FIELDS
 from aria_mem.domain.models import (
@@ -132,6 +131,7 @@ class PgMemories:
                 ).fetchone()
                 if before is None:
                     raise no_memory(memory_id)
+                unjoin.hold_joined(conn, changes.joins if changes.text is not None else None)
                 row = conn.execute(
                     f"UPDATE memories SET {', '.join(sets)} WHERE id = %s RETURNING {rows.MEMORY}",
                     (*params, memory_id),
@@ -159,10 +159,12 @@ class PgMemories:
     def delete(self, memory_id: uuid.UUID) -> Memory:
         """Remove the memory for good and queue its vector's removal, in one transaction."""
         with self._db.connection() as conn, conn.transaction():
-            lock_questions(conn, [memory_id])  # in order: the delete's cascade takes them too
+            joined = unjoin.joined_into(conn, memory_id)  # a join's: held first, as a merge does
+            lock_questions(conn, [memory_id, *joined])  # in order: the cascade takes them too
             before_rows(conn)
+            unjoin.hold(conn, joined)
             conn.execute("SELECT 1 FROM memories WHERE id = %s FOR UPDATE", (memory_id,))
-            give_back_wordings(conn, memory_id)  # forget means gone: from a join's wording too
+            given = unjoin.wordings_back(conn, memory_id)  # forget means gone: joins too
             conn.execute(  # before the delete's word counts, as a restore takes its row first
                 "UPDATE memories SET superseded_by = NULL WHERE superseded_by = %s", (memory_id,)
             )
@@ -175,6 +177,7 @@ class PgMemories:
                 "INSERT INTO vector_deletions (collection, point_id) VALUES (%s, %s)",
                 (MEMORIES_COLLECTION, memory_id),
             )
+            unjoin.give_back(conn, memory_id, given)
         return rows.memory(row)
 
     # -- reads --------------------------------------------------------------------------

@@ -1,5 +1,10 @@
 """Forgetting a memory a pass joined into another, in the forget's transaction: the other
-memory gets its own wording back (``domain.unjoining``), or the forget is refused."""
+memory gets its own wording back (``domain.unjoining``), or the forget is refused.
+
+Locks: the memories a join gave the forgotten one's words are held before the forgotten one's
+row, as a merge holds the memory it keeps before the one it folds; a join's edit holds the
+memory whose words it takes in (``hold_joined``), so a forget and a join of one memory never
+pass each other unseen."""
 
 from __future__ import annotations
 
@@ -11,8 +16,8 @@ from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Row
 from aria_mem.adapters.postgres.questions import HOLD
 from aria_mem.domain.hygiene import EventKind, MemoryEvent
-from aria_mem.domain.unjoining import JOINED, KEPT_BOTH, own_wording, wording_taken
-from aria_mem.domain.validation import normalize_text
+from aria_mem.domain.unjoining import JOINED, KEPT_BOTH, join_edit, own_wording, wording_taken
+from aria_mem.domain.validation import no_memory, normalize_text
 
 _JOINED_INTO = """
 SELECT memory_id AS kept FROM memory_events WHERE other_id = %(id)s AND kind = 'edited'
@@ -24,16 +29,48 @@ SELECT other_id FROM consolidations
 """The memories whose wording took in the memory's words: a join's edit names it (since this
 aria-mem records that), or a pass's join of it, not undone, does."""
 
+_ASKED_SINCE = """
+SELECT EXISTS (SELECT 1 FROM review_items
+                WHERE (memory_id = %(kept)s OR other_id = %(kept)s) AND created_at > %(at)s)
+    OR EXISTS (SELECT 1 FROM consolidations
+                WHERE (memory_id = %(kept)s OR other_id = %(kept)s) AND at > %(at)s
+                  AND memory_id <> %(gone)s) AS since
+"""
+"""A question or a pass's action naming the memory made after the join (the join's own action,
+which names the forgotten memory first, aside)."""
 
-def give_back_wordings(conn: psycopg.Connection[Row], memory_id: uuid.UUID) -> None:
-    """Before ``memory_id`` is deleted: each memory a join gave its words gets its own wording
-    back, unchanged otherwise and with nothing recorded; a ``ValidationError`` when that would
-    leave the words (the transaction then changes nothing)."""
+
+def joined_into(conn: psycopg.Connection[Row], memory_id: uuid.UUID) -> list[uuid.UUID]:
+    """The memories a join gave ``memory_id``'s words, in lock order."""
     found = conn.execute(
         _JOINED_INTO,
         {"id": memory_id, "joined": f"%{JOINED}", "kept_both": f"%{KEPT_BOTH}"},
     ).fetchall()
-    for kept in sorted(row["kept"] for row in found):
+    return sorted(row["kept"] for row in found)
+
+
+def hold(conn: psycopg.Connection[Row], memories: list[uuid.UUID]) -> None:
+    """Each memory's row held against other writers, in the order given."""
+    for memory_id in memories:
+        conn.execute(f"SELECT 1 FROM memories WHERE id = %s {HOLD}", (memory_id,))
+
+
+def hold_joined(conn: psycopg.Connection[Row], joins: uuid.UUID | None) -> None:
+    """In a join's edit: the memory whose words it takes in, held against a forget until the
+    edit commits; gone, the join is not made (a forget in between would have missed it)."""
+    if joins is None:
+        return
+    held = conn.execute("SELECT 1 FROM memories WHERE id = %s FOR KEY SHARE", (joins,))
+    if held.fetchone() is None:
+        raise no_memory(joins)
+
+
+def wordings_back(conn: psycopg.Connection[Row], memory_id: uuid.UUID) -> dict[uuid.UUID, str]:
+    """Before ``memory_id`` is deleted (its row held): each memory a join gave its words, with
+    the wording to give it back, each held; a ``ValidationError`` when that would leave the
+    words or lose a fact (nothing is changed yet)."""
+    given: dict[uuid.UUID, str] = {}
+    for kept in joined_into(conn, memory_id):
         if conn.execute(f"SELECT 1 FROM memories WHERE id = %s {HOLD}", (kept,)).fetchone() is None:
             continue
         history = [
@@ -47,7 +84,24 @@ def give_back_wordings(conn: psycopg.Connection[Row], memory_id: uuid.UUID) -> N
         merged_on = conn.execute(
             "SELECT 1 FROM memory_events WHERE other_id = %s AND kind = 'merged'", (kept,)
         ).fetchone()
-        own = own_wording(memory_id, kept, history, merged_on is not None)
+        at = history[join_edit(memory_id, kept, history)].at
+        asked = conn.execute(_ASKED_SINCE, {"kept": kept, "at": at, "gone": memory_id}).fetchone()
+        given[kept] = own_wording(
+            memory_id,
+            kept,
+            history,
+            merged_on=merged_on is not None,
+            asked_since=bool(asked and asked["since"]),
+        )
+    return given
+
+
+def give_back(
+    conn: psycopg.Connection[Row], forgotten: uuid.UUID, given: dict[uuid.UUID, str]
+) -> None:
+    """After the forgotten memory's delete: each wording back, unchanged otherwise, recorded
+    nowhere, indexed again; a ``ValidationError`` when one is now another memory's."""
+    for kept, own in given.items():
         try:
             with conn.transaction():
                 row = conn.execute(
@@ -57,6 +111,6 @@ def give_back_wordings(conn: psycopg.Connection[Row], memory_id: uuid.UUID) -> N
                     (own, normalize_text(own), kept),
                 ).fetchone()
         except psycopg.errors.UniqueViolation:
-            raise wording_taken(memory_id, kept) from None
+            raise wording_taken(forgotten, kept) from None
         if row is not None:
             rows.reread_event_dates(conn, rows.memory(row))
