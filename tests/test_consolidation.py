@@ -33,7 +33,7 @@ from aria_mem.adapters.postgres.store import PostgresStore
 from aria_mem.adapters.qdrant_edge import EdgeIndex
 from aria_mem.config import load, with_overrides
 from aria_mem.domain import judgement
-from aria_mem.domain.hygiene import EventKind, HygieneRule, Outcome, ReviewKind
+from aria_mem.domain.hygiene import EventKind, HygieneRule, MemoryEvent, Outcome, ReviewKind
 from aria_mem.domain.joining import both_wordings
 from aria_mem.domain.models import IndexState, MemoryStatus, MemoryType, NewMemory
 from aria_mem.domain.records import MemoryChanges
@@ -1123,3 +1123,21 @@ def test_forgetting_a_memory_joined_before_joins_were_recorded_is_refused(
         writer.forget(joined)
     assert any_store.memories.get(kept).text == GDANSK_POLAND
     assert any_store.memories.get(joined).superseded_by == kept
+
+
+def test_a_history_naming_another_pairs_memory_never_lets_a_forget_change_it(
+    any_store: Store, parts: tuple[MemoryWriter, Curator]
+) -> None:
+    """An imported history can name any memory: an edit of Alice's memory naming Bob's as the
+    one whose words it took in made forgetting Bob's memory rewrite Alice's (or refuse,
+    naming her memory to Bob)."""
+    writer = parts[0]
+    alices = writer.remember(_new(GDANSK, MemoryType.ROUTINE)).memory.id
+    bobs = writer.remember(
+        NewMemory(user_id="bob", companion_id="aria", text=POLAND, type=MemoryType.ROUTINE)
+    ).memory.id
+    planted = MemoryEvent(alices, EventKind.EDITED, datetime.now(UTC), bobs, "Bob's words.")
+    assert any_store.hygiene.add_events([planted]) == 1
+
+    writer.forget(bobs)
+    assert any_store.memories.get(alices).text == GDANSK

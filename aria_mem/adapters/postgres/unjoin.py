@@ -20,14 +20,23 @@ from aria_mem.domain.unjoining import JOINED, KEPT_BOTH, join_edit, own_wording,
 from aria_mem.domain.validation import no_memory, normalize_text
 
 _JOINED_INTO = """
-SELECT memory_id AS kept FROM memory_events WHERE other_id = %(id)s AND kind = 'edited'
+SELECT kept.id AS kept FROM memories gone
+  JOIN memory_events e ON e.other_id = gone.id AND e.kind = 'edited'
+  JOIN memories kept ON kept.id = e.memory_id
+ WHERE gone.id = %(id)s
+   AND (kept.user_id, kept.companion_id) = (gone.user_id, gone.companion_id)
 UNION
-SELECT other_id FROM consolidations
- WHERE memory_id = %(id)s AND outcome = 'merged' AND undone_at IS NULL
-   AND other_id IS NOT NULL AND (reason LIKE %(joined)s OR reason LIKE %(kept_both)s)
+SELECT kept.id FROM memories gone
+  JOIN consolidations c ON c.memory_id = gone.id
+  JOIN memories kept ON kept.id = c.other_id
+ WHERE gone.id = %(id)s AND c.outcome = 'merged' AND c.undone_at IS NULL
+   AND (c.reason LIKE %(joined)s OR c.reason LIKE %(kept_both)s)
+   AND (kept.user_id, kept.companion_id) = (gone.user_id, gone.companion_id)
 """
-"""The memories whose wording took in the memory's words: a join's edit names it (since this
-aria-mem records that), or a pass's join of it, not undone, does."""
+"""The memories of the same user and companion whose wording took in the memory's words: a
+join's edit names it (since this aria-mem records that), or a pass's join of it, not undone,
+does. Another pair's memory is never changed nor named by a forget, whatever an imported
+history says."""
 
 _ASKED_SINCE = """
 SELECT EXISTS (SELECT 1 FROM review_items
