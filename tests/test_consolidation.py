@@ -1044,7 +1044,7 @@ CALLS = "The user calls her dad every Sunday."
 ANGRY = "The user never calls her dad any more."
 
 
-@pytest.mark.parametrize("since", ["edited", "merged into", "asked about"])
+@pytest.mark.parametrize("since", ["edited", "merged into", "asked about", "said again"])
 def test_forgetting_a_joined_memory_after_the_other_changed_is_refused_and_changes_nothing(
     any_store: Store,
     parts: tuple[MemoryWriter, Curator],
@@ -1055,7 +1055,8 @@ def test_forgetting_a_joined_memory_after_the_other_changed_is_refused_and_chang
     """After the join, the memory holding the joined wording was edited (its history keeps
     the joined wording as "the text before"), had a repeat merged into it (a fact only the
     joined wording states: giving back the older wording would lose it, from a stranger's
-    review), or was asked about against the joined wording (a question may quote it). Each
+    review), was asked about against the joined wording (a question may quote it), or had the
+    joined wording said again (the person stated both facts). Each
     way giving back the older wording would leave the forgotten words or lose a fact, so the
     forget is refused, changes nothing, and names what to forget first; that lets it through."""
     writer = parts[0]
@@ -1063,6 +1064,8 @@ def test_forgetting_a_joined_memory_after_the_other_changed_is_refused_and_chang
     if since == "edited":
         edited = "The user calls her dad in Gdańsk, Poland, every Sunday at noon."
         writer.update(kept, MemoryChanges(text=edited))
+    elif since == "said again":  # both facts, said by the person: no event records it
+        assert not writer.remember(_new(GDANSK_POLAND, MemoryType.ROUTINE)).created
     else:
         later = CALLS if since == "merged into" else ANGRY
         writer.remember(_new(later, MemoryType.ROUTINE), merge=False)
@@ -1141,3 +1144,20 @@ def test_a_history_naming_another_pairs_memory_never_lets_a_forget_change_it(
 
     writer.forget(bobs)
     assert any_store.memories.get(alices).text == GDANSK
+
+
+def test_forgetting_a_memory_joined_twice_is_refused(
+    any_store: Store, parts: tuple[MemoryWriter, Curator], server: FakeOllama, judge: Judge
+) -> None:
+    """Joined, undone and joined again: the undo kept the first joined wording as the text
+    before it, which giving back the older wording would leave (from a review)."""
+    writer = parts[0]
+    kept, joined = _joined(any_store, parts, server, judge, GDANSK, POLAND, GDANSK_POLAND)
+    consolidator = _pass(any_store, parts, server)
+    [action] = any_store.hygiene.consolidations("u1", "aria", 10)
+    assert "own wording again" in consolidator.undo(action)
+    writer.update(kept, MemoryChanges(text=GDANSK_POLAND, joins=joined))  # a second join's edit
+
+    with pytest.raises(ValidationError, match="more than once"):
+        writer.forget(joined)
+    assert any_store.memories.get(kept).text == GDANSK_POLAND

@@ -140,8 +140,14 @@ class ServerGuard:
         machine is added to this process's NO_PROXY, which those clients read."""
         if not self.direct:
             return
+        entries: list[str] = []
+        for name in ("no_proxy", "NO_PROXY"):  # both, as one list: the lower case is read first
+            for entry in os.environ.get(name, "").split(","):
+                if entry.strip() and entry.strip() not in entries:
+                    entries.append(entry.strip())
         shown = f"[{self._hostname}]" if ":" in self._hostname else self._hostname
-        for name in ("NO_PROXY", "no_proxy"):
-            entries = [e.strip() for e in os.environ.get(name, "").split(",") if e.strip()]
-            if shown not in entries and self._hostname not in entries:
-                os.environ[name] = ",".join([*entries, self._hostname])
+        if shown not in entries and self._hostname not in entries:
+            entries.append(self._hostname)
+        for name in ("no_proxy", "NO_PROXY"):
+            if os.environ.get(name) != ",".join(entries):
+                os.environ[name] = ",".join(entries)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from datetime import timedelta
 
 from aria_mem.domain.hygiene import Consolidation, EventKind, MemoryEvent, Outcome
 from aria_mem.errors import ValidationError
@@ -47,9 +48,18 @@ repeat merged into it (it may restate the joined words, or be a fact only the jo
 holds), or a judgement against the joined wording."""
 
 
+CLOCK_SLACK = timedelta(minutes=1)
+"""A question or a pass's action dated up to this long before the join counts as made after it:
+their times come from the program's clock, the join's from PostgreSQL's, which may run ahead
+(a server elsewhere). Refusing a forget too often is safe; giving back a wording a question
+quotes the joined words beside is not."""
+
+
 def join_edit(forgotten: uuid.UUID, kept: uuid.UUID, history: Sequence[MemoryEvent]) -> int:
     """Where in ``kept``'s ``history`` (oldest first) is the edit by which a join gave it the
-    words of ``forgotten`` (that event's text: the one ``kept`` had before)."""
+    words of ``forgotten`` (that event's text: the one ``kept`` had before). Joined twice (a
+    join undone, then made again), the first join's wording stays in the history as the text
+    before the undo: refused."""
     marks = [
         i
         for i, e in enumerate(history)
@@ -57,7 +67,9 @@ def join_edit(forgotten: uuid.UUID, kept: uuid.UUID, history: Sequence[MemoryEve
     ]
     if not marks:
         raise _refused(forgotten, kept, "before aria-mem recorded what a join took in")
-    return marks[-1]
+    if len(marks) > 1:
+        raise _refused(forgotten, kept, "more than once")
+    return marks[0]
 
 
 def own_wording(
@@ -67,16 +79,18 @@ def own_wording(
     *,
     merged_on: bool,
     asked_since: bool,
+    said_since: bool,
 ) -> str:
     """The text ``kept`` had before the join that took in ``forgotten``'s words; a
     ``ValidationError`` when giving it back would leave those words or lose a fact: when
     ``kept`` changed after the join (``CHANGES``, but for the join's own merge), was merged
-    into another memory (``merged_on``), or was asked or judged about since (``asked_since``:
-    a question or a pass's action naming it, made after the join, may quote the joined
-    words)."""
+    into another memory (``merged_on``), was asked or judged about since (``asked_since``: a
+    question or a pass's action naming it, made after the join less ``CLOCK_SLACK``, may
+    quote the joined words), or its joined wording was said again or confirmed since
+    (``said_since``: a person's statement of both facts, which records no event)."""
     at = join_edit(forgotten, kept, history)
     changed = any(e.kind in CHANGES and e.other_id != forgotten for e in history[at + 1 :])
-    if changed or merged_on or asked_since:
+    if changed or merged_on or asked_since or said_since:
         raise _refused(forgotten, kept, "and that memory has changed or been judged since")
     return history[at].text or ""
 

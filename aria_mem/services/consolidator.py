@@ -155,7 +155,8 @@ class Consolidator:
                     report.waiting += 1
                     report.notes.append(f"stopped, the rest waits for the next pass: {exc}")
                     return report
-                except NotFoundError:  # it, or one it was judged against, forgotten meanwhile
+                except NotFoundError as exc:  # it, or one judged against it, forgotten meanwhile
+                    report.notes.append(f"left for the next pass: {exc}")
                     done = False
                 if not done:
                     skipped.add(memory.id)

@@ -10,7 +10,13 @@ from typing import Protocol
 
 from aria_mem.domain.hygiene import Consolidation, EventKind, MemoryEvent, ReviewItem
 from aria_mem.domain.models import IndexState, Memory
-from aria_mem.domain.unjoining import is_join, join_edit, own_wording, wording_taken
+from aria_mem.domain.unjoining import (
+    CLOCK_SLACK,
+    is_join,
+    join_edit,
+    own_wording,
+    wording_taken,
+)
 from aria_mem.domain.when import event_dates
 
 
@@ -51,14 +57,17 @@ def wordings_back(state: State, memory_id: uuid.UUID) -> dict[uuid.UUID, str]:
             for c in state.consolidations.values()
             if c.memory_id != memory_id
         ]
+        memory = state.memories[kept]
         given[kept] = own_wording(
             memory_id,
             kept,
             history,
             merged_on=any(e.other_id == kept and e.kind is EventKind.MERGED for e in state.events),
-            asked_since=any(kept in (first, second) and when > at for first, second, when in named),
+            asked_since=any(
+                kept in (first, second) and when > at - CLOCK_SLACK for first, second, when in named
+            ),
+            said_since=memory.last_confirmed_at is not None and memory.last_confirmed_at > at,
         )
-        memory = state.memories[kept]
         owner = state.fact_owner(memory.user_id, memory.companion_id, given[kept])
         if owner is not None and owner.id not in (kept, memory_id):
             raise wording_taken(memory_id, kept)

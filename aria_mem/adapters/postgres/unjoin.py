@@ -16,7 +16,14 @@ from aria_mem.adapters.postgres import rows
 from aria_mem.adapters.postgres.connection import Row
 from aria_mem.adapters.postgres.questions import HOLD
 from aria_mem.domain.hygiene import EventKind, MemoryEvent
-from aria_mem.domain.unjoining import JOINED, KEPT_BOTH, join_edit, own_wording, wording_taken
+from aria_mem.domain.unjoining import (
+    CLOCK_SLACK,
+    JOINED,
+    KEPT_BOTH,
+    join_edit,
+    own_wording,
+    wording_taken,
+)
 from aria_mem.domain.validation import no_memory, normalize_text
 
 _JOINED_INTO = """
@@ -38,15 +45,17 @@ join's edit names it (since this aria-mem records that), or a pass's join of it,
 does. Another pair's memory is never changed nor named by a forget, whatever an imported
 history says."""
 
-_ASKED_SINCE = """
+_SINCE = """
 SELECT EXISTS (SELECT 1 FROM review_items
-                WHERE (memory_id = %(kept)s OR other_id = %(kept)s) AND created_at > %(at)s)
+                WHERE (memory_id = %(kept)s OR other_id = %(kept)s) AND created_at > %(early)s)
     OR EXISTS (SELECT 1 FROM consolidations
-                WHERE (memory_id = %(kept)s OR other_id = %(kept)s) AND at > %(at)s
-                  AND memory_id <> %(gone)s) AS since
+                WHERE (memory_id = %(kept)s OR other_id = %(kept)s) AND at > %(early)s
+                  AND memory_id <> %(gone)s) AS asked,
+       (SELECT last_confirmed_at > %(at)s FROM memories WHERE id = %(kept)s) AS said
 """
 """A question or a pass's action naming the memory made after the join (the join's own action,
-which names the forgotten memory first, aside)."""
+which names the forgotten memory first, aside; ``CLOCK_SLACK`` earlier: their times are the
+program's), and whether its wording was said again or confirmed since (PostgreSQL's time)."""
 
 
 def joined_into(conn: psycopg.Connection[Row], memory_id: uuid.UUID) -> list[uuid.UUID]:
@@ -94,13 +103,16 @@ def wordings_back(conn: psycopg.Connection[Row], memory_id: uuid.UUID) -> dict[u
             "SELECT 1 FROM memory_events WHERE other_id = %s AND kind = 'merged'", (kept,)
         ).fetchone()
         at = history[join_edit(memory_id, kept, history)].at
-        asked = conn.execute(_ASKED_SINCE, {"kept": kept, "at": at, "gone": memory_id}).fetchone()
+        since = conn.execute(
+            _SINCE, {"kept": kept, "at": at, "early": at - CLOCK_SLACK, "gone": memory_id}
+        ).fetchone()
         given[kept] = own_wording(
             memory_id,
             kept,
             history,
             merged_on=merged_on is not None,
-            asked_since=bool(asked and asked["since"]),
+            asked_since=bool(since and since["asked"]),
+            said_since=bool(since and since["said"]),
         )
     return given
 
