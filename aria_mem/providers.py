@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from aria_mem.domain.addresses import split_address
 
@@ -98,6 +99,8 @@ def index_url_problem(url: str) -> str | None:
         return "must be http(s)://HOST:PORT, with no \\ and no user@ part (its API key is api_key)"
     if server and not is_server_address(authority):
         return "must be http(s)://HOST:PORT with a host and a port from 1 to 65535"
+    if url.startswith("local:") and not Path(url.removeprefix("local:")).expanduser().is_absolute():
+        return "local:PATH must name an absolute PATH (a folder only you can write)"
     if url and not (server or url.startswith("local:") or url == ":memory:"):
         return (
             "must be empty (embedded Qdrant Edge), http(s)://HOST:PORT "

@@ -12,6 +12,8 @@ so it is never asked.
 A server on this machine is used only when this person's account (or root, or a system
 account) runs it, or ``[index] trust_account`` names the account that does: each request
 first asks ``model_servers.ServerGuard`` who holds the address, as the model adapters do.
+Local mode unpickles every point its folder holds, so that folder is held to the rule for a
+model's (``local_folder``): another account's file there would run as this one.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import sqlite3
 import uuid
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from qdrant_client import QdrantClient, models
@@ -28,7 +31,8 @@ from aria_mem.adapters.model_servers import QDRANT_PORT, ServerGuard
 from aria_mem.domain import dimension
 from aria_mem.domain.models import Hit, IndexPoint, SearchScope
 from aria_mem.domain.payload import INDEXED_BOOLEANS, INDEXED_KEYWORDS, scope_filter
-from aria_mem.errors import VectorIndexError
+from aria_mem.errors import ConfigError, VectorIndexError
+from aria_mem.ownership import check_folder, check_tree
 
 VECTOR = "dense"
 _FAILURES = (
@@ -74,6 +78,27 @@ def _model_filter(model: str | None) -> models.Filter | None:
     return models.Filter(must=[match])
 
 
+_OWN_FOLDER = "give [index] url = local:PATH a folder only you can write, or leave it empty"
+
+
+def local_folder(url: str) -> Path:
+    """The folder of ``local:PATH``, made 0700 if missing, once it and every folder above and
+    file in it are this account's (or root's) and no other account can write them: qdrant-client
+    unpickles each stored point from it (a ``VectorIndexError`` otherwise, before it is read)."""
+    folder = Path(url.removeprefix("local:")).expanduser()
+    try:
+        if not folder.is_absolute():
+            raise ConfigError(
+                f"[index] url = local:{folder} is not an absolute path — {_OWN_FOLDER}"
+            )
+        check_folder(folder, "local index folder", _OWN_FOLDER)
+        folder.mkdir(mode=0o700, exist_ok=True)
+        check_tree(folder, "local index folder", _OWN_FOLDER)
+    except (ConfigError, OSError) as exc:
+        raise VectorIndexError(str(exc)) from exc
+    return folder
+
+
 class QdrantServerIndex:
     def __init__(
         self, url: str, *, api_key: str = "", timeout: float = 5.0, trust_account: str = ""
@@ -100,7 +125,7 @@ class QdrantServerIndex:
             if self._url == ":memory:":
                 self._client = QdrantClient(location=":memory:")
             elif self._url.startswith("local:"):
-                self._client = QdrantClient(path=self._url.removeprefix("local:"))
+                self._client = QdrantClient(path=str(local_folder(self._url)))
             else:
                 self._client = QdrantClient(
                     url=self._url,
