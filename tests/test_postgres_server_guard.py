@@ -8,7 +8,9 @@ DSN's password and every memory. The other person is a real second account
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
+import tempfile
 import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -17,7 +19,7 @@ import pytest
 from psycopg_pool import PoolTimeout
 
 from aria_mem.adapters.postgres.daemon_lock import PgDaemonLock
-from aria_mem.adapters.postgres.server_owner import tcp_addresses
+from aria_mem.adapters.postgres.server_owner import socket_files, tcp_addresses
 from aria_mem.adapters.postgres.store import PostgresStore
 from aria_mem.errors import StoreError
 from tests import accounts
@@ -29,11 +31,15 @@ neighbour = accounts.neighbour  # the fixture: another person's account
 
 RECORDER = textwrap.dedent(
     """
-    import json, socket, sys, threading
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
+    import json, os, socket, sys, threading
+    if len(sys.argv) > 1:  # a socket file in the folder given, as a server's
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(os.path.join(sys.argv[1], ".s.PGSQL.5432"))
+    else:
+        server = socket.socket()
+        server.bind(("127.0.0.1", 0))
     server.listen(16)
-    print(server.getsockname()[1], flush=True)
+    print(server.getsockname()[1] if len(sys.argv) == 1 else 0, flush=True)
     got = {"connections": 0, "bytes": 0}
 
     def serve():
@@ -108,12 +114,17 @@ def test_the_store_connects_to_nothing_another_person_runs(
 def test_a_server_trust_account_names_is_connected_to(
     neighbour: Intruder, theirs: Recorder
 ) -> None:
-    store = PostgresStore(theirs.dsn, connect_timeout=1, trust_account=neighbour.name)
+    _trusted_reaches(theirs, neighbour)
+
+
+def _trusted_reaches(recorder: Recorder, account: Intruder) -> None:
+    """With ``account`` trusted, the store's connections reach its listener."""
+    store = PostgresStore(recorder.dsn, connect_timeout=1, trust_account=account.name)
     with pytest.raises(StoreError) as failed:  # it is no PostgreSQL: the attempt fails
         store.migrate()
     assert "not you" not in str(failed.value)
     store.close()
-    got = theirs.got()
+    got = recorder.got()
     assert got["connections"] >= 1 and got["bytes"] > 0
 
 
@@ -157,3 +168,52 @@ def test_a_service_s_address_is_judged(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setenv("PGSERVICE", "aria")
     assert tcp_addresses("dbname=other") == [("127.0.0.1", 5544)]
     assert tcp_addresses("service=none") == []
+
+
+@pytest.fixture
+def their_socket(neighbour: Intruder) -> Iterator[tuple[Recorder, Path]]:
+    """The other person's listener on the socket a DSN's ``host=FOLDER`` names, in a folder
+    every account may write (as /tmp is), where every account can reach it."""
+    folder = Path(tempfile.mkdtemp(prefix="aria-shared-", dir="/tmp"))
+    folder.chmod(0o1777)
+    recorder = Recorder(neighbour.start(RECORDER, str(folder)))
+    recorder.dsn = f"host={folder} port=5432 dbname=aria user=aria password=the-password"
+    yield recorder, folder / ".s.PGSQL.5432"
+    if recorder.process.poll() is None:
+        recorder.process.kill()
+        recorder.process.wait(timeout=30)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_socket_another_person_made_is_not_connected_to(
+    neighbour: Intruder, their_socket: tuple[Recorder, Path]
+) -> None:
+    """``host=/tmp``: whoever makes .s.PGSQL.5432 there first gets the password and every
+    memory (from a stranger's audit); its owner is asked, as a port's is."""
+    recorder, path = their_socket
+    store = PostgresStore(recorder.dsn, connect_timeout=2)
+    with pytest.raises(StoreError) as refused:
+        store.migrate()
+    said = str(refused.value)
+    assert (
+        f"{path} is served by account '{neighbour.name}' (uid {neighbour.uid}), not you — "
+        "nothing sent (it would receive the password of [postgres] dsn and every memory)"
+    ) in said and "\n" not in said
+    store.close()
+    _trusted_reaches(recorder, neighbour)  # the trusted store's attempts alone
+
+
+def test_the_sockets_judged_are_those_libpq_tries(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("PGHOST", "PGPORT", "PGHOSTADDR", "PGREQUIREPEER", "PGSERVICE"):
+        monkeypatch.delenv(name, raising=False)
+    assert socket_files("host=/tmp dbname=x") == [Path("/tmp/.s.PGSQL.5432")]
+    assert socket_files("postgresql:///x") == [Path("/var/run/postgresql/.s.PGSQL.5432")]
+    assert socket_files("host=/a,db,/b port=1,2,3") == [
+        Path("/a/.s.PGSQL.1"),
+        Path("/b/.s.PGSQL.3"),
+    ]
+    assert socket_files("host=/tmp hostaddr=127.0.0.1") == []  # TCP to the address instead
+    assert socket_files("host=/tmp requirepeer=postgres") == []  # libpq checks it itself
+    assert socket_files("postgresql://u@127.0.0.1/x") == []
+    monkeypatch.setenv("PGHOST", "/run/pg")
+    assert socket_files("dbname=x") == [Path("/run/pg/.s.PGSQL.5432")]

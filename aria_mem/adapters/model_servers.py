@@ -84,6 +84,17 @@ _AT_STAKE = {
 """What a server in each role would receive, for the refusal to say."""
 
 
+def refusal(where: str, holder: Listener, role: str) -> str:
+    """One line: who holds the server at ``where`` (a URL, a socket's path), what it would
+    receive, and the fix."""
+    what = _AT_STAKE.get(role, "your prompts and memories")
+    return (
+        f"{where} is served by {holder.describe()}, not you — nothing sent (it would receive "
+        f"{what}); stop it and start your own server, or set [{role}] trust_account = "
+        f"'{holder.account}' if you trust that account"
+    )
+
+
 class ServerGuard:
     """The check one adapter makes before each request to its server at ``host``."""
 
@@ -113,14 +124,8 @@ class ServerGuard:
         if not self._hostname:
             return
         holder = holder_of(self._hostname, self._port)
-        if not refuses(holder, self._trust):
-            return
-        what = _AT_STAKE.get(self._role, "your prompts and memories")
-        raise error(
-            f"{self.url} is served by {holder.describe()}, not you — nothing sent (it would "
-            f"receive {what}); stop it and start your own server, or set [{self._role}] "
-            f"trust_account = '{holder.account}' if you trust that account"
-        )
+        if refuses(holder, self._trust):
+            raise error(refusal(self.url, holder, self._role))
 
     def forget(self) -> None:
         """The server could not be reached: look its address up afresh next time."""

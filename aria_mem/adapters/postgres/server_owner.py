@@ -1,33 +1,38 @@
-"""Who runs the PostgreSQL server a DSN names over TCP on this machine.
+"""Who runs the PostgreSQL server a DSN names on this machine, over TCP or a Unix socket.
 
-Any account can be first to listen on a free port of 127.0.0.1: should the system PostgreSQL
-stop, another person's program on 127.0.0.1:5432 would receive the DSN's password (libpq sends
-it in clear when a server asks) and every memory written or read. So before each connection
-this store asks who holds the address (``model_servers.ServerGuard``, as the model and index
-adapters do), and connects to nothing another person's account holds unless ``[postgres]
-trust_account`` names that account. The system PostgreSQL runs as the system account
-``postgres`` and passes; a socket path (the embedded server's) and another machine's address
-are not judged here.
+Any account can be first to listen on a free port of 127.0.0.1, or to make the socket file in a
+folder every account may write (``host=/tmp``): should the person's PostgreSQL stop, another
+person's program there would receive the DSN's password (libpq sends it in clear when a server
+asks) and every memory written or read. So before each connection this store asks who holds
+each address (``model_servers.ServerGuard``, as the model and index adapters do) and who owns
+each socket file (``SocketGuard``), and connects to nothing another person's account holds
+unless ``[postgres] trust_account`` names that account. The system PostgreSQL runs as the
+system account ``postgres`` and passes. A DSN with ``requirepeer`` (the embedded server's)
+has libpq check the socket's account itself; another machine's address and an abstract socket
+have no owner to tell.
 """
 
 from __future__ import annotations
 
 import configparser
 import os
+from collections.abc import Callable
+from pathlib import Path
 
 from psycopg.conninfo import conninfo_to_dict
 
-from aria_mem.adapters.model_servers import ServerGuard
+from aria_mem.adapters.model_servers import ServerGuard, refusal, refuses
 from aria_mem.errors import StoreError
+from aria_mem.listeners import Listener, account_name
 
 USUAL_PORT = 5432
+DEFAULT_SOCKET_FOLDER = "/var/run/postgresql"
+"""Where the libpq psycopg brings looks for a socket when a DSN names no host (compiled in)."""
 
 
-def tcp_addresses(dsn: str) -> list[tuple[str, int]]:
-    """The TCP addresses libpq would try for ``dsn``: each keyword from the DSN, else its
-    variable (``PGHOST``, ``PGHOSTADDR``, ``PGPORT``), else the service file's entry
-    (``service=`` or ``PGSERVICE``); per host, its ``hostaddr`` when given, with its port (one
-    port serves every host; an empty one is 5432). Socket folders are not addresses."""
+def _keywords(dsn: str) -> Callable[[str, str], list[str]]:
+    """A keyword's values as libpq reads them for ``dsn``: from the DSN, else its variable,
+    else the service file's entry (``service=`` or ``PGSERVICE``), split at commas."""
     given = {k: str(v) for k, v in conninfo_to_dict(dsn).items() if v is not None}
     service = _service(given.get("service") or os.environ.get("PGSERVICE", ""))
 
@@ -35,6 +40,19 @@ def tcp_addresses(dsn: str) -> list[tuple[str, int]]:
         value = given.get(name) or os.environ.get(variable) or service.get(name, "")
         return [part.strip() for part in value.split(",")] if value else []
 
+    return keyword
+
+
+def _port(ports: list[str], at: int) -> int:
+    """The port of the ``at``-th host: one port serves every host; an empty one is 5432."""
+    port = ports[0] if len(ports) == 1 else ports[at] if at < len(ports) else ""
+    return int(port) if port.isascii() and port.isdigit() else USUAL_PORT
+
+
+def tcp_addresses(dsn: str) -> list[tuple[str, int]]:
+    """The TCP addresses libpq would try for ``dsn``: per host, its ``hostaddr`` when given,
+    with its port (``_keywords``, ``_port``). Socket folders are not addresses."""
+    keyword = _keywords(dsn)
     hosts, addrs = keyword("host", "PGHOST"), keyword("hostaddr", "PGHOSTADDR")
     ports = keyword("port", "PGPORT") or [""]
     found = []
@@ -43,10 +61,26 @@ def tcp_addresses(dsn: str) -> list[tuple[str, int]]:
         host = addr or (hosts[at] if at < len(hosts) else "")
         if not host or host.startswith(("/", "@")):  # a socket's folder, or an abstract one
             continue
-        port = ports[0] if len(ports) == 1 else ports[at] if at < len(ports) else ""
-        number = int(port) if port.isascii() and port.isdigit() else USUAL_PORT
-        found.append((host, number))
+        found.append((host, _port(ports, at)))
     return found
+
+
+def socket_files(dsn: str) -> list[Path]:
+    """The socket files libpq would try for ``dsn`` (``.s.PGSQL.PORT`` in each host that is a
+    folder, the compiled-in folder when there is no host at all), unless ``requirepeer`` has
+    libpq check the server's account itself."""
+    keyword = _keywords(dsn)
+    if keyword("requirepeer", "PGREQUIREPEER"):
+        return []
+    hosts, addrs = keyword("host", "PGHOST"), keyword("hostaddr", "PGHOSTADDR")
+    ports = keyword("port", "PGPORT") or [""]
+    if not hosts and not addrs:
+        hosts = [DEFAULT_SOCKET_FOLDER]
+    return [
+        Path(host) / f".s.PGSQL.{_port(ports, at)}"
+        for at, host in enumerate(hosts)
+        if host.startswith("/") and not (at < len(addrs) and addrs[at])
+    ]
 
 
 def _service(name: str) -> dict[str, str]:
@@ -68,18 +102,41 @@ def _service(name: str) -> dict[str, str]:
     return {}
 
 
+class SocketGuard:
+    """The check before each connection through one socket file: who owns it (the account
+    whose server made it), and the link to it if it is one."""
+
+    def __init__(self, path: Path, trust_account: str) -> None:
+        self._path = path
+        self._trust = trust_account.strip()
+
+    def check(self, error: Callable[[str], Exception]) -> None:
+        for look in (os.lstat, os.stat):
+            try:
+                uid = look(self._path).st_uid
+            except OSError:
+                return  # none there: libpq finds nothing to send to either
+            holder = Listener(str(self._path), uid, account_name(uid))
+            if refuses(holder, self._trust):
+                raise error(refusal(str(self._path), holder, "postgres"))
+
+    def forget(self) -> None:
+        """Nothing is kept: a socket file's owner is looked up at each connection."""
+
+
 class ServerOwner:
     """The check a store makes before each connection to the server its DSN names."""
 
     def __init__(self, dsn: str, trust_account: str = "") -> None:
-        self._guards = [
+        self._guards: list[ServerGuard | SocketGuard] = [
             ServerGuard("postgres", f"postgresql://{_shown(host)}:{port}", port, trust_account)
             for host, port in tcp_addresses(dsn)
         ]
+        self._guards += [SocketGuard(path, trust_account) for path in socket_files(dsn)]
 
     def check(self) -> None:
-        """``StoreError`` with one line naming the address, the account and the fix when
-        another person's account holds one of the addresses (nothing is sent to any)."""
+        """``StoreError`` with one line naming the address or socket, the account and the fix
+        when another person's account holds one of them (nothing is sent to any)."""
         for guard in self._guards:
             guard.check(StoreError)
 
