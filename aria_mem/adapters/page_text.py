@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import io
 import logging
+import time
+from typing import Any
 
 from aria_mem.domain.chunking import html_to_text
 from aria_mem.errors import AriaMemError, UsageError
@@ -17,6 +19,11 @@ from aria_mem.errors import AriaMemError, UsageError
 MAX_PDF_PAGES = 2_000
 MAX_TEXT_CHARS = 5_000_000
 """As much text as a 5 MB text file holds; a PDF's compressed streams can hold far more."""
+MAX_PDF_SECONDS = 30.0
+"""Reading a PDF's pages stops past this (checked after each page): a PDF of a few hundred KB
+can make pypdf work for minutes (a stranger's audit: 42 KB, 200 pages sharing one 560 KB
+content stream, 5.4 s of CPU, growing with the pages), and `learn` is open to a model over
+MCP. One page is bounded by pypdf's own limit on a stream (75 MB decompressed)."""
 
 
 def main_text(html: str, url: str | None = None) -> tuple[str, str]:
@@ -72,7 +79,18 @@ def _pdf_pages(data: bytes, where: str) -> tuple[str, list[str]]:
         )
     pages: list[str] = []
     size = 0
-    for page in reader.pages:
+    read: set[tuple[int, int]] = set()
+    deadline = time.monotonic() + MAX_PDF_SECONDS
+    for number, page in enumerate(reader.pages, start=1):
+        if time.monotonic() > deadline:
+            raise UsageError(
+                f"{where} took more than {MAX_PDF_SECONDS:g} s to read ({number - 1:,} of "
+                f"{len(reader.pages):,} pages) — split it, or learn its text instead"
+            )
+        contents = _streams(page)
+        if contents and contents <= read:  # the same streams as pages read: the same text
+            continue
+        read |= contents
         text = page.extract_text() or ""
         size += len(text)
         if size > MAX_TEXT_CHARS:
@@ -83,3 +101,11 @@ def _pdf_pages(data: bytes, where: str) -> tuple[str, list[str]]:
         pages.append(text.strip())
     title = str((reader.metadata.title if reader.metadata else None) or "").strip()
     return title, pages
+
+
+def _streams(page: Any) -> set[tuple[int, int]]:
+    """The objects (number, generation) a page's content streams are, when they are objects
+    of their own (a page that holds its stream inline shares it with no other)."""
+    contents = page.get("/Contents")
+    parts = contents if isinstance(contents, list) else [contents]
+    return {(p.idnum, p.generation) for p in parts if hasattr(p, "idnum")}
