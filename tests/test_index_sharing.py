@@ -21,7 +21,8 @@ import numpy as np
 import pytest
 import qdrant_edge as qe
 
-from aria_mem.adapters.postgres.embedded import INITDB_STAGE, SOCKET_FOLDER
+from aria_mem.adapters.postgres.cluster_files import SOCKET_FOLDER
+from aria_mem.adapters.postgres.embedded import INITDB_STAGE
 from aria_mem.adapters.qdrant_edge import EdgeIndex
 from aria_mem.adapters.service import protocol as wire
 from aria_mem.adapters.service.client import ServiceClient

@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aria_mem.adapters.postgres import old_server, posix_acl
+from aria_mem.adapters.postgres.cluster_files import SOCKET_FOLDER, made_socket_folder, write_afresh
 from aria_mem.adapters.postgres.embedded_version import check_major_version
 from aria_mem.adapters.postgres.server_account import (
     Account,
@@ -72,9 +73,6 @@ handed to initdb on a first start (the server account may not enter the data fol
 parents)."""
 TEMPLATE_VARIABLE = "ARIA_MEM_TEST_PGDATA_TEMPLATE"
 """Names a cluster made by ``make_template`` that new clusters are copied from (test suites)."""
-SOCKET_FOLDER = "aria-mem-pg-"
-"""The prefix of the private folder, in the runtime or temporary folder, that holds the
-server's socket when the data folder's path is too long for a socket address."""
 
 
 @dataclass(frozen=True)
@@ -204,14 +202,13 @@ def _secured_dsn(pgdata: Path, account: Account) -> str | None:
 
 
 def _write_hba(pgdata: Path, account: Account) -> None:
-    hba = pgdata / "pg_hba.conf"
-    hba.write_text(
+    text = (
         f"{HBA_MARKER}, kept in {password_file(pgdata)} (0600).\n"
         "# There is no TCP listener (listen_addresses is empty).\n"
         "local   all   all   scram-sha-256\n"
-    )
-    os.chmod(hba, FILE_MODE)
-    _give_to(hba, account)
+    )  # never through a link the server's account planted (``cluster_files``)
+    owner = (account.uid, account.gid) if account.is_other else None
+    write_afresh(pgdata / "pg_hba.conf", text, FILE_MODE, owner)
 
 
 def _save_password(pgdata: Path, password: str) -> None:
@@ -238,11 +235,10 @@ def _initdb(pgdata: Path, account: Account) -> None:
     password = secrets.token_urlsafe(32)
     holder = Path(tempfile.mkdtemp(prefix=INITDB_STAGE))
     try:
+        pwfile = holder / "pw"  # written before the folder is the server account's too
+        owner = (account.uid, account.gid) if account.is_other else None
+        write_afresh(pwfile, password + "\n", FILE_MODE, owner)
         _give_to(holder, account)
-        pwfile = holder / "pw"
-        pwfile.write_text(password + "\n")
-        os.chmod(pwfile, FILE_MODE)
-        _give_to(pwfile, account)
         _run(
             [_bin("initdb"), "-D", str(pgdata), "-U", SUPERUSER, f"--pwfile={pwfile}",
              "--auth-local=scram-sha-256", "--auth-host=reject", "--encoding=UTF8",
@@ -314,8 +310,9 @@ def _start(pgdata: Path, account: Account) -> None:
 def _stop(pgdata: Path, account: Account) -> None:
     postmaster = read_postmaster(pgdata)
     _run([_bin("pg_ctl"), "-D", str(pgdata), "-w", "-m", "fast", "stop"], account, timeout=60)
-    if postmaster is not None and postmaster.socket_dir != pgdata:
-        shutil.rmtree(postmaster.socket_dir, ignore_errors=True)
+    gone = postmaster.socket_dir if postmaster is not None else pgdata
+    if gone != pgdata and made_socket_folder(gone, pgdata):  # one aria-mem made, only
+        shutil.rmtree(gone, ignore_errors=True)
 
 
 @contextmanager

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from aria_mem.adapters.postgres.cluster_files import made_socket_folder
 from aria_mem.errors import StoreError
 
 log = logging.getLogger(__name__)
@@ -186,6 +187,8 @@ def _clear_locks(pgdata: Path, postmaster: int) -> None:
     if len(lines) < 5 or lines[0].strip() != str(postmaster):
         return
     socket_dir = Path(lines[4].strip()) if lines[4].strip() else pgdata
+    if not made_socket_folder(socket_dir, pgdata):  # the server's account wrote that file
+        socket_dir = pgdata
     socket_lock = socket_dir / f".s.PGSQL.{lines[3].strip()}.lock"
     try:
         if socket_lock.read_text().splitlines()[:1] == [str(postmaster)]:
