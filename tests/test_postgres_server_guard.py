@@ -19,7 +19,7 @@ import pytest
 from psycopg_pool import PoolTimeout
 
 from aria_mem.adapters.postgres.daemon_lock import PgDaemonLock
-from aria_mem.adapters.postgres.server_owner import socket_files, tcp_addresses
+from aria_mem.adapters.postgres.server_owner import ServerOwner, socket_files, tcp_addresses
 from aria_mem.adapters.postgres.store import PostgresStore
 from aria_mem.errors import StoreError
 from tests import accounts
@@ -217,3 +217,29 @@ def test_the_sockets_judged_are_those_libpq_tries(monkeypatch: pytest.MonkeyPatc
     assert socket_files("postgresql://u@127.0.0.1/x") == []
     monkeypatch.setenv("PGHOST", "/run/pg")
     assert socket_files("dbname=x") == [Path("/run/pg/.s.PGSQL.5432")]
+
+
+def test_a_service_file_is_trusted_only_as_a_config_is_and_read_at_each_connection(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, neighbour: Intruder, theirs: Recorder
+) -> None:
+    """A service file names the server as a DSN does (from a stranger's audit): one another
+    account could write, or one that finds its server through LDAP, is refused; and as libpq
+    reads it at each connection, so does the check (an edit after the store was made)."""
+    for name in ("PGHOST", "PGPORT", "PGHOSTADDR", "PGSERVICE", "PGREQUIREPEER"):
+        monkeypatch.delenv(name, raising=False)
+    services = tmp_path / "pg_service.conf"
+    monkeypatch.setenv("PGSERVICEFILE", str(services))
+    services.write_text("[aria]\nhost=127.0.0.1\nport=5432\n")
+    owner = ServerOwner("service=aria dbname=postgres")
+    owner.check()  # the system PostgreSQL, run by the system account postgres
+    services.write_text(f"[aria]\nhost=127.0.0.1\nport={theirs.port}\n")
+    with pytest.raises(StoreError, match=f"served by account '{neighbour.name}'"):
+        owner.check()
+    services.chmod(0o666)
+    with pytest.raises(StoreError, match="writable by every account"):
+        owner.check()
+    services.chmod(0o600)
+    services.write_text("[aria]\nldap://ldap.example/dc=example?uniqueMember?one?(cn=aria)\n")
+    with pytest.raises(StoreError, match="through LDAP"):
+        ServerOwner("service=aria")
+    assert theirs.got() == {"connections": 0, "bytes": 0}

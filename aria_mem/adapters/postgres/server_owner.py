@@ -22,8 +22,9 @@ from pathlib import Path
 from psycopg.conninfo import conninfo_to_dict
 
 from aria_mem.adapters.model_servers import ServerGuard, refusal, refuses
-from aria_mem.errors import StoreError
+from aria_mem.errors import ConfigError, StoreError
 from aria_mem.listeners import Listener, account_name
+from aria_mem.ownership import check_file
 
 USUAL_PORT = 5432
 DEFAULT_SOCKET_FOLDER = "/var/run/postgresql"
@@ -86,20 +87,35 @@ def socket_files(dsn: str) -> list[Path]:
 def _service(name: str) -> dict[str, str]:
     """The keywords of connection service ``name``, as libpq finds it: in ``PGSERVICEFILE``
     (else ~/.pg_service.conf), then in pg_service.conf of ``PGSYSCONFDIR`` (else Debian's
-    /etc/postgresql-common); empty when there is none."""
+    /etc/postgresql-common); empty when there is none. A service file names the server as a
+    DSN does, so it is trusted only as a config is (``ownership``), and one that cannot be read
+    plainly (or that finds the server through LDAP) is refused: its server could not be
+    judged."""
     if not name:
         return {}
     user_file = os.environ.get("PGSERVICEFILE") or os.path.expanduser("~/.pg_service.conf")
     system = os.environ.get("PGSYSCONFDIR") or "/etc/postgresql-common"
     for path in (user_file, os.path.join(system, "pg_service.conf")):
+        if not os.path.exists(path):
+            continue
         read = configparser.ConfigParser(interpolation=None)
         try:
+            check_file(Path(path), "connection service file", _OWN_SERVICE)
             read.read(path, encoding="utf-8")
-        except (configparser.Error, OSError, UnicodeDecodeError):
-            continue
+        except (ConfigError, configparser.Error, OSError, UnicodeDecodeError) as exc:
+            raise StoreError(f"Cannot check the servers of service {name!r}: {exc}") from exc
         if read.has_section(name):
-            return dict(read.items(name))
+            found = dict(read.items(name))
+            if any(key.lower().startswith("ldap") for key in found):
+                raise StoreError(
+                    f"Service {name!r} in {path} finds its server through LDAP, which aria-mem "
+                    f"cannot check — {_OWN_SERVICE}"
+                )
+            return found
     return {}
+
+
+_OWN_SERVICE = "name the server in [postgres] dsn instead, or keep the file only you can write"
 
 
 class SocketGuard:
@@ -128,15 +144,25 @@ class ServerOwner:
     """The check a store makes before each connection to the server its DSN names."""
 
     def __init__(self, dsn: str, trust_account: str = "") -> None:
-        self._guards: list[ServerGuard | SocketGuard] = [
-            ServerGuard("postgres", f"postgresql://{_shown(host)}:{port}", port, trust_account)
-            for host, port in tcp_addresses(dsn)
+        self._dsn = dsn
+        self._trust = trust_account
+        given = conninfo_to_dict(dsn).get("service") or os.environ.get("PGSERVICE")
+        self._by_service = bool(given)
+        """libpq reads a service file at each connection: so is it read here, at each check."""
+        self._guards = self._judged()
+
+    def _judged(self) -> list[ServerGuard | SocketGuard]:
+        guards: list[ServerGuard | SocketGuard] = [
+            ServerGuard("postgres", f"postgresql://{_shown(host)}:{port}", port, self._trust)
+            for host, port in tcp_addresses(self._dsn)
         ]
-        self._guards += [SocketGuard(path, trust_account) for path in socket_files(dsn)]
+        return guards + [SocketGuard(path, self._trust) for path in socket_files(self._dsn)]
 
     def check(self) -> None:
         """``StoreError`` with one line naming the address or socket, the account and the fix
         when another person's account holds one of them (nothing is sent to any)."""
+        if self._by_service:
+            self._guards = self._judged()
         for guard in self._guards:
             guard.check(StoreError)
 
