@@ -39,13 +39,14 @@ def test_only_a_socket_folder_aria_mem_made_is_taken_for_one(tmp_path: Path) -> 
     linked = Path(tempfile.gettempdir()) / f"{SOCKET_FOLDER}linked"
     linked.symlink_to(tmp_path)
     try:
-        assert made_socket_folder(pgdata, pgdata)
-        assert made_socket_folder(made, pgdata)
-        assert not made_socket_folder(tmp_path, pgdata)  # someone's tree
-        assert not made_socket_folder(made / ".." / ".." / "home", pgdata)
-        assert not made_socket_folder(Path(f"{made}/../{tmp_path.name}"), pgdata)
-        assert not made_socket_folder(linked, pgdata)  # a link, whatever its name
-        assert not made_socket_folder(Path(SOCKET_FOLDER), pgdata)  # relative
+        assert made_socket_folder(pgdata, pgdata, os.getuid())
+        assert made_socket_folder(made, pgdata, os.getuid())
+        assert not made_socket_folder(tmp_path, pgdata, os.getuid())  # someone's tree
+        assert not made_socket_folder(made / ".." / ".." / "home", pgdata, os.getuid())
+        assert not made_socket_folder(Path(f"{made}/../{tmp_path.name}"), pgdata, os.getuid())
+        assert not made_socket_folder(linked, pgdata, os.getuid())  # a link, whatever its name
+        assert not made_socket_folder(Path(SOCKET_FOLDER), pgdata, os.getuid())  # relative
+        assert not made_socket_folder(made, pgdata, os.getuid() + 1)  # another server's
     finally:
         linked.unlink()
         made.rmdir()
@@ -82,6 +83,6 @@ def test_a_dead_servers_lock_is_cleared_only_in_a_folder_aria_mem_made(tmp_path:
     kept.write_text("4242\n")
     lines = ["4242", str(pgdata), "0", "5432", str(elsewhere), "", "", "ready"]
     (pgdata / "postmaster.pid").write_text("\n".join(lines) + "\n")
-    old_server._clear_locks(pgdata, 4242)
+    old_server._clear_locks(pgdata, 4242, os.getuid())
     assert kept.exists()  # named by postmaster.pid, which the server's account writes
     assert not (pgdata / "postmaster.pid").exists()

@@ -81,3 +81,15 @@ def test_a_relative_local_index_path_is_refused(tmp_path: Path) -> None:
         QdrantServerIndex("local:index").count("memories")
     with pytest.raises(ConfigError, match="local:PATH must name an absolute PATH"):
         config.with_overrides(config.load(environ={}), index={"url": "local:index"})
+
+
+def test_a_nested_new_folder_is_made_and_an_existing_one_made_private(tmp_path: Path) -> None:
+    """qdrant-client made missing parents; a folder made before is made 0700 too (review)."""
+    nested = tmp_path / "a" / "b" / "index"
+    _stored(nested)
+    existing = tmp_path / "made-before"
+    existing.mkdir(mode=0o755)
+    existing.chmod(0o755)
+    _stored(existing)
+    for folder in (nested, existing):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700

@@ -34,7 +34,7 @@ def _sharing(pages: int, lines: int) -> bytes:
     stream.set_data(drawn.encode())
     stream_ref = writer._add_object(stream)
     fonts = DictionaryObject({NameObject("/F1"): writer._add_object(font)})
-    resources = DictionaryObject({NameObject("/Font"): fonts})
+    resources = writer._add_object(DictionaryObject({NameObject("/Font"): fonts}))
     for _ in range(pages):
         page = writer.add_blank_page(612, 792)
         page[NameObject("/Contents")] = stream_ref
@@ -52,6 +52,34 @@ def test_pages_sharing_one_content_stream_are_read_once() -> None:
 
 def test_reading_a_pdf_stops_past_its_time(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(page_text, "MAX_PDF_SECONDS", 0.0)
+    monkeypatch.setattr(page_text, "PDF_SECONDS_PER_PAGE", 0.0)
     pdf = make_pdf([["The user swims."], ["The user rows."]])
     with pytest.raises(UsageError, match=r"took more than 0 s to read \(0 of 2 pages\)"):
         page_text.pdf_text(pdf, "slow.pdf")
+
+
+def test_pages_drawn_by_one_stream_with_their_own_fonts_are_each_read() -> None:
+    """One stream, each page its own resources: the same operators name other fonts or
+    forms, so other text (from a stranger's review: only the first page's was kept)."""
+    writer = PdfWriter()
+    stream = DecodedStreamObject()
+    stream.set_data(b"BT /F1 12 Tf 72 700 Td (Page text) Tj ET\n")
+    stream_ref = writer._add_object(stream)
+    for base in ("/Helvetica", "/Courier", "/Times-Roman"):
+        font = DictionaryObject(
+            {
+                NameObject("/Type"): NameObject("/Font"),
+                NameObject("/Subtype"): NameObject("/Type1"),
+                NameObject("/BaseFont"): NameObject(base),
+            }
+        )
+        fonts = DictionaryObject({NameObject("/F1"): writer._add_object(font)})
+        page = writer.add_blank_page(612, 792)
+        page[NameObject("/Contents")] = stream_ref
+        page[NameObject("/Resources")] = writer._add_object(
+            DictionaryObject({NameObject("/Font"): fonts})
+        )
+    out = io.BytesIO()
+    writer.write(out)
+    _, text = page_text.pdf_text(out.getvalue(), "fonts.pdf")
+    assert text.count("Page text") == 3

@@ -217,6 +217,9 @@ def test_the_sockets_judged_are_those_libpq_tries(monkeypatch: pytest.MonkeyPatc
     assert socket_files("postgresql://u@127.0.0.1/x") == []
     monkeypatch.setenv("PGHOST", "/run/pg")
     assert socket_files("dbname=x") == [Path("/run/pg/.s.PGSQL.5432")]
+    default = Path("/var/run/postgresql/.s.PGSQL.5432")  # an empty host: libpq's default
+    assert socket_files("host='' dbname=x") == [default]
+    assert socket_files("host=,/tmp dbname=x") == [default, Path("/tmp/.s.PGSQL.5432")]
 
 
 def test_a_service_file_is_trusted_only_as_a_config_is_and_read_at_each_connection(

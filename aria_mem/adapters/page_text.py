@@ -20,10 +20,12 @@ MAX_PDF_PAGES = 2_000
 MAX_TEXT_CHARS = 5_000_000
 """As much text as a 5 MB text file holds; a PDF's compressed streams can hold far more."""
 MAX_PDF_SECONDS = 30.0
-"""Reading a PDF's pages stops past this (checked after each page): a PDF of a few hundred KB
-can make pypdf work for minutes (a stranger's audit: 42 KB, 200 pages sharing one 560 KB
-content stream, 5.4 s of CPU, growing with the pages), and `learn` is open to a model over
-MCP. One page is bounded by pypdf's own limit on a stream (75 MB decompressed)."""
+PDF_SECONDS_PER_PAGE = 0.05
+"""Reading a PDF's pages stops past ``MAX_PDF_SECONDS`` or this much a page, whichever is more
+(a book of 2,000 pages: 100 s; checked between pages): a PDF of a few hundred KB can make pypdf
+work for minutes (a stranger's audit: 42 KB, 200 pages sharing one 560 KB content stream, 5.4 s
+of CPU, growing with the pages), and `learn` is open to a model over MCP. One page is bounded
+only by pypdf's own limit on a stream (75 MB decompressed)."""
 
 
 def main_text(html: str, url: str | None = None) -> tuple[str, str]:
@@ -79,18 +81,20 @@ def _pdf_pages(data: bytes, where: str) -> tuple[str, list[str]]:
         )
     pages: list[str] = []
     size = 0
-    read: set[tuple[int, int]] = set()
-    deadline = time.monotonic() + MAX_PDF_SECONDS
+    read: set[tuple[object, ...]] = set()
+    allowed = max(MAX_PDF_SECONDS, PDF_SECONDS_PER_PAGE * len(reader.pages))
+    deadline = time.monotonic() + allowed
     for number, page in enumerate(reader.pages, start=1):
         if time.monotonic() > deadline:
             raise UsageError(
-                f"{where} took more than {MAX_PDF_SECONDS:g} s to read ({number - 1:,} of "
+                f"{where} took more than {allowed:g} s to read ({number - 1:,} of "
                 f"{len(reader.pages):,} pages) — split it, or learn its text instead"
             )
-        contents = _streams(page)
-        if contents and contents <= read:  # the same streams as pages read: the same text
+        drawn = _drawing(page)
+        if drawn is not None and drawn in read:  # drawn as a page read before: the same text
             continue
-        read |= contents
+        if drawn is not None:
+            read.add(drawn)
         text = page.extract_text() or ""
         size += len(text)
         if size > MAX_TEXT_CHARS:
@@ -103,9 +107,14 @@ def _pdf_pages(data: bytes, where: str) -> tuple[str, list[str]]:
     return title, pages
 
 
-def _streams(page: Any) -> set[tuple[int, int]]:
-    """The objects (number, generation) a page's content streams are, when they are objects
-    of their own (a page that holds its stream inline shares it with no other)."""
+def _drawing(page: Any) -> tuple[object, ...] | None:
+    """What a page's text follows from, when other pages can share it: its content streams
+    and its resources (fonts, forms: one stream drawn with other fonts is other text, from a
+    stranger's review), each as the object it is (number, generation), in order. None when
+    either is inline in the page or inherited: such a page is read."""
     contents = page.get("/Contents")
-    parts = contents if isinstance(contents, list) else [contents]
-    return {(p.idnum, p.generation) for p in parts if hasattr(p, "idnum")}
+    parts = list(contents) if isinstance(contents, list) else [contents]
+    named = [*parts, page.get("/Resources")]  # none: inherited from the tree, read each time
+    if not all(hasattr(p, "idnum") for p in named):
+        return None
+    return tuple((p.idnum, p.generation) for p in named)

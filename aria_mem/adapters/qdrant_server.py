@@ -92,8 +92,9 @@ def local_folder(url: str) -> Path:
                 f"[index] url = local:{folder} is not an absolute path — {_OWN_FOLDER}"
             )
         check_folder(folder, "local index folder", _OWN_FOLDER)
-        folder.mkdir(mode=0o700, exist_ok=True)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         check_tree(folder, "local index folder", _OWN_FOLDER)
+        folder.chmod(0o700)  # one made before, too: what it holds is reached by no other
     except (ConfigError, OSError) as exc:
         raise VectorIndexError(str(exc)) from exc
     return folder

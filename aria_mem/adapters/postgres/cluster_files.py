@@ -35,10 +35,11 @@ def write_afresh(path: Path, text: str, mode: int, owner: tuple[int, int] | None
         os.close(fd)
 
 
-def made_socket_folder(folder: Path, pgdata: Path) -> bool:
+def made_socket_folder(folder: Path, pgdata: Path, owner: int) -> bool:
     """Whether ``folder`` (read from ``postmaster.pid``) is the data folder or a socket folder
-    aria-mem made: named ``SOCKET_FOLDER...`` right in the runtime or temporary folder, written
-    plainly (no ``..``), and a folder itself, not a link."""
+    aria-mem made for this server: named ``SOCKET_FOLDER...`` right in the runtime or temporary
+    folder, written plainly (no ``..``), a folder itself, not a link, and the server account's
+    (``owner``), not another person's server's."""
     if folder == pgdata:
         return True
     bases = {Path(tempfile.gettempdir()), Path(os.environ.get("XDG_RUNTIME_DIR") or "/nonexistent")}
@@ -46,6 +47,7 @@ def made_socket_folder(folder: Path, pgdata: Path) -> bool:
     if not plain or folder.parent not in bases or not folder.name.startswith(SOCKET_FOLDER):
         return False
     try:
-        return stat.S_ISDIR(os.lstat(folder).st_mode)
+        info = os.lstat(folder)
     except OSError:
         return False
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == owner

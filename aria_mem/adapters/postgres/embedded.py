@@ -311,7 +311,7 @@ def _stop(pgdata: Path, account: Account) -> None:
     postmaster = read_postmaster(pgdata)
     _run([_bin("pg_ctl"), "-D", str(pgdata), "-w", "-m", "fast", "stop"], account, timeout=60)
     gone = postmaster.socket_dir if postmaster is not None else pgdata
-    if gone != pgdata and made_socket_folder(gone, pgdata):  # one aria-mem made, only
+    if gone != pgdata and made_socket_folder(gone, pgdata, account.uid):  # ours alone
         shutil.rmtree(gone, ignore_errors=True)
 
 

@@ -174,7 +174,7 @@ def refused(log: Path, offset: int) -> bool:
     return any(reason in written for reason in REFUSALS)
 
 
-def _clear_locks(pgdata: Path, postmaster: int) -> None:
+def _clear_locks(pgdata: Path, postmaster: int, uid: int) -> None:
     """Remove the lock files of a dead postmaster whose pid still answers a signal (a zombie
     init has not reaped: where init never reaps, it stays): PostgreSQL would take it for a
     running server. No process holds the old server any more, and PostgreSQL still finds
@@ -184,10 +184,10 @@ def _clear_locks(pgdata: Path, postmaster: int) -> None:
         lines = pid_file.read_text().splitlines()
     except OSError:
         return
-    if len(lines) < 5 or lines[0].strip() != str(postmaster):
+    if len(lines) < 5 or lines[0].strip() != str(postmaster) or not lines[3].strip().isdigit():
         return
     socket_dir = Path(lines[4].strip()) if lines[4].strip() else pgdata
-    if not made_socket_folder(socket_dir, pgdata):  # the server's account wrote that file
+    if not made_socket_folder(socket_dir, pgdata, uid):  # the server's account wrote that file
         socket_dir = pgdata
     socket_lock = socket_dir / f".s.PGSQL.{lines[3].strip()}.lock"
     try:
@@ -215,7 +215,7 @@ def start_when_free(
             time.sleep(POLL_S)
             continue
         if left is not None and left.zombie:
-            _clear_locks(pgdata, left.postmaster)
+            _clear_locks(pgdata, left.postmaster, uid)
         server_log = pgdata / "log"
         offset = server_log.stat().st_size if server_log.exists() else 0
         try:

@@ -37,8 +37,8 @@ def _keywords(dsn: str) -> Callable[[str, str], list[str]]:
     given = {k: str(v) for k, v in conninfo_to_dict(dsn).items() if v is not None}
     service = _service(given.get("service") or os.environ.get("PGSERVICE", ""))
 
-    def keyword(name: str, variable: str) -> list[str]:
-        value = given.get(name) or os.environ.get(variable) or service.get(name, "")
+    def keyword(name: str, variable: str) -> list[str]:  # given empty: libpq's default
+        value = given[name] if name in given else os.environ.get(variable) or service.get(name, "")
         return [part.strip() for part in value.split(",")] if value else []
 
     return keyword
@@ -77,6 +77,7 @@ def socket_files(dsn: str) -> list[Path]:
     ports = keyword("port", "PGPORT") or [""]
     if not hosts and not addrs:
         hosts = [DEFAULT_SOCKET_FOLDER]
+    hosts = [host or DEFAULT_SOCKET_FOLDER for host in hosts]  # an empty one: the default
     return [
         Path(host) / f".s.PGSQL.{_port(ports, at)}"
         for at, host in enumerate(hosts)
