@@ -8,10 +8,12 @@ wording back, the text it had before the join, in the forget's transaction, and 
 names the memory whose words it took in (``MemoryChanges.joins``), so the text to give back is
 known exactly.
 
-When it is not, nothing is guessed: if the older memory changed after the join (an edit, a
-fuller wording, another join: its history then holds the joined wording too), if its wording
-went on into another memory, or if the join was made before aria-mem recorded what it took in,
-the forget is refused and says what to forget as well. Nothing is lost and nothing is left.
+When that would leave the words somewhere or lose a fact, nothing is guessed: if the older
+memory changed, was said again or was asked about after the join (its history, a restatement
+or a question may hold the joined wording), if its wording went on into another memory, if the
+two were joined twice, or if the join was made before aria-mem recorded what it took in, the
+forget is refused and says what to forget first (``own_wording``). Nothing is lost and nothing
+is left.
 """
 
 from __future__ import annotations

@@ -264,14 +264,14 @@ class MemoryWriter:
         return WriteResult(memory, False, True)
 
     def _index_again(self, memory_id: uuid.UUID) -> None:
-        """The memory a forgotten one was merged into, if its text changed with the forget
-        (a later pass indexes it otherwise: it is marked pending)."""
+        """The memory a forgotten one was merged into, if its text changed with the forget; the
+        forget is done whatever happens here (a later pass indexes it: it is marked pending)."""
         try:
             kept = self._memories.get(memory_id)
-        except NotFoundError:
-            return
-        if kept.index_state is IndexState.PENDING:
-            self._sync(kept, False)
+            if kept.index_state is IndexState.PENDING:
+                self._sync(kept, False)
+        except (NotFoundError, ServiceError) as exc:
+            log.info("memory %s left for the next pass to index: %s", memory_id, exc)
 
 
 def _unit(name: str, value: float | None) -> float | None:
