@@ -1146,18 +1146,40 @@ def test_a_history_naming_another_pairs_memory_never_lets_a_forget_change_it(
     assert any_store.memories.get(alices).text == GDANSK
 
 
-def test_forgetting_a_memory_joined_twice_is_refused(
-    any_store: Store, parts: tuple[MemoryWriter, Curator], server: FakeOllama, judge: Judge
+@pytest.mark.parametrize("again", [False, True])
+def test_a_join_undone_leaves_no_joined_words_so_the_memory_can_be_forgotten(
+    any_store: Store,
+    parts: tuple[MemoryWriter, Curator],
+    server: FakeOllama,
+    judge: Judge,
+    again: bool,
 ) -> None:
-    """Joined, undone and joined again: the undo kept the first joined wording as the text
-    before it, which giving back the older wording would leave (from a review)."""
+    """The undo gave the older memory its own wording back as an edit whose "text before" was
+    the joined wording, so forgetting the newer one was refused for good (or left its words,
+    from a review). The undo now records the edit without the joined wording, naming the
+    memory joined in; joined again after it, the forget gives back the same wording."""
     writer = parts[0]
     kept, joined = _joined(any_store, parts, server, judge, GDANSK, POLAND, GDANSK_POLAND)
     consolidator = _pass(any_store, parts, server)
     [action] = any_store.hygiene.consolidations("u1", "aria", 10)
     assert "own wording again" in consolidator.undo(action)
-    writer.update(kept, MemoryChanges(text=GDANSK_POLAND, joins=joined))  # a second join's edit
+    if again:  # a second join's edit
+        writer.update(kept, MemoryChanges(text=GDANSK_POLAND, joins=joined))
+    writer.forget(joined)
+    after = any_store.memories.get(kept)
+    assert after.text == GDANSK
+    events = history(any_store.memories, any_store.hygiene, after).events
+    assert not any("Poland" in (e.text or "") for e in events), events
 
-    with pytest.raises(ValidationError, match="more than once"):
+
+def test_forgetting_a_memory_whose_join_an_older_aria_mem_undid_is_refused(
+    any_store: Store, parts: tuple[MemoryWriter, Curator], server: FakeOllama, judge: Judge
+) -> None:
+    """An older aria-mem's undo kept the joined wording as the text before it: refused."""
+    writer = parts[0]
+    kept, joined = _joined(any_store, parts, server, judge, GDANSK, POLAND, GDANSK_POLAND)
+    older_undo = MemoryEvent(kept, EventKind.EDITED, datetime.now(UTC), None, GDANSK_POLAND)
+    assert any_store.hygiene.add_events([older_undo]) == 1
+    with pytest.raises(ValidationError, match="has changed or been judged since"):
         writer.forget(joined)
     assert any_store.memories.get(kept).text == GDANSK_POLAND

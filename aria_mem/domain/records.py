@@ -35,6 +35,9 @@ class MemoryChanges:
     """With ``text``: the memory whose words the new text takes in (a pass's join), recorded
     with the edit so that forgetting that memory gives this one its own text back
     (``domain.unjoining``)."""
+    unjoins: uuid.UUID | None = None
+    """With ``text``: the memory whose join into this one is undone, the text being this one's
+    own again; recorded without the joined wording (``domain.unjoining.edit_record``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,8 +21,10 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from datetime import timedelta
+from typing import Any
 
 from aria_mem.domain.hygiene import Consolidation, EventKind, MemoryEvent, Outcome
+from aria_mem.domain.records import MemoryChanges
 from aria_mem.errors import ValidationError
 
 JOINED = "both said in one wording"
@@ -57,11 +59,24 @@ their times come from the program's clock, the join's from PostgreSQL's, which m
 quotes the joined words beside is not."""
 
 
+UNJOINED = "its own wording again: the join undone"
+"""The detail of the edit an undone join records: it names the memory joined in, and keeps no
+text (the text before it was the joined wording, which forgetting that memory must not leave
+behind)."""
+
+
+def edit_record(before: str, changes: MemoryChanges) -> dict[str, Any]:
+    """What the history records of an edit of a memory's text from ``before``: the text
+    before, and the memory a join took words from; for an undone join, no text at all."""
+    if changes.unjoins is not None:
+        return {"text": None, "other_id": changes.unjoins, "detail": UNJOINED}
+    return {"text": before, "other_id": changes.joins}
+
+
 def join_edit(forgotten: uuid.UUID, kept: uuid.UUID, history: Sequence[MemoryEvent]) -> int:
-    """Where in ``kept``'s ``history`` (oldest first) is the edit by which a join gave it the
-    words of ``forgotten`` (that event's text: the one ``kept`` had before). Joined twice (a
-    join undone, then made again), the first join's wording stays in the history as the text
-    before the undo: refused."""
+    """Where in ``kept``'s ``history`` (oldest first) is the first edit by which a join gave it
+    the words of ``forgotten`` (that event's text: the one ``kept`` had before). A join undone
+    (``UNJOINED``, naming ``forgotten`` with no text) and made again adds a second, after."""
     marks = [
         i
         for i, e in enumerate(history)
@@ -69,8 +84,6 @@ def join_edit(forgotten: uuid.UUID, kept: uuid.UUID, history: Sequence[MemoryEve
     ]
     if not marks:
         raise _refused(forgotten, kept, "before aria-mem recorded what a join took in")
-    if len(marks) > 1:
-        raise _refused(forgotten, kept, "more than once")
     return marks[0]
 
 

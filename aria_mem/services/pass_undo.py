@@ -23,7 +23,7 @@ def undo_action(action: Consolidation, writer: MemoryWriter, hygiene: Hygiene) -
         writer.restore(action.memory_id, "a pass's merge undone")
         done = "the merged memory is its own again"
         if action.reason.endswith((JOINED, KEPT_BOTH)) and action.other_id is not None:
-            done += _unjoin(writer, hygiene, action.other_id, action.at)
+            done += _unjoin(writer, hygiene, action.other_id, action.memory_id, action.at)
     elif action.outcome is Outcome.SUPERSEDED:
         if action.other_id is None:
             raise ValidationError("This pass action names only one memory")
@@ -48,7 +48,11 @@ def undo_action(action: Consolidation, writer: MemoryWriter, hygiene: Hygiene) -
 
 
 def _unjoin(
-    writer: MemoryWriter, hygiene: Hygiene, older_id: uuid.UUID, joined_at: datetime
+    writer: MemoryWriter,
+    hygiene: Hygiene,
+    older_id: uuid.UUID,
+    joined_id: uuid.UUID,
+    joined_at: datetime,
 ) -> str:
     """The older memory of a join takes back the text it had before the joined wording (its
     history's last edit up to the join) while it still holds the wording the join gave it: the
@@ -72,7 +76,8 @@ def _unjoin(
             "undo that one first) and stays as it is"
         )
     try:
-        writer.update(older_id, MemoryChanges(text=before[-1].text or ""))
+        own = MemoryChanges(text=before[-1].text or "", unjoins=joined_id)  # no joined words kept
+        writer.update(older_id, own)
     except SaidElsewhereError:  # the merged memory is back already: the undo is not left half
         return (
             "; the older memory's own wording is now another memory's, so it keeps the joined "

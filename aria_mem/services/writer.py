@@ -216,6 +216,7 @@ class MemoryWriter:
             pinned=changes.pinned,
             status=changes.status,
             joins=changes.joins if changes.text is not None else None,
+            unjoins=changes.unjoins if changes.text is not None else None,
         )
         if checked == MemoryChanges():
             raise ValidationError(

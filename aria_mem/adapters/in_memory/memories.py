@@ -31,6 +31,7 @@ from aria_mem.domain.records import (
     QueuedDeletion,
     SaveOutcome,
 )
+from aria_mem.domain.unjoining import edit_record
 from aria_mem.domain.usability import is_usable, renewed_end
 from aria_mem.domain.validation import (
     id_prefix,
@@ -221,9 +222,7 @@ class MemMemories:
                 if owner is not None and owner.id != memory_id:
                     raise SaidElsewhereError()
             if changes.text is not None and changes.text != current.text:
-                self._s.record(
-                    memory_id, EventKind.EDITED, text=current.text, other_id=changes.joins
-                )
+                self._s.record(memory_id, EventKind.EDITED, **edit_record(current.text, changes))
             if changes.text is not None:
                 dates = event_dates(changes.text, current.created_at)
                 updates["event_from"], updates["event_until"] = dates

@@ -26,6 +26,7 @@ from aria_mem.domain.models import (
     NewMemory,
 )
 from aria_mem.domain.records import ImportResult, MemoryChanges, MemoryCounts, SaveOutcome
+from aria_mem.domain.unjoining import edit_record
 from aria_mem.domain.validation import (
     EARLIEST,
     LATEST,
@@ -57,8 +58,7 @@ class PgMemories:
 
     @rerun_on_deadlock
     def save(self, new: NewMemory) -> SaveOutcome:
-        """Insert, or confirm the memory of this user and companion that states the same
-        fact (one row per fact)."""
+        """Insert, or confirm this pair's memory that states the same fact (one row a fact)."""
         with self._db.connection() as conn:
             row = conn.execute(
                 f"""
@@ -139,8 +139,8 @@ class PgMemories:
                 assert row is not None
                 edited = rows.memory(row)
                 if changes.text is not None and changes.text != before["text"]:
-                    joined = {"other_id": changes.joins}  # a pass's join: what it took in
-                    record_event(conn, memory_id, EventKind.EDITED, text=before["text"], **joined)
+                    edit = edit_record(before["text"], changes)  # a join's: what it took in
+                    record_event(conn, memory_id, EventKind.EDITED, **edit)
                 if changes.text is not None:
                     edited = rows.reread_event_dates(conn, edited)
                 return edited
