@@ -69,15 +69,22 @@ def private_dir(path: Path, *, what: str = "folder", option: str = "") -> Path:
     return path
 
 
-def write_private(path: Path, text: str) -> None:
+def write_private(path: Path, text: str, *, owner: tuple[int, int] | None = None) -> None:
     """Replace ``path`` with ``text``, atomically, mode 0600 (for aria-mem's own files: a
-    link at ``path`` is replaced, never written through)."""
-    with _replaced(path) as stream:
+    link at ``path`` is replaced, never written through). ``owner`` (uid, gid): the new file
+    is given to that account before it takes the name (root writing for the embedded
+    server's account, in a folder that account can write)."""
+    with _replaced(path, owner=owner) as stream:
         stream.write(text)
 
 
 @contextmanager
-def _replaced(path: Path, check: Callable[[Path], None] | None = None) -> Iterator[IO[str]]:
+def _replaced(
+    path: Path,
+    check: Callable[[Path], None] | None = None,
+    *,
+    owner: tuple[int, int] | None = None,
+) -> Iterator[IO[str]]:
     """A stream into a new 0600 file beside ``path`` that replaces ``path`` once the block
     ends without an error, so a reader never sees half of it. The temporary file's name is
     random and created exclusively (``mkstemp``), so nothing planted in the folder can be
@@ -89,6 +96,8 @@ def _replaced(path: Path, check: Callable[[Path], None] | None = None) -> Iterat
     tmp = Path(tmp_name)
     try:
         os.fchmod(fd, FILE_MODE)
+        if owner is not None:
+            os.fchown(fd, *owner)
         with os.fdopen(fd, "w", encoding="utf-8") as stream:
             yield stream
             stream.flush()

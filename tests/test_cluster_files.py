@@ -12,21 +12,18 @@ import stat
 import tempfile
 from pathlib import Path
 
-from aria_mem.adapters.postgres.cluster_files import (
-    SOCKET_FOLDER,
-    made_socket_folder,
-    write_afresh,
-)
+from aria_mem.adapters.postgres.cluster_files import SOCKET_FOLDER, made_socket_folder
+from aria_mem.private import write_private
 
 
-def test_a_file_written_afresh_never_goes_through_a_planted_link(tmp_path: Path) -> None:
+def test_a_file_written_for_the_server_never_goes_through_a_planted_link(tmp_path: Path) -> None:
     precious = tmp_path / "precious"
     precious.write_text("the owner's own\n")
     precious.chmod(0o600)
     hba = tmp_path / "pgdata" / "pg_hba.conf"
     hba.parent.mkdir()
     hba.symlink_to(precious)
-    write_afresh(hba, "local all all scram-sha-256\n", 0o600, (os.getuid(), os.getgid()))
+    write_private(hba, "local all all scram-sha-256\n", owner=(os.getuid(), os.getgid()))
     assert precious.read_text() == "the owner's own\n"
     assert stat.S_IMODE(precious.stat().st_mode) == 0o600
     assert not hba.is_symlink() and hba.read_text() == "local all all scram-sha-256\n"

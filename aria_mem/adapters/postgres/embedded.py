@@ -48,14 +48,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aria_mem.adapters.postgres import old_server, posix_acl
-from aria_mem.adapters.postgres.cluster_files import SOCKET_FOLDER, made_socket_folder, write_afresh
+from aria_mem.adapters.postgres.cluster_files import SOCKET_FOLDER, made_socket_folder
 from aria_mem.adapters.postgres.embedded_version import check_major_version
 from aria_mem.adapters.postgres.server_account import (
     Account,
     server_account,
 )
 from aria_mem.errors import ConfigError, StoreError
-from aria_mem.private import FILE_MODE, private_dir
+from aria_mem.private import FILE_MODE, private_dir, write_private
 
 log = logging.getLogger(__name__)
 
@@ -208,12 +208,10 @@ def _write_hba(pgdata: Path, account: Account) -> None:
         "local   all   all   scram-sha-256\n"
     )  # never through a link the server's account planted (``cluster_files``)
     owner = (account.uid, account.gid) if account.is_other else None
-    write_afresh(pgdata / "pg_hba.conf", text, FILE_MODE, owner)
+    write_private(pgdata / "pg_hba.conf", text, owner=owner)
 
 
 def _save_password(pgdata: Path, password: str) -> None:
-    from aria_mem.private import write_private
-
     write_private(password_file(pgdata), password + "\n")
 
 
@@ -237,7 +235,7 @@ def _initdb(pgdata: Path, account: Account) -> None:
     try:
         pwfile = holder / "pw"  # written before the folder is the server account's too
         owner = (account.uid, account.gid) if account.is_other else None
-        write_afresh(pwfile, password + "\n", FILE_MODE, owner)
+        write_private(pwfile, password + "\n", owner=owner)
         _give_to(holder, account)
         _run(
             [_bin("initdb"), "-D", str(pgdata), "-U", SUPERUSER, f"--pwfile={pwfile}",
