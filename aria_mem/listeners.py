@@ -99,7 +99,7 @@ def listener(host: str, port: int) -> Listener:
         addresses = _resolve(host)
     except OSError as exc:
         return Listener(shown, known=False, why=f"owner unknown: {host} does not resolve ({exc})")
-    if not addresses or not all(_is_local(a) for a in addresses):
+    if not _all_local(addresses):
         return Listener(shown, known=False, why="owner unknown: not an address of this machine")
     try:
         table = _listening()
@@ -118,9 +118,13 @@ def listener(host: str, port: int) -> Listener:
 def on_this_machine(host: str) -> bool:
     """Whether every address ``host`` (a literal address or a name) has is this machine's."""
     try:
-        addresses = _resolve(host)
+        return _all_local(_resolve(host))
     except OSError:
         return False
+
+
+def _all_local(addresses: list[IPAddress]) -> bool:
+    """Some addresses, every one this machine's: a client connecting there reaches a server here."""
     return bool(addresses) and all(_is_local(a) for a in addresses)
 
 

@@ -9,23 +9,29 @@ import io
 
 import pytest
 from pypdf import PdfWriter
-from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
+from pypdf.generic import DecodedStreamObject, DictionaryObject, IndirectObject, NameObject
 
 from aria_mem.adapters import page_text
 from aria_mem.errors import UsageError
 from tests.fakes.pdf import make_pdf
 
 
-def _sharing(pages: int, lines: int) -> bytes:
-    """``pages`` pages drawn by one content stream of ``lines`` lines of text."""
-    writer = PdfWriter()
-    font = DictionaryObject(
+def _resources(writer: PdfWriter, font: str) -> IndirectObject:
+    """Resources of their own, their /F1 the standard Type 1 ``font``."""
+    named = DictionaryObject(
         {
             NameObject("/Type"): NameObject("/Font"),
             NameObject("/Subtype"): NameObject("/Type1"),
-            NameObject("/BaseFont"): NameObject("/Helvetica"),
+            NameObject("/BaseFont"): NameObject(font),
         }
     )
+    fonts = DictionaryObject({NameObject("/F1"): writer._add_object(named)})
+    return writer._add_object(DictionaryObject({NameObject("/Font"): fonts}))
+
+
+def _sharing(pages: int, lines: int) -> bytes:
+    """``pages`` pages drawn by one content stream of ``lines`` lines of text."""
+    writer = PdfWriter()
     drawn = "".join(
         f"BT /F1 12 Tf 72 {700 - (n % 50) * 12} Td (The user note {n}) Tj ET\n"
         for n in range(lines)
@@ -33,8 +39,7 @@ def _sharing(pages: int, lines: int) -> bytes:
     stream = DecodedStreamObject()
     stream.set_data(drawn.encode())
     stream_ref = writer._add_object(stream)
-    fonts = DictionaryObject({NameObject("/F1"): writer._add_object(font)})
-    resources = writer._add_object(DictionaryObject({NameObject("/Font"): fonts}))
+    resources = _resources(writer, "/Helvetica")
     for _ in range(pages):
         page = writer.add_blank_page(612, 792)
         page[NameObject("/Contents")] = stream_ref
@@ -65,20 +70,10 @@ def test_pages_drawn_by_one_stream_with_their_own_fonts_are_each_read() -> None:
     stream = DecodedStreamObject()
     stream.set_data(b"BT /F1 12 Tf 72 700 Td (Page text) Tj ET\n")
     stream_ref = writer._add_object(stream)
-    for base in ("/Helvetica", "/Courier", "/Times-Roman"):
-        font = DictionaryObject(
-            {
-                NameObject("/Type"): NameObject("/Font"),
-                NameObject("/Subtype"): NameObject("/Type1"),
-                NameObject("/BaseFont"): NameObject(base),
-            }
-        )
-        fonts = DictionaryObject({NameObject("/F1"): writer._add_object(font)})
+    for font in ("/Helvetica", "/Courier", "/Times-Roman"):
         page = writer.add_blank_page(612, 792)
         page[NameObject("/Contents")] = stream_ref
-        page[NameObject("/Resources")] = writer._add_object(
-            DictionaryObject({NameObject("/Font"): fonts})
-        )
+        page[NameObject("/Resources")] = _resources(writer, font)
     out = io.BytesIO()
     writer.write(out)
     _, text = page_text.pdf_text(out.getvalue(), "fonts.pdf")

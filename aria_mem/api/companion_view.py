@@ -36,17 +36,18 @@ class CompanionView:
             f"No memory with id {memory_id} for this user — list_memories shows them"
         )
 
-    def get(self, memory_id: str) -> Memory:
-        """The memory, if it is this pair's and not held now. Ids and prefixes are only ever
-        matched among this pair's memories (the API scopes them), and every miss gets one
-        answer, so none depends on what anyone else has stored or what is held."""
+    def get(self, memory_id: str, stage: Stage | None = None) -> Memory:
+        """The memory, if it is this pair's and not held at ``stage`` (the pair's now, read
+        here when not given). Ids and prefixes are only ever matched among this pair's
+        memories (the API scopes them), and every miss gets one answer, so none depends on what
+        anyone else has stored or what is held."""
         try:
             found = self._memory.get(memory_id, user=self._user, companion=self._companion)
         except AmbiguousIdError:
             raise  # among this user's own memories: says nothing of anyone else's
         except NotFoundError:
             raise self._missing(memory_id) from None
-        if not self._stage().allows(found.held_until_stage):
+        if not (stage or self._stage()).allows(found.held_until_stage):
             raise self._missing(memory_id)
         return found
 
@@ -73,9 +74,9 @@ class CompanionView:
     def history(self, memory_id: str) -> History:
         """The history of a memory not held now, without the versions held now (a replaced
         version keeps its own hold) or what happened to them."""
-        target = self.get(memory_id)
-        found = self._memory.history(target.id, user=self._user, companion=self._companion)
         stage = self._stage()
+        target = self.get(memory_id, stage)
+        found = self._memory.history(target.id, user=self._user, companion=self._companion)
         hidden: set[uuid.UUID] = {m.id for m in found.chain if not stage.allows(m.held_until_stage)}
         shown = [m for m in found.chain if m.id not in hidden]
         return dataclasses.replace(

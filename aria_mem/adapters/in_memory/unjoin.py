@@ -45,18 +45,18 @@ def wordings_back(state: State, memory_id: uuid.UUID) -> dict[uuid.UUID, str]:
     if gone is None:
         return {}  # the delete says it is not found
     pair = (gone.user_id, gone.companion_id)
+    named = [(r.memory_id, r.other_id, r.created_at) for r in state.reviews.values()]
+    named += [  # what questions and pass actions name, and when (the join's own aside)
+        (c.memory_id, c.other_id, c.at)
+        for c in state.consolidations.values()
+        if c.memory_id != memory_id
+    ]
     given: dict[uuid.UUID, str] = {}
     for kept in sorted(k for k in joined if k in state.memories):
         if (state.memories[kept].user_id, state.memories[kept].companion_id) != pair:
             continue  # another pair's, whatever an imported history says
         history = [e for e in state.events if e.memory_id == kept]
         at = history[join_edit(memory_id, kept, history)].at
-        named = [(r.memory_id, r.other_id, r.created_at) for r in state.reviews.values()]
-        named += [
-            (c.memory_id, c.other_id, c.at)
-            for c in state.consolidations.values()
-            if c.memory_id != memory_id
-        ]
         memory = state.memories[kept]
         given[kept] = own_wording(
             memory_id,
